@@ -1,0 +1,191 @@
+package io.msgscope.agent.sender;
+
+import io.msgscope.control.AgentRole;
+import io.msgscope.control.RoleThread;
+import io.msgscope.control.TraceSink;
+import io.msgscope.core.Clock;
+import io.msgscope.core.SendRecorder;
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.Endpoint;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.proto.Phase;
+import io.msgscope.proto.PhaseDone;
+import io.msgscope.proto.Ready;
+import io.msgscope.proto.Role;
+import io.msgscope.proto.RunSpec;
+import io.msgscope.proto.Series;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Sends the warm-up and then N measured messages, taking O_n from the monotonic clock into a
+ * preallocated array (D5, M5) and writing the header in place in one payload buffer (R1):
+ * epoch ns, sequence, an empty probe slot, then the padding. At full speed messages go back to
+ * back ({@code send_batch} per write); with a rate, each goes at its intended time, and both the
+ * intended and the actual time are kept (coordinated omission, STYLE "The hot path").
+ */
+public final class SenderRole implements AgentRole {
+    private static final long SPIN_NS = 50_000;
+
+    private final Driver driver;
+    private RunSpec spec;
+    private SendRecorder recorder;
+    private ByteBuffer payload;
+    private Publisher publisher;
+    private RoleThread thread;
+    private Clock clock;
+    private volatile boolean stopped;
+
+    public SenderRole(Driver driver) {
+        this.driver = driver;
+    }
+
+    @Override
+    public Role role() {
+        return Role.SENDER;
+    }
+
+    @Override
+    public Ready prepare(RunSpec spec) throws Exception {
+        this.spec = spec;
+        int count = (int) spec.getCount();
+        recorder = new SendRecorder(count, spec.getRate() > 0);
+        int batch = Math.max(1, spec.getSendBatch());
+        payload = WireHeader.allocate(spec.getSize() * batch);
+        if (spec.getRandomPadding()) {
+            byte[] noise = new byte[payload.capacity()];
+            new Random(spec.getSeed()).nextBytes(noise);
+            payload.put(0, noise);
+        }
+        for (int off = 0; off < payload.capacity(); off += spec.getSize()) {
+            WireHeader.writeProbe(payload, off, 0, 0);
+        }
+        clock = Clock.calibrate();
+        thread = new RoleThread("msgscope-sender", spec.getPinCpu());
+        publisher = driver.openPublisher(new Endpoint(spec.getConnectHost(), spec.getConnectPort(),
+                spec.getSocketBuffer()), spec.getSize());
+        return thread.ready().setRole(Role.SENDER).build();
+    }
+
+    @Override
+    public void start(Phase phase, PhaseListener listener) {
+        thread.submit(() -> {
+            try {
+                PhaseDone.Builder done = PhaseDone.newBuilder().setPhase(phase);
+                if (phase == Phase.WARMUP) {
+                    sendWarmup(spec.getWarmupCount());
+                    done.setSent(spec.getWarmupCount());
+                } else if (spec.getRate() > 0) {
+                    sendAtRate();
+                    done.setSent(recorder.sent());
+                } else {
+                    sendFullSpeed();
+                    done.setSent(recorder.sent());
+                }
+                done.setBytes(done.getSent() * spec.getSize());
+                if (stopped) {
+                    listener.failed("sender stopped after " + done.getSent() + " messages");
+                } else {
+                    listener.done(done.build());
+                }
+            } catch (Exception e) {
+                listener.failed("sending failed after " + recorder.sent() + " measured messages: " + e.getMessage());
+            }
+        });
+    }
+
+    /** Warm-up messages carry negative sequence numbers, so the receiver tells them apart. */
+    private void sendWarmup(long n) throws Exception {
+        final int size = spec.getSize();
+        final ByteBuffer buf = payload;
+        for (long i = 0; i < n && !stopped; i++) {
+            WireHeader.writeSendTime(buf, 0, clock.toEpoch(System.nanoTime()));
+            WireHeader.writeSequence(buf, 0, -1 - i);
+            publisher.send(buf, 0, size);
+        }
+    }
+
+    private void sendFullSpeed() throws Exception {
+        final int count = (int) spec.getCount();
+        final int size = spec.getSize();
+        final int batch = Math.max(1, spec.getSendBatch());
+        final ByteBuffer buf = payload;
+        final SendRecorder rec = recorder;
+        final Publisher pub = publisher;
+        final long epochOffset = clock.epochMinusMono();
+        int seq = 0;
+        while (seq < count) {
+            if ((seq & 1023) == 0 && stopped) {
+                return;
+            }
+            final int k = Math.min(batch, count - seq);
+            for (int j = 0, off = 0; j < k; j++, off += size) {
+                long t = System.nanoTime();
+                WireHeader.writeSendTime(buf, off, t + epochOffset);
+                WireHeader.writeSequence(buf, off, seq + j);
+                rec.recordSend(seq + j, t);
+            }
+            pub.send(buf, 0, k * size);
+            seq += k;
+        }
+    }
+
+    private void sendAtRate() throws Exception {
+        final int count = (int) spec.getCount();
+        final int size = spec.getSize();
+        final double periodNs = 1e9 / spec.getRate();
+        final ByteBuffer buf = payload;
+        final SendRecorder rec = recorder;
+        final Publisher pub = publisher;
+        final long epochOffset = clock.epochMinusMono();
+        final long start = System.nanoTime() + 1_000_000;
+        for (int seq = 0; seq < count; seq++) {
+            if ((seq & 1023) == 0 && stopped) {
+                return;
+            }
+            final long intended = start + (long) (seq * periodNs);
+            long now = System.nanoTime();
+            while (now < intended) {
+                long left = intended - now;
+                if (left > SPIN_NS) {
+                    LockSupport.parkNanos(left - SPIN_NS);
+                } else {
+                    Thread.onSpinWait();
+                }
+                now = System.nanoTime();
+            }
+            WireHeader.writeSendTime(buf, 0, now + epochOffset);
+            WireHeader.writeSequence(buf, 0, seq);
+            rec.recordIntended(seq, intended);
+            rec.recordSend(seq, now);
+            pub.send(buf, 0, size);
+        }
+    }
+
+    @Override
+    public void upload(TraceSink sink) throws Exception {
+        int count = (int) spec.getCount();
+        sink.series(Series.SEND_NS, recorder.sendNs(), count);
+        if (recorder.intendedNs() != null) {
+            sink.series(Series.INTENDED_NS, recorder.intendedNs(), count);
+        }
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        if (thread != null) {
+            thread.close();
+        }
+        try {
+            if (publisher != null) {
+                publisher.close();
+            }
+        } catch (Exception e) {
+            // closing anyway
+        }
+    }
+}

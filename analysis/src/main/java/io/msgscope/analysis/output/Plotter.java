@@ -1,0 +1,139 @@
+package io.msgscope.analysis.output;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/** Renders every gnuplot script of a run folder to PNG by running {@code gnuplot}. */
+public final class Plotter {
+
+    /** Per-script time limit. */
+    public static final long TIMEOUT_SECONDS = 60;
+
+    private static final Pattern OUTPUT = Pattern.compile("^\\s*set\\s+output\\s+[\"']([^\"']+)[\"']",
+            Pattern.MULTILINE);
+
+    private static final Pattern ERROR_LINE = Pattern.compile("\"[^\"]*\" line \\d+:");
+
+    private Plotter() {
+    }
+
+    /** The gnuplot executable found on PATH, or {@code null}. */
+    public static Path findGnuplot() {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return null;
+        }
+        for (String dir : path.split(Pattern.quote(File.pathSeparator))) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            for (String name : new String[] {"gnuplot", "gnuplot.exe"}) {
+                Path candidate = Path.of(dir, name);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return candidate;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether gnuplot is on PATH. */
+    public static boolean gnuplotAvailable() {
+        return findGnuplot() != null;
+    }
+
+    /**
+     * Runs {@code gnuplot <script>} for every {@code *.gp} in {@code dir} (in name order, working
+     * directory {@code dir}, {@value #TIMEOUT_SECONDS} s each).
+     *
+     * @return the PNG files the scripts produced
+     * @throws PlotUnavailableException if gnuplot is not on PATH
+     * @throws PlotException if a script fails or times out
+     */
+    public static List<Path> render(Path dir) throws IOException {
+        Path gnuplot = findGnuplot();
+        if (gnuplot == null) {
+            throw new PlotUnavailableException();
+        }
+        List<Path> scripts = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            files.filter(p -> p.getFileName().toString().endsWith(".gp") && Files.isRegularFile(p))
+                    .sorted()
+                    .forEach(scripts::add);
+        }
+        List<Path> pngs = new ArrayList<>();
+        for (Path script : scripts) {
+            run(gnuplot, dir, script);
+            Matcher m = OUTPUT.matcher(Files.readString(script, StandardCharsets.UTF_8));
+            while (m.find()) {
+                Path png = dir.resolve(m.group(1));
+                if (Files.isRegularFile(png) && Files.size(png) > 0 && !pngs.contains(png)) {
+                    pngs.add(png);
+                }
+            }
+        }
+        return pngs;
+    }
+
+    private static void run(Path gnuplot, Path dir, Path script) throws IOException {
+        String name = script.getFileName().toString();
+        Path stderr = Files.createTempFile("msgscope-gnuplot-", ".err");
+        try {
+            Process process = new ProcessBuilder(gnuplot.toString(), name)
+                    .directory(dir.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(stderr.toFile())
+                    .start();
+            boolean finished;
+            try {
+                finished = process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new PlotException("interrupted while gnuplot ran " + name, e);
+            }
+            if (!finished) {
+                process.destroyForcibly();
+                throw new PlotException("gnuplot " + name + " did not finish within " + TIMEOUT_SECONDS + " s");
+            }
+            if (process.exitValue() != 0) {
+                throw new PlotException("gnuplot failed on " + name + " (exit " + process.exitValue() + "): "
+                        + firstLine(stderr));
+            }
+        } finally {
+            Files.deleteIfExists(stderr);
+        }
+    }
+
+    private static File nullDevice() {
+        return new File(File.separatorChar == '\\' ? "NUL" : "/dev/null");
+    }
+
+    /** gnuplot's error line ("script" line N: message) if there is one, else the first line. */
+    private static String firstLine(Path file) throws IOException {
+        String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+        String first = null;
+        for (String line : text.split("\\R")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            if (first == null) {
+                first = line.strip();
+            }
+            if (ERROR_LINE.matcher(line).find()) {
+                return line.strip();
+            }
+        }
+        return first == null ? "(no output on stderr)" : first;
+    }
+}

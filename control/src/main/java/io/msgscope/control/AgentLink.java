@@ -1,0 +1,130 @@
+package io.msgscope.control;
+
+import io.msgscope.core.Version;
+import io.msgscope.proto.Envelope;
+import io.msgscope.proto.Hello;
+import io.msgscope.proto.HelloAck;
+import io.msgscope.proto.Role;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The coordinator's side of one agent connection. Every frame it receives, and its closing, goes
+ * to the {@link ControlHub} shared by all agents of a run, so a failure of any agent is seen
+ * whichever agent the coordinator is waiting for.
+ */
+public final class AgentLink implements AutoCloseable {
+    private final String name;
+    private final Role role;
+    private final Channel channel;
+    private final Supplier<String> deathCheck;
+    private volatile String closeCause;
+    private volatile boolean closing;
+    private HelloAck helloAck;
+
+    private AgentLink(String name, Role role, Channel channel, Supplier<String> deathCheck) {
+        this.name = name;
+        this.role = role;
+        this.channel = channel;
+        this.deathCheck = deathCheck;
+    }
+
+    /**
+     * Connects and handshakes.
+     *
+     * @param deathCheck returns why the agent's process is dead, or null while it lives (local agents)
+     */
+    public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
+                                    Supplier<String> deathCheck) throws AgentFailure {
+        String name = Frames.name(role) + " agent (" + host + ":" + port + ")";
+        AgentLink[] self = new AgentLink[1];
+        Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeoutMs, Integer.MAX_VALUE))
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ControlCodec.install(ch.pipeline(), hub.maxFrame());
+                        ch.pipeline().addLast(new SimpleChannelInboundHandler<Envelope>() {
+                            @Override
+                            protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
+                                hub.deliver(self[0], msg);
+                            }
+
+                            @Override
+                            public void channelInactive(ChannelHandlerContext ctx) {
+                                hub.deliver(self[0], null);
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                self[0].closeCause = AgentSession.describe(cause);
+                                ctx.close();
+                            }
+                        });
+                    }
+                });
+        Channel ch;
+        try {
+            ch = b.connect(host, port).sync().channel();
+        } catch (Exception e) {
+            String dead = deathCheck.get();
+            throw new AgentFailure(name, dead != null ? dead : "cannot connect: " + AgentSession.describe(e), false);
+        }
+        AgentLink link = new AgentLink(name, role, ch, deathCheck);
+        self[0] = link;
+        hub.register(link);
+        link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
+                .setRole(role).setToolVersion(Version.TOOL)).build());
+        link.helloAck = hub.await(link, timeoutMs, "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();
+        return link;
+    }
+
+    public void send(Envelope env) {
+        channel.writeAndFlush(env);
+    }
+
+    /** Why the agent is gone, for a lost connection. */
+    String lossReason() {
+        String dead = deathCheck.get();
+        if (dead != null) {
+            return dead;
+        }
+        return "control connection lost" + (closeCause != null ? " (" + closeCause + ")" : "");
+    }
+
+    String deathReason() {
+        return deathCheck.get();
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    public HelloAck helloAck() {
+        return helloAck;
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        channel.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+    }
+}

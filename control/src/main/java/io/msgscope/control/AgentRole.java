@@ -1,0 +1,39 @@
+package io.msgscope.control;
+
+import io.msgscope.proto.Phase;
+import io.msgscope.proto.PhaseDone;
+import io.msgscope.proto.Ready;
+import io.msgscope.proto.Role;
+import io.msgscope.proto.RunSpec;
+
+/**
+ * What one agent measures. The {@link AgentSession} drives it through the lifecycle
+ * handshake → spec ({@link #prepare}) → warm-up and measure ({@link #start}) → upload → close;
+ * the role does the work on its own named thread and never on the control channel's event loop.
+ */
+public interface AgentRole {
+    Role role();
+
+    /** Takes the spec, allocates the trace arrays, binds or connects the data sockets. */
+    Ready prepare(RunSpec spec) throws Exception;
+
+    /** Starts a phase on the role's own thread; calls the listener exactly once when it ends. */
+    void start(Phase phase, PhaseListener listener);
+
+    /** The sender finished the measured phase after sending {@code sent} messages (receiver only). */
+    default void senderFinished(long sent) {
+    }
+
+    /** Streams the recorded series to the coordinator. */
+    void upload(TraceSink sink) throws Exception;
+
+    /** Stops any running phase and releases every socket and thread; idempotent. */
+    void close();
+
+    /** How a phase ends. */
+    interface PhaseListener {
+        void done(PhaseDone done);
+
+        void failed(String message);
+    }
+}

@@ -1,0 +1,54 @@
+package io.msgscope.control;
+
+import io.msgscope.proto.Envelope;
+import io.msgscope.proto.ErrorReport;
+import io.msgscope.proto.Role;
+import io.msgscope.proto.Series;
+import io.msgscope.proto.TraceChunk;
+import com.google.protobuf.ByteString;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/** Small constructors for envelopes, and the trace chunk encoding. */
+public final class Frames {
+    /** Longs per trace chunk: 65,536 × 8 B = 512 KiB, well under the frame cap. */
+    public static final int CHUNK_VALUES = 65_536;
+
+    private Frames() {
+    }
+
+    public static Envelope error(Role role, String message, boolean usage) {
+        return Envelope.newBuilder().setError(ErrorReport.newBuilder().setRole(role)
+                .setMessage(message == null ? "unknown error" : message).setUsage(usage)).build();
+    }
+
+    public static Envelope chunk(Series series, long offset, long[] values, int from, int count) {
+        ByteBuffer bb = ByteBuffer.allocate(count * 8).order(ByteOrder.LITTLE_ENDIAN);
+        bb.asLongBuffer().put(values, from, count);
+        return Envelope.newBuilder().setChunk(TraceChunk.newBuilder().setSeries(series).setOffset(offset)
+                .setValueCount(count).setValuesLe(ByteString.copyFrom(bb.array()))).build();
+    }
+
+    /** Copies a chunk's values into {@code target} at the chunk's offset; rejects chunks that do not fit. */
+    public static void copyInto(TraceChunk chunk, long[] target) {
+        long offset = chunk.getOffset();
+        int n = chunk.getValueCount();
+        if (offset < 0 || n < 0 || offset + n > target.length || chunk.getValuesLe().size() != n * 8) {
+            throw new IllegalArgumentException("trace chunk " + chunk.getSeries() + " [" + offset + ", +" + n
+                    + ") does not fit a trace of " + target.length + " messages");
+        }
+        chunk.getValuesLe().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
+                .get(target, (int) offset, n);
+    }
+
+    /** Human name of an agent role. */
+    public static String name(Role role) {
+        return switch (role) {
+            case SENDER -> "sender";
+            case RECEIVER -> "receiver";
+            case RELAY -> "relay";
+            default -> "agent";
+        };
+    }
+}

@@ -1,0 +1,8 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.proto.Affinity;
+import io.msgscope.proto.HelloAck;
+
+/** Where an agent ran and what it obtained, for the results. */
+public record AgentInfo(String role, HelloAck hello, Affinity affinity) {
+}

@@ -1,0 +1,164 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.control.Frames;
+import io.msgscope.proto.Role;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Starts agents as separate JVM processes on this box ({@code msgscope agent --role R --listen
+ * 127.0.0.1:0 --once}), learns each one's control port from its first output line, keeps each
+ * one's output in {@code agent-ROLE.log} in the results folder, and tells the coordinator when one
+ * has died (a crashed child is detected, never waited on forever).
+ */
+public final class LocalAgents implements AutoCloseable {
+    /** The line an agent prints once its control server listens. */
+    public static final Pattern LISTENING = Pattern.compile("msgscope agent (\\w+) listening on ([^\\s]+):(\\d+)");
+    public static final String MAIN_CLASS = "io.msgscope.cli.Main";
+
+    /** A started agent process. */
+    public static final class Agent {
+        private final Role role;
+        private final Process process;
+        private final Path log;
+        private final int port;
+
+        Agent(Role role, Process process, Path log, int port) {
+            this.role = role;
+            this.process = process;
+            this.log = log;
+            this.port = port;
+        }
+
+        public Role role() {
+            return role;
+        }
+
+        public int port() {
+            return port;
+        }
+
+        public long pid() {
+            return process.pid();
+        }
+
+        /** Null while the process lives; else how it ended and the last line it wrote. */
+        public String deathReason() {
+            if (process.isAlive()) {
+                return null;
+            }
+            return "agent process " + process.pid() + " exited with code " + process.exitValue() + lastLine();
+        }
+
+        private String lastLine() {
+            try {
+                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+                for (int i = lines.size() - 1; i >= 0; i--) {
+                    if (!lines.get(i).isBlank()) {
+                        return " (" + log.getFileName() + ": " + lines.get(i).trim() + ")";
+                    }
+                }
+            } catch (IOException e) {
+                // no log
+            }
+            return "";
+        }
+    }
+
+    private final List<Agent> agents = new ArrayList<>();
+
+    /**
+     * Starts one agent and waits for its listening line.
+     *
+     * @param jvmArgs extra JVM options for the agent
+     */
+    public Agent start(Role role, Path outDir, List<String> jvmArgs, long timeoutMs) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(MAIN_CLASS);
+        cmd.add("agent");
+        cmd.add("--role");
+        cmd.add(Frames.name(role));
+        cmd.add("--listen");
+        cmd.add("127.0.0.1:0");
+        cmd.add("--once");
+        Path log = outDir.resolve("agent-" + Frames.name(role) + ".log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        Process p = pb.start();
+        OutputStream logOut = Files.newOutputStream(log);
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread pump = new Thread(() -> pump(p, logOut, port), "agent-" + Frames.name(role) + "-output");
+        pump.setDaemon(true);
+        pump.start();
+        try {
+            int agentPort = port.get(timeoutMs, TimeUnit.MILLISECONDS);
+            Agent a = new Agent(role, p, log, agentPort);
+            agents.add(a);
+            return a;
+        } catch (Exception e) {
+            p.destroyForcibly();
+            Agent dead = new Agent(role, p, log, -1);
+            String why = p.isAlive() ? "did not report its control port within " + timeoutMs + " ms"
+                    : dead.deathReason();
+            throw new IOException(Frames.name(role) + " agent: " + why);
+        }
+    }
+
+    private static void pump(Process p, OutputStream logOut, CompletableFuture<Integer> port) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+             OutputStream out = logOut) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                if (!port.isDone()) {
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(3)));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone
+        }
+        port.completeExceptionally(new IOException("agent output ended"));
+    }
+
+    public List<Agent> agents() {
+        return agents;
+    }
+
+    /** Waits briefly for the agents to exit on their own (they do after the run), then kills the rest. */
+    @Override
+    public void close() {
+        for (Agent a : agents) {
+            try {
+                if (!a.process.waitFor(3, TimeUnit.SECONDS)) {
+                    a.process.destroy();
+                    if (!a.process.waitFor(2, TimeUnit.SECONDS)) {
+                        a.process.destroyForcibly();
+                    }
+                }
+            } catch (InterruptedException e) {
+                a.process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.core.RunSpec;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything a trace run brought back, complete or not: the raw series (absent slots stay
+ * {@code Long.MIN_VALUE}), the agents' counters, where each agent ran, and the failure if any.
+ */
+public final class RunOutcome {
+    public final RunSpec spec;
+    public final String runId;
+    public final long[] sendNs;
+    public long[] intendedNs;
+    public final long[] recvNs;
+    public final Map<String, AgentInfo> agents = new LinkedHashMap<>();
+    public final List<String> warnings = new ArrayList<>();
+    public long sent;
+    public long received;
+    public long duplicates;
+    public long reordered;
+    public long outOfRange;
+    public long relayForwarded = -1;
+    public long warmupReceived;
+    public boolean receiverTimedOut;
+    public long measureWallNs;
+    public boolean sendUploaded;
+    public boolean recvUploaded;
+    /** Null when the run succeeded. */
+    public String failure;
+    public boolean usageFailure;
+
+    public RunOutcome(RunSpec spec, String runId) {
+        this.spec = spec;
+        this.runId = runId;
+        int n = (int) spec.count();
+        sendNs = new long[n];
+        recvNs = new long[n];
+        java.util.Arrays.fill(sendNs, Long.MIN_VALUE);
+        java.util.Arrays.fill(recvNs, Long.MIN_VALUE);
+    }
+
+    public boolean failed() {
+        return failure != null;
+    }
+}

@@ -1,0 +1,214 @@
+package io.msgscope.coordinator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.analysis.IdentityCheck;
+import io.msgscope.analysis.SeriesStats;
+import io.msgscope.core.EnvironmentInfo;
+import io.msgscope.core.RunSpec;
+import io.msgscope.core.Version;
+import io.msgscope.proto.Affinity;
+import io.msgscope.proto.Environment;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes {@code summary.json}: status, run spec and its hash, environment of the coordinator and
+ * of every agent (pinning obtained), counters (Q5 names where they apply), the Q4 latency fields
+ * and the M6 aggregates of every series, the M12 identity check, and the files written.
+ */
+public final class SummaryJson {
+    public static final String FILE_NAME = "summary.json";
+
+    private SummaryJson() {
+    }
+
+    public static Map<String, Object> build(RunOutcome out, AnalysisResult a, EnvironmentInfo coordinatorEnv,
+                                            String startedAt, List<String> files) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
+        root.put("run_id", out.runId);
+        root.put("mode", "trace");
+        root.put("driver", "tcp");
+        root.put("topology", "sender -> relay -> receiver (raw TCP, loopback)");
+        root.put("started_at", startedAt);
+        root.put("status", out.failed() ? "failed" : "ok");
+        root.put("failure_reason", out.failure);
+        root.put("warnings", new ArrayList<>(out.warnings));
+        Map<String, Object> spec = spec(out.spec);
+        root.put("spec", spec);
+        root.put("spec_hash", sha256(spec.toString()));
+
+        Map<String, Object> env = new LinkedHashMap<>();
+        env.put("coordinator", env(coordinatorEnv));
+        Map<String, Object> agents = new LinkedHashMap<>();
+        for (AgentInfo info : out.agents.values()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            Environment e = info.hello().getEnvironment();
+            m.put("host", info.hello().getHost());
+            m.put("pid", info.hello().getPid());
+            m.put("tool_version", info.hello().getToolVersion());
+            m.put("jvm", e.getJvm());
+            m.put("os", e.getOs());
+            m.put("cpu_model", e.getCpuModel());
+            m.put("logical_cores", e.getLogicalCores());
+            m.put("physical_cores", e.getPhysicalCores());
+            Affinity af = info.affinity();
+            Map<String, Object> pin = new LinkedHashMap<>();
+            pin.put("requested_cpu", af.getRequestedCpu() < 0 ? null : af.getRequestedCpu());
+            pin.put("obtained", af.getObtained());
+            pin.put("pinned", af.getPinned());
+            if (!af.getNote().isEmpty()) {
+                pin.put("note", af.getNote());
+            }
+            m.put("affinity", pin);
+            agents.put(info.role(), m);
+        }
+        env.put("agents", agents);
+        root.put("environment", env);
+
+        Map<String, Object> c = new LinkedHashMap<>();
+        int size = out.spec.size();
+        c.put("messages_sent", out.sent);
+        c.put("messages_received", out.received);
+        c.put("messages_lost", a.lost());
+        c.put("duplicates", out.duplicates);
+        c.put("reordered", out.reordered);
+        c.put("out_of_range", out.outOfRange);
+        c.put("bytes_sent", out.sent * size);
+        c.put("bytes_received", out.received * size);
+        c.put("warmup_received", out.warmupReceived);
+        c.put("relay_forwarded", out.relayForwarded < 0 ? null : out.relayForwarded);
+        c.put("negative_latencies_clamped", a.clampedNegative());
+        c.put("latencies_above_histogram_range", a.aboveRange());
+        root.put("counters", c);
+
+        Map<String, Object> latency = new LinkedHashMap<>(a.q4Fields());
+        root.put("latency", latency);
+        root.put("throughput", throughput(out, a));
+
+        Map<String, Object> series = new LinkedHashMap<>();
+        series.put("latency_ns", stats(a.latencyNs()));
+        if (a.latencyCorrectedNs() != null) {
+            series.put("latency_corrected_ns", stats(a.latencyCorrectedNs()));
+        }
+        series.put("so_ns", stats(a.soNs()));
+        series.put("ro_ns", stats(a.roNs()));
+        series.put("st_msg_s", stats(a.stMsgPerSec()));
+        series.put("rt_msg_s", stats(a.rtMsgPerSec()));
+        root.put("series", series);
+
+        IdentityCheck id = a.identity();
+        Map<String, Object> ident = new LinkedHashMap<>();
+        ident.put("window", a.window());
+        ident.put("checked", id.checked());
+        ident.put("violations", id.violations());
+        ident.put("max_abs_error_ns", finite(id.maxAbsErrorNs()));
+        ident.put("holds", id.holds());
+        root.put("identity_check", ident);
+        root.put("files", files);
+        return root;
+    }
+
+    /** Whole-run rates: messages over the span from first to last, on each side. */
+    private static Map<String, Object> throughput(RunOutcome out, AnalysisResult a) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        double send = rate(out.sendNs, out.sent);
+        double recv = rate(out.recvNs, out.received);
+        t.put("send_msg_s", finite(send));
+        t.put("receive_msg_s", finite(recv));
+        t.put("send_bytes_s", finite(send * out.spec.size()));
+        t.put("receive_bytes_s", finite(recv * out.spec.size()));
+        t.put("st_median_msg_s", finite(a.stMsgPerSec().median()));
+        t.put("rt_median_msg_s", finite(a.rtMsgPerSec().median()));
+        return t;
+    }
+
+    /** Messages per second over the span of the present times: (n - 1) / (last - first). */
+    public static double rate(long[] times, long n) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (long v : times) {
+            if (v != Long.MIN_VALUE) {
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+        }
+        if (n < 2 || max <= min) {
+            return Double.NaN;
+        }
+        return (n - 1) * 1e9 / (max - min);
+    }
+
+    static Map<String, Object> stats(SeriesStats s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("n", s.n());
+        m.put("mean", finite(s.mean()));
+        m.put("median", finite(s.median()));
+        m.put("robust_deviation", finite(s.robustDeviation()));
+        m.put("min", finite(s.min()));
+        m.put("max", finite(s.max()));
+        m.put("p50", finite(s.p50()));
+        m.put("p90", finite(s.p90()));
+        m.put("p95", finite(s.p95()));
+        m.put("p99", finite(s.p99()));
+        m.put("p99_9", finite(s.p999()));
+        m.put("p99_99", finite(s.p9999()));
+        return m;
+    }
+
+    private static Map<String, Object> spec(RunSpec s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("count", s.count());
+        m.put("warmup", s.warmupCount());
+        m.put("size", s.size());
+        m.put("rate", s.rate());
+        m.put("padding", s.padding().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("window", s.window());
+        m.put("pin", s.pin());
+        m.put("drain_timeout_ms", s.drainTimeoutMs());
+        m.put("socket_buffer", s.socketBuffer());
+        m.put("send_batch", s.sendBatch());
+        m.put("seed", s.seed());
+        return m;
+    }
+
+    private static Map<String, Object> env(EnvironmentInfo e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("host", e.hostname());
+        m.put("jvm", e.jvm());
+        m.put("os", e.os());
+        m.put("cpu_model", e.cpuModel());
+        m.put("logical_cores", e.logicalCores());
+        m.put("physical_cores", e.physicalCores());
+        return m;
+    }
+
+    /** JSON has no NaN: undefined values are null. */
+    static Double finite(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
+    private static String sha256(String s) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static void write(Path file, Map<String, Object> summary) throws IOException {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), summary);
+    }
+}

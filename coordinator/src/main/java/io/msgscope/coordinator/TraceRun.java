@@ -1,0 +1,227 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.control.AgentFailure;
+import io.msgscope.control.AgentLink;
+import io.msgscope.control.ControlHub;
+import io.msgscope.control.Frames;
+import io.msgscope.core.Padding;
+import io.msgscope.core.RunSpec;
+import io.msgscope.proto.Bye;
+import io.msgscope.proto.Envelope;
+import io.msgscope.proto.Go;
+import io.msgscope.proto.Phase;
+import io.msgscope.proto.PhaseDone;
+import io.msgscope.proto.Ready;
+import io.msgscope.proto.Role;
+import io.msgscope.proto.SenderFinished;
+import io.msgscope.proto.TraceChunk;
+import io.msgscope.proto.UploadRequest;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * Drives one trace run through the lifecycle (STYLE "Lifecycle like a JMH fork"): handshake →
+ * spec → ready → warm-up (discarded) → measure → upload → bye, with a deadline on every step. Any
+ * agent's error, lost connection or dead process fails the run with the agent's name and reason;
+ * whatever was recorded by then is still uploaded from the agents that can, so nothing is lost.
+ */
+public final class TraceRun {
+    /** Deadlines of the control steps (ms). */
+    static final long HANDSHAKE_MS = 30_000;
+    static final long READY_MS = 60_000;
+
+    private final RunSpec spec;
+    private final CorePlan cores;
+    private final String relayHost;
+    private final int ingressPort;
+    private final int egressPort;
+    private final PrintStream log;
+
+    public TraceRun(RunSpec spec, CorePlan cores, String relayHost, int ingressPort, int egressPort, PrintStream log) {
+        this.spec = spec;
+        this.cores = cores;
+        this.relayHost = relayHost;
+        this.ingressPort = ingressPort;
+        this.egressPort = egressPort;
+        this.log = log;
+    }
+
+    /** The agents' addresses and how to tell that one died. */
+    public record Endpoints(String host, LocalAgents.Agent sender, LocalAgents.Agent receiver,
+                            LocalAgents.Agent relay) {
+    }
+
+    public RunOutcome run(Endpoints ep, String runId) {
+        RunOutcome out = new RunOutcome(spec, runId);
+        out.warnings.addAll(cores.warnings());
+        try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME)) {
+            AgentLink relay = null;
+            AgentLink receiver = null;
+            AgentLink sender = null;
+            try {
+                relay = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.relay().port(), HANDSHAKE_MS,
+                        ep.relay()::deathReason);
+                receiver = AgentLink.connect(hub, Role.RECEIVER, ep.host(), ep.receiver().port(), HANDSHAKE_MS,
+                        ep.receiver()::deathReason);
+                sender = AgentLink.connect(hub, Role.SENDER, ep.host(), ep.sender().port(), HANDSHAKE_MS,
+                        ep.sender()::deathReason);
+
+                io.msgscope.proto.RunSpec base = toProto(runId);
+                relay.send(spec(base.toBuilder().setPinCpu(cores.relay()).setBindHost(relayHost)
+                        .setIngressPort(ingressPort).setEgressPort(egressPort)));
+                Ready relayReady = hub.await(relay, READY_MS, "relay set-up", Envelope.BodyCase.READY).getReady();
+                record(out, relay, relayReady);
+
+                receiver.send(spec(base.toBuilder().setPinCpu(cores.receiver()).setConnectHost(relayHost)
+                        .setConnectPort(relayReady.getEgressPort())));
+                record(out, receiver, hub.await(receiver, READY_MS, "receiver set-up", Envelope.BodyCase.READY)
+                        .getReady());
+                sender.send(spec(base.toBuilder().setPinCpu(cores.sender()).setConnectHost(relayHost)
+                        .setConnectPort(relayReady.getIngressPort())));
+                record(out, sender, hub.await(sender, READY_MS, "sender set-up", Envelope.BodyCase.READY)
+                        .getReady());
+                checkPinning(out);
+
+                log.println("warm-up: " + spec.warmupCount() + " messages (discarded)");
+                long warmupMs = 60_000 + spec.warmupCount() / 10;
+                receiver.send(go(Phase.WARMUP));
+                sender.send(go(Phase.WARMUP));
+                hub.await(sender, warmupMs, "the warm-up", Envelope.BodyCase.PHASE_DONE);
+                out.warmupReceived = hub.await(receiver, warmupMs, "the warm-up", Envelope.BodyCase.PHASE_DONE)
+                        .getPhaseDone().getReceived();
+
+                log.println("measuring: " + spec.count() + " messages of " + spec.size() + " B"
+                        + (spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
+                long t0 = System.nanoTime();
+                receiver.send(go(Phase.MEASURE));
+                sender.send(go(Phase.MEASURE));
+                PhaseDone sent = hub.await(sender, measureDeadlineMs(), "the measurement",
+                        Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                out.sent = sent.getSent();
+                receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
+                        .setSent(sent.getSent())).build());
+                PhaseDone got = hub.await(receiver, spec.drainTimeoutMs() + measureDeadlineMs(),
+                        "the measurement", Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                out.measureWallNs = System.nanoTime() - t0;
+                out.received = got.getReceived();
+                out.duplicates = got.getDuplicates();
+                out.reordered = got.getReordered();
+                out.outOfRange = got.getOutOfRange();
+                out.receiverTimedOut = got.getTimedOut();
+                relay.send(go(Phase.MEASURE));
+                out.relayForwarded = hub.await(relay, READY_MS, "the relay's count", Envelope.BodyCase.PHASE_DONE)
+                        .getPhaseDone().getReceived();
+            } catch (AgentFailure f) {
+                out.failure = f.getMessage();
+                out.usageFailure = f.usage();
+                log.println("run failed: " + f.getMessage());
+            }
+            uploadAll(hub, out, sender, receiver);
+            for (AgentLink l : new AgentLink[] {sender, receiver, relay}) {
+                if (l != null) {
+                    l.send(Envelope.newBuilder().setBye(Bye.getDefaultInstance()).build());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Uploads from every agent that still answers, even after a failure (no lost data). */
+    private void uploadAll(ControlHub hub, RunOutcome out, AgentLink sender, AgentLink receiver) {
+        if (sender != null) {
+            try {
+                upload(hub, sender, out);
+                out.sendUploaded = true;
+            } catch (AgentFailure f) {
+                note(out, "sender trace upload: " + f.getMessage());
+            }
+        }
+        if (receiver != null) {
+            try {
+                upload(hub, receiver, out);
+                out.recvUploaded = true;
+            } catch (AgentFailure f) {
+                note(out, "receiver trace upload: " + f.getMessage());
+            }
+        }
+    }
+
+    private static void note(RunOutcome out, String message) {
+        if (out.failure == null) {
+            out.failure = message;
+        } else {
+            out.warnings.add(message);
+        }
+    }
+
+    private void upload(ControlHub hub, AgentLink link, RunOutcome out) throws AgentFailure {
+        link.send(Envelope.newBuilder().setUploadRequest(UploadRequest.newBuilder()
+                .setChunkValues(Frames.CHUNK_VALUES)).build());
+        long deadlineMs = 60_000 + spec.count() / 100;
+        while (true) {
+            Envelope env = hub.await(link, deadlineMs, "the " + Frames.name(link.role()) + " trace upload",
+                    Envelope.BodyCase.CHUNK, Envelope.BodyCase.UPLOAD_DONE);
+            if (env.getBodyCase() == Envelope.BodyCase.UPLOAD_DONE) {
+                return;
+            }
+            TraceChunk c = env.getChunk();
+            long[] target = switch (c.getSeries()) {
+                case SEND_NS -> out.sendNs;
+                case RECV_NS -> out.recvNs;
+                case INTENDED_NS -> {
+                    if (out.intendedNs == null) {
+                        out.intendedNs = new long[(int) spec.count()];
+                        Arrays.fill(out.intendedNs, Long.MIN_VALUE);
+                    }
+                    yield out.intendedNs;
+                }
+                default -> throw new AgentFailure(link.name(), "unknown trace series " + c.getSeries(), false);
+            };
+            try {
+                Frames.copyInto(c, target);
+            } catch (IllegalArgumentException e) {
+                throw new AgentFailure(link.name(), e.getMessage(), false);
+            }
+        }
+    }
+
+    private void record(RunOutcome out, AgentLink link, Ready ready) {
+        out.agents.put(Frames.name(link.role()), new AgentInfo(Frames.name(link.role()), link.helloAck(),
+                ready.getAffinity()));
+    }
+
+    private static void checkPinning(RunOutcome out) {
+        for (AgentInfo a : out.agents.values()) {
+            if (a.affinity().getRequestedCpu() >= 0 && !a.affinity().getPinned()) {
+                out.warnings.add(a.role() + " asked for core " + a.affinity().getRequestedCpu() + " but runs on "
+                        + a.affinity().getObtained() + (a.affinity().getNote().isEmpty() ? ""
+                        : " (" + a.affinity().getNote() + ")"));
+            }
+        }
+    }
+
+    /** Generous: full speed gets 10 µs per message plus a minute; rate mode the planned time plus a minute. */
+    private long measureDeadlineMs() {
+        if (spec.rate() > 0) {
+            return (long) (spec.count() * 1000.0 / spec.rate()) + 60_000;
+        }
+        return spec.count() / 100 + 60_000;
+    }
+
+    private io.msgscope.proto.RunSpec toProto(String runId) {
+        return io.msgscope.proto.RunSpec.newBuilder().setRunId(runId).setCount(spec.count())
+                .setWarmupCount(spec.warmupCount()).setSize(spec.size()).setRate(spec.rate())
+                .setRandomPadding(spec.padding() == Padding.RANDOM).setDrainTimeoutMs(spec.drainTimeoutMs())
+                .setSocketBuffer(spec.socketBuffer()).setSeed(spec.seed()).setSendBatch(spec.sendBatch())
+                .setPinCpu(-1).build();
+    }
+
+    private static Envelope spec(io.msgscope.proto.RunSpec.Builder b) {
+        return Envelope.newBuilder().setSpec(b).build();
+    }
+
+    private static Envelope go(Phase phase) {
+        return Envelope.newBuilder().setGo(Go.newBuilder().setPhase(phase)).build();
+    }
+}

@@ -1,0 +1,275 @@
+package io.msgscope.coordinator.cli;
+
+import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.analysis.Trace;
+import io.msgscope.analysis.TraceAnalysis;
+import io.msgscope.analysis.output.GnuplotScripts;
+import io.msgscope.analysis.output.HdrOutput;
+import io.msgscope.analysis.output.HistogramWriter;
+import io.msgscope.analysis.output.Plotter;
+import io.msgscope.analysis.output.TraceDatWriter;
+import io.msgscope.coordinator.ConsoleSummary;
+import io.msgscope.coordinator.CorePlan;
+import io.msgscope.coordinator.LocalAgents;
+import io.msgscope.coordinator.RunOutcome;
+import io.msgscope.coordinator.SummaryJson;
+import io.msgscope.coordinator.TraceRun;
+import io.msgscope.core.EnvironmentInfo;
+import io.msgscope.core.Padding;
+import io.msgscope.core.RunSpec;
+import io.msgscope.core.SpecException;
+import io.msgscope.proto.Role;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code msgscope run}: the trace run of seed 001 on the embedded default — sender → relay →
+ * receiver over raw TCP on loopback, each agent its own JVM (M1, M5, D3, D5, D6).
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Trace run on the embedded default: a sender, a relay (broker-probe agent) and a receiver,",
+                "each its own JVM on this box, raw TCP over loopback. Per-message O_n/I_n in memory,",
+                "statistics after the run (seed 001: M1-M6, M9, M12)."},
+        footer = {"", "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage."})
+public final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec commandSpec;
+
+    @Option(names = "--count", paramLabel = "N", defaultValue = "1000000",
+            description = "Measured messages (default: ${DEFAULT-VALUE}).")
+    long count;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64",
+            description = "Bytes per message, 32-byte measurement header included (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--rate", paramLabel = "MSG/S", defaultValue = "0",
+            description = "Send rate; 0 = full speed (default: ${DEFAULT-VALUE}). With a rate, latency is also "
+                    + "reported from the intended send time (coordinated omission).")
+    double rate;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "50000",
+            description = "Warm-up messages sent first and discarded (default: ${DEFAULT-VALUE}).")
+    long warmup;
+
+    @Option(names = "--window", paramLabel = "M", defaultValue = "100",
+            description = "M of SO/RO/ST/RT (M2), 1..count-1 (default: ${DEFAULT-VALUE}).")
+    int window;
+
+    @Option(names = "--padding", paramLabel = "zeros|random", defaultValue = "zeros",
+            description = "Payload after the header (R2) (default: ${DEFAULT-VALUE}).")
+    String padding;
+
+    @Option(names = "--pin", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Pin sender and receiver (and relay when a core is free) to their own cores (default: ${DEFAULT-VALUE}).")
+    boolean pin;
+
+    @Option(names = "--drain-timeout", paramLabel = "MS", defaultValue = "2000",
+            description = "After the sender finished, how long the receiver waits for the rest before "
+                    + "counting it lost (default: ${DEFAULT-VALUE}).")
+    long drainTimeoutMs;
+
+    @Option(names = "--socket-buffer", paramLabel = "BYTES", defaultValue = "0",
+            description = "SO_SNDBUF/SO_RCVBUF of the data sockets; 0 = OS default (default: ${DEFAULT-VALUE}).")
+    int socketBuffer;
+
+    @Option(names = "--send-batch", paramLabel = "K", defaultValue = "1",
+            description = "Messages per write on the sender at full speed; O_n is taken as each message is "
+                    + "written into the batch (default: ${DEFAULT-VALUE}).")
+    int sendBatch;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of random padding (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--relay-ingress-port", paramLabel = "PORT", defaultValue = "0",
+            description = "Port the relay listens on for the sender; 0 = any free port (default: ${DEFAULT-VALUE}).")
+    int ingressPort;
+
+    @Option(names = "--relay-egress-port", paramLabel = "PORT", defaultValue = "0",
+            description = "Port the relay listens on for the receiver; 0 = any free port (default: ${DEFAULT-VALUE}).")
+    int egressPort;
+
+    @Option(names = "--agent-heap", paramLabel = "MB", defaultValue = "0",
+            description = "Heap of each agent JVM in MiB; 0 = sized from --count (default: ${DEFAULT-VALUE}).")
+    int agentHeapMb;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Results folder (default: results/run-YYYYMMDD-HHMMSS).")
+    Path out;
+
+    @Option(names = "--histogram-bins", paramLabel = "N", defaultValue = "100",
+            description = "Bins of latency-histogram.dat (default: ${DEFAULT-VALUE}).")
+    int bins;
+
+    @Option(names = "--plot", defaultValue = "false",
+            description = "Render the gnuplot scripts to PNG after the run (needs gnuplot) (default: ${DEFAULT-VALUE}).")
+    boolean plot;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = commandSpec.commandLine().getOut();
+        PrintStream log = System.err;
+        RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
+                .padding(parsePadding(padding)).window(window).pin(pin).drainTimeoutMs(drainTimeoutMs)
+                .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).build();
+        if (bins < 1 || bins > 100_000) {
+            throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
+        }
+        if (agentHeapMb < 0 || agentHeapMb > 1 << 20) {
+            throw new SpecException("--agent-heap", "must be between 0 (automatic) and 1048576 MiB, got " + agentHeapMb);
+        }
+        checkPort("--relay-ingress-port", ingressPort);
+        checkPort("--relay-egress-port", egressPort);
+        if (ingressPort != 0 && ingressPort == egressPort) {
+            throw new SpecException("--relay-egress-port", "must differ from --relay-ingress-port (" + ingressPort + ")");
+        }
+        Path dir = prepareOut(out);
+        String runId = dir.getFileName().toString();
+        String startedAt = Instant.now().toString();
+        long startEpochMs = System.currentTimeMillis();
+        CorePlan cores = CorePlan.plan(Runtime.getRuntime().availableProcessors(), spec.pin());
+        for (String w : cores.warnings()) {
+            log.println("warning: " + w);
+        }
+
+        RunOutcome outcome;
+        try (LocalAgents agents = new LocalAgents()) {
+            List<String> jvm = agentJvmArgs(spec);
+            LocalAgents.Agent relay;
+            LocalAgents.Agent receiver;
+            LocalAgents.Agent sender;
+            try {
+                relay = agents.start(Role.RELAY, dir, jvm, 30_000);
+                receiver = agents.start(Role.RECEIVER, dir, jvm, 30_000);
+                sender = agents.start(Role.SENDER, dir, jvm, 30_000);
+            } catch (IOException e) {
+                outcome = new RunOutcome(spec, runId);
+                outcome.failure = "cannot start the agents: " + e.getMessage();
+                return finish(stdout, log, dir, outcome, startedAt, startEpochMs);
+            }
+            outcome = new TraceRun(spec, cores, "127.0.0.1", ingressPort, egressPort, log)
+                    .run(new TraceRun.Endpoints("127.0.0.1", sender, receiver, relay), runId);
+        }
+        return finish(stdout, log, dir, outcome, startedAt, startEpochMs);
+    }
+
+    private int finish(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, String startedAt,
+                       long startEpochMs) throws IOException {
+        long t0 = System.nanoTime();
+        Trace trace = new Trace(outcome.spec.count(), outcome.sendNs, outcome.intendedNs, outcome.recvNs);
+        AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window());
+        judge(outcome, a);
+        List<String> files = new ArrayList<>();
+        TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window());
+        files.add(TraceDatWriter.FILE_NAME);
+        HistogramWriter.withBins(bins).write(dir.resolve(HistogramWriter.FILE_NAME), trace, a);
+        files.add(HistogramWriter.FILE_NAME);
+        HdrOutput.writeAll(dir, a, startEpochMs, System.currentTimeMillis());
+        files.add(HdrOutput.HLOG_FILE_NAME);
+        files.add(HdrOutput.HGRM_FILE_NAME);
+        for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended())) {
+            files.add(p.getFileName().toString());
+        }
+        files.add(SummaryJson.FILE_NAME);
+        Map<String, Object> summary = SummaryJson.build(outcome, a, EnvironmentInfo.current(), startedAt, files);
+        SummaryJson.write(dir.resolve(SummaryJson.FILE_NAME), summary);
+        log.printf(Locale.ROOT, "analysis and output: %.2f s%n", (System.nanoTime() - t0) / 1e9);
+
+        stdout.println(ConsoleSummary.sentence(outcome, a));
+        for (String w : outcome.warnings) {
+            stdout.println("warning: " + w);
+        }
+        if (!a.identity().holds()) {
+            stdout.println("warning: the M12 identity RO-SO = L'(n) does not hold on " + a.identity().violations()
+                    + " windows");
+        }
+        stdout.println((outcome.failed() ? "FAILED: " + outcome.failure + "; " : "") + "results in " + dir);
+        stdout.flush();
+        if (plot) {
+            PlotCommand.render(dir, stdout);
+        }
+        if (outcome.failed()) {
+            return outcome.usageFailure ? ExitCodes.USAGE : ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+
+    /** A run that lost messages or missed its rate is failed, visibly (STYLE "Results"). */
+    private static void judge(RunOutcome out, AnalysisResult a) {
+        if (out.failed()) {
+            return;
+        }
+        if (a.lost() > 0) {
+            out.failure = a.lost() + " of " + a.sent() + " messages lost";
+        } else if (out.outOfRange > 0) {
+            out.failure = out.outOfRange + " messages carried a sequence outside the run";
+        } else if (out.spec.rate() > 0) {
+            double achieved = SummaryJson.rate(out.sendNs, out.sent);
+            if (achieved < 0.95 * out.spec.rate()) {
+                out.failure = String.format(Locale.ROOT, "sender fell behind its rate: %.0f of %.0f msg/s",
+                        achieved, out.spec.rate());
+            }
+        }
+    }
+
+    private static Padding parsePadding(String p) {
+        try {
+            return Padding.valueOf(p.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new SpecException("--padding", "must be zeros or random, got '" + p + "'");
+        }
+    }
+
+    private static void checkPort(String option, int port) {
+        if (port < 0 || port > 65_535) {
+            throw new SpecException(option, "must be between 0 (any free port) and 65535, got " + port);
+        }
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress("127.0.0.1", port));
+        } catch (IOException e) {
+            throw new SpecException(option, "port " + port + " is in use on 127.0.0.1; choose a free port, or 0 for any");
+        }
+    }
+
+    static Path prepareOut(Path out) {
+        Path dir = out != null ? out : Path.of("results", "run-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+        try {
+            Files.createDirectories(dir);
+            Path probe = Files.createTempFile(dir, ".write-check", ".tmp");
+            Files.delete(probe);
+        } catch (IOException | SecurityException e) {
+            throw new SpecException("--out", "cannot write to " + dir + " (" + e.getClass().getSimpleName()
+                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")");
+        }
+        return dir;
+    }
+
+    private List<String> agentJvmArgs(RunSpec spec) {
+        long mb = agentHeapMb > 0 ? agentHeapMb : 128 + spec.count() * 16 / (1 << 20)
+                + (long) spec.size() * Math.max(1, spec.sendBatch()) / (1 << 20);
+        return List.of("-Xms" + mb + "m", "-Xmx" + mb + "m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch");
+    }
+}

@@ -1,0 +1,86 @@
+package io.msgscope.core;
+
+import java.util.Arrays;
+
+/**
+ * I_n of every measured message in preallocated memory indexed by sequence number (D5, M5),
+ * and exact counts of what did not arrive as sent: duplicates (a sequence seen again; the first
+ * arrival is kept), reordering (a sequence lower than the highest already seen) and sequences
+ * outside [0, count). Loss is derived after the run from the slots still {@link #ABSENT}.
+ * Single writer: the receiving thread.
+ */
+public final class ReceiveRecorder {
+    public static final long ABSENT = SendRecorder.ABSENT;
+
+    private final long[] recvNs;
+    private final int count;
+    private long received;
+    private long duplicates;
+    private long reordered;
+    private long outOfRange;
+    private long highest = -1;
+    private long firstNs = ABSENT;
+    private long lastNs = ABSENT;
+
+    public ReceiveRecorder(int count) {
+        this.count = count;
+        recvNs = new long[count];
+        Arrays.fill(recvNs, ABSENT);
+    }
+
+    /** Records I_n for sequence {@code seq}; the hot path. */
+    public void recordReceive(long seq, long monoNs) {
+        if (seq < 0 || seq >= count) {
+            outOfRange++;
+            return;
+        }
+        int i = (int) seq;
+        if (recvNs[i] != ABSENT) {
+            duplicates++;
+            return;
+        }
+        recvNs[i] = monoNs;
+        received++;
+        if (seq < highest) {
+            reordered++;
+        } else {
+            highest = seq;
+        }
+        if (firstNs == ABSENT) {
+            firstNs = monoNs;
+        }
+        lastNs = monoNs;
+    }
+
+    public boolean complete() {
+        return received == count;
+    }
+
+    public long received() {
+        return received;
+    }
+
+    public long duplicates() {
+        return duplicates;
+    }
+
+    public long reordered() {
+        return reordered;
+    }
+
+    public long outOfRange() {
+        return outOfRange;
+    }
+
+    public long firstNs() {
+        return firstNs;
+    }
+
+    public long lastNs() {
+        return lastNs;
+    }
+
+    public long[] recvNs() {
+        return recvNs;
+    }
+}

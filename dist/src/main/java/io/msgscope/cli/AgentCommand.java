@@ -1,0 +1,107 @@
+package io.msgscope.cli;
+
+import io.msgscope.agent.probe.RelayRole;
+import io.msgscope.agent.probe.RelayTap;
+import io.msgscope.agent.receiver.ReceiverRole;
+import io.msgscope.agent.sender.SenderRole;
+import io.msgscope.control.AgentRole;
+import io.msgscope.control.AgentServer;
+import io.msgscope.control.ControlCodec;
+import io.msgscope.coordinator.cli.ExitCodes;
+import io.msgscope.core.SpecException;
+import io.msgscope.driver.tcp.TcpDriver;
+import io.msgscope.proto.Role;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+/**
+ * {@code msgscope agent}: an agent daemon serving one run after another (or one, with --once),
+ * driven by a coordinator over the control channel (D7).
+ */
+@Command(name = "agent", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run an agent: sender, receiver, or relay (the broker-probe agent in relay mode).",
+                "Prints 'msgscope agent ROLE listening on HOST:PORT' once it listens."},
+        footer = {"", "Exit codes: 0 served and exited, 2 bad usage (e.g. --listen address in use)."})
+public final class AgentCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec commandSpec;
+
+    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay",
+            description = "What this agent does (probe is an alias of relay).")
+    String role;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7600",
+            description = "Control address; port 0 = any free port (default: ${DEFAULT-VALUE}). Only loopback "
+                    + "until the control plane is secured.")
+    String listen;
+
+    @Option(names = "--once", defaultValue = "false",
+            description = "Exit after serving one coordinator session (default: ${DEFAULT-VALUE}).")
+    boolean once;
+
+    @Option(names = "--max-frame", paramLabel = "BYTES", defaultValue = "" + ControlCodec.DEFAULT_MAX_FRAME,
+            description = "Control frame size cap (default: ${DEFAULT-VALUE}).")
+    int maxFrame;
+
+    @Override
+    public Integer call() throws Exception {
+        Role r = parseRole(role);
+        int colon = listen.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new SpecException("--listen", "must be HOST:PORT, got '" + listen + "'");
+        }
+        String host = listen.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(listen.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new SpecException("--listen", "port must be a number 0-65535, got '" + listen.substring(colon + 1) + "'");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new SpecException("--listen", "port must be between 0 and 65535, got " + port);
+        }
+        if (!isLoopback(host)) {
+            throw new SpecException("--listen", "refusing to listen on " + host + " without credentials: an agent "
+                    + "on a network must not run a stranger's workload; use a loopback address");
+        }
+        if (maxFrame < 1024 || maxFrame > (256 << 20)) {
+            throw new SpecException("--max-frame", "must be between 1024 and 268435456, got " + maxFrame);
+        }
+        Supplier<AgentRole> factory = switch (r) {
+            case SENDER -> () -> new SenderRole(new TcpDriver());
+            case RECEIVER -> () -> new ReceiverRole(new TcpDriver());
+            default -> () -> new RelayRole(RelayTap.NONE);
+        };
+        AgentServer server = AgentServer.start(host, port, r, factory, once, maxFrame);
+        commandSpec.commandLine().getOut().println("msgscope agent " + role.toLowerCase(Locale.ROOT)
+                + " listening on " + host + ":" + server.port());
+        commandSpec.commandLine().getOut().flush();
+        server.awaitTermination();
+        return ExitCodes.OK;
+    }
+
+    private static Role parseRole(String role) {
+        return switch (role.toLowerCase(Locale.ROOT)) {
+            case "sender" -> Role.SENDER;
+            case "receiver" -> Role.RECEIVER;
+            case "relay", "probe" -> Role.RELAY;
+            default -> throw new SpecException("--role", "must be sender, receiver or relay, got '" + role + "'");
+        };
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            throw new SpecException("--listen", "unknown host '" + host + "'");
+        }
+    }
+}

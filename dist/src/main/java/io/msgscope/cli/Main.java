@@ -1,0 +1,65 @@
+package io.msgscope.cli;
+
+import io.msgscope.coordinator.cli.ExitCodes;
+import io.msgscope.coordinator.cli.PlotCommand;
+import io.msgscope.coordinator.cli.RunCommand;
+import io.msgscope.core.SpecException;
+import io.msgscope.core.Version;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** The msgscope command line: {@code run}, {@code agent}, {@code plot}. */
+@Command(name = "msgscope", mixinStandardHelpOptions = true, version = "msgscope " + Version.TOOL,
+        subcommands = {RunCommand.class, AgentCommand.class, PlotCommand.class},
+        description = "Measures messaging systems message by message: nanosecond traces, honest statistics, "
+                + "gnuplot-ready results.",
+        footer = {"", "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
+public final class Main implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs the CLI with the given streams; what tests call. */
+    public static int execute(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setParameterExceptionHandler((ex, a) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + oneLine(ex.getMessage()));
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help'.");
+            c.getErr().flush();
+            return ExitCodes.USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, c, parsed) -> {
+            String name = c.getCommandSpec().qualifiedName();
+            if (ex instanceof SpecException) {
+                c.getErr().println(name + ": " + oneLine(ex.getMessage()));
+                c.getErr().flush();
+                return ExitCodes.USAGE;
+            }
+            c.getErr().println(name + ": error: " + oneLine(ex.getMessage() != null ? ex.getMessage()
+                    : ex.getClass().getSimpleName()));
+            c.getErr().flush();
+            return ExitCodes.FAILED;
+        });
+        return cl.execute(args);
+    }
+
+    private static String oneLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.USAGE;
+    }
+}
