@@ -49,7 +49,13 @@ public final class Main implements Callable<Integer> {
             c.getErr().flush();
             return ExitCodes.FAILED;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (Error e) { // e.g. a missing class in a broken distribution: still one line, exit 1
+            err.println("msgscope: internal error: " + e);
+            err.flush();
+            return ExitCodes.FAILED;
+        }
     }
 
     private static String oneLine(String s) {

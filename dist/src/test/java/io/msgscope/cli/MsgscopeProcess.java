@@ -1,0 +1,61 @@
+package io.msgscope.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the real distribution jar (built by the package phase) as a user would. */
+final class MsgscopeProcess {
+    final Process process;
+    final Path stdout;
+    final Path stderr;
+
+    private MsgscopeProcess(Process process, Path stdout, Path stderr) {
+        this.process = process;
+        this.stdout = stdout;
+        this.stderr = stderr;
+    }
+
+    static Path jar() {
+        String p = System.getProperty("msgscope.jar");
+        if (p == null) {
+            throw new IllegalStateException("system property msgscope.jar is not set (run through failsafe)");
+        }
+        return Path.of(p);
+    }
+
+    static MsgscopeProcess start(Path workDir, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-jar");
+        cmd.add(jar().toString());
+        cmd.addAll(List.of(args));
+        Files.createDirectories(workDir);
+        Path out = workDir.resolve("stdout.txt");
+        Path err = workDir.resolve("stderr.txt");
+        Process p = new ProcessBuilder(cmd).directory(workDir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        return new MsgscopeProcess(p, out, err);
+    }
+
+    int waitFor(long timeoutSeconds) throws InterruptedException, IOException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            throw new AssertionError("msgscope did not finish within " + timeoutSeconds + " s; stderr: " + err());
+        }
+        return process.exitValue();
+    }
+
+    String out() throws IOException {
+        return Files.readString(stdout, StandardCharsets.UTF_8);
+    }
+
+    String err() throws IOException {
+        return Files.readString(stderr, StandardCharsets.UTF_8);
+    }
+}
