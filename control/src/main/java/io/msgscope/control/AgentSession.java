@@ -189,7 +189,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         ctx.close();
     }
 
-    static String describe(Throwable e) {
+    /** A one-line description of an exception: its message, or its class when it has none. */
+    public static String describe(Throwable e) {
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }

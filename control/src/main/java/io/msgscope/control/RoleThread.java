@@ -53,6 +53,18 @@ public final class RoleThread {
         thread.interrupt();
     }
 
+    /**
+     * Bytes the thread has allocated on the heap so far (HotSpot's per-thread counter), or -1 when the
+     * JVM cannot tell. Differences across a phase show whether the hot path allocates per message.
+     */
+    public long allocatedBytes() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (mx instanceof com.sun.management.ThreadMXBean hs && hs.isThreadAllocatedMemorySupported()) {
+            return hs.getThreadAllocatedBytes(thread.getId());
+        }
+        return -1;
+    }
+
     public boolean isCurrent() {
         return Thread.currentThread() == thread;
     }

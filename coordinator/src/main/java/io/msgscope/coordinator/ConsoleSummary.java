@@ -16,8 +16,14 @@ public final class ConsoleSummary {
             sb.append(" at ").append(HumanFormat.rate(out.spec.rate())).append(" msg/s");
         }
         sb.append(": ");
+        double whole = SummaryJson.rate(out.recvNs, out.received);
+        sb.append("received at ").append(Double.isFinite(whole) ? HumanFormat.rate(whole) : "n/a").append(" msg/s");
         SeriesStats rt = a.rtMsgPerSec();
-        sb.append("receive median ").append(rt.isEmpty() ? "n/a" : HumanFormat.rate(rt.median())).append(" msg/s; ");
+        if (!rt.isEmpty()) {
+            sb.append(" (RT median ").append(HumanFormat.rate(rt.median())).append(" msg/s over M=")
+                    .append(a.window()).append(")");
+        }
+        sb.append("; ");
         SeriesStats l = a.latencyNs();
         if (l.isEmpty()) {
             sb.append("no latency measured");

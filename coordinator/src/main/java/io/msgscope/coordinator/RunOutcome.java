@@ -28,6 +28,8 @@ public final class RunOutcome {
     public long warmupReceived;
     public boolean receiverTimedOut;
     public long measureWallNs;
+    /** Heap bytes each role's hot thread allocated while measuring (-1 = unknown), by role name. */
+    public final Map<String, Long> hotThreadAllocatedBytes = new LinkedHashMap<>();
     public boolean sendUploaded;
     public boolean recvUploaded;
     /** Null when the run succeeded. */

@@ -93,7 +93,19 @@ public final class SummaryJson {
         c.put("latencies_above_histogram_range", a.aboveRange());
         root.put("counters", c);
 
-        Map<String, Object> latency = new LinkedHashMap<>(a.q4Fields());
+        Map<String, Object> alloc = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> e : out.hotThreadAllocatedBytes.entrySet()) {
+            long n = e.getKey().equals("relay") ? out.relayForwarded : e.getKey().equals("sender") ? out.sent
+                    : out.received;
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("bytes", e.getValue() < 0 ? null : e.getValue());
+            m.put("bytes_per_message", e.getValue() < 0 || n <= 0 ? null : (double) e.getValue() / n);
+            alloc.put(e.getKey(), m);
+        }
+        root.put("hot_thread_allocation", alloc);
+
+        Map<String, Object> latency = new LinkedHashMap<>();
+        a.q4Fields().forEach((k, v) -> latency.put(k, finite(v)));
         root.put("latency", latency);
         root.put("throughput", throughput(out, a));
 

@@ -99,6 +99,7 @@ public final class TraceRun {
                 PhaseDone sent = hub.await(sender, measureDeadlineMs(), "the measurement",
                         Envelope.BodyCase.PHASE_DONE).getPhaseDone();
                 out.sent = sent.getSent();
+                out.hotThreadAllocatedBytes.put("sender", sent.getHotThreadAllocatedBytes());
                 receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
                         .setSent(sent.getSent())).build());
                 PhaseDone got = hub.await(receiver, spec.drainTimeoutMs() + measureDeadlineMs(),
@@ -109,9 +110,12 @@ public final class TraceRun {
                 out.reordered = got.getReordered();
                 out.outOfRange = got.getOutOfRange();
                 out.receiverTimedOut = got.getTimedOut();
+                out.hotThreadAllocatedBytes.put("receiver", got.getHotThreadAllocatedBytes());
                 relay.send(go(Phase.MEASURE));
-                out.relayForwarded = hub.await(relay, READY_MS, "the relay's count", Envelope.BodyCase.PHASE_DONE)
-                        .getPhaseDone().getReceived();
+                PhaseDone forwarded = hub.await(relay, READY_MS, "the relay's count", Envelope.BodyCase.PHASE_DONE)
+                        .getPhaseDone();
+                out.relayForwarded = forwarded.getReceived();
+                out.hotThreadAllocatedBytes.put("relay", forwarded.getHotThreadAllocatedBytes());
             } catch (AgentFailure f) {
                 out.failure = f.getMessage();
                 out.usageFailure = f.usage();

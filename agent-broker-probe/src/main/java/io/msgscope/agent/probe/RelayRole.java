@@ -34,6 +34,7 @@ public final class RelayRole implements AgentRole {
     private volatile boolean stopped;
     private volatile long forwarded;
     private volatile String failure;
+    private volatile long allocatedAtStart = -1;
 
     public RelayRole(RelayTap tap) {
         this.tap = tap;
@@ -69,6 +70,7 @@ public final class RelayRole implements AgentRole {
             final SocketChannel src = in;
             final SocketChannel dst = out;
             long index = 0;
+            allocatedAtStart = thread.allocatedBytes();
             while (!stopped) {
                 if (src.read(buf) < 0) {
                     break;
@@ -102,8 +104,10 @@ public final class RelayRole implements AgentRole {
             listener.failed(failure);
         } else {
             long n = forwarded;
+            long a0 = allocatedAtStart;
             listener.done(PhaseDone.newBuilder().setPhase(phase).setReceived(n).setSent(n)
-                    .setBytes(n * spec.getSize()).build());
+                    .setBytes(n * spec.getSize())
+                    .setHotThreadAllocatedBytes(a0 < 0 ? -1 : thread.allocatedBytes() - a0).build());
         }
     }
 

@@ -98,6 +98,7 @@ public final class ReceiverRole implements AgentRole {
         final long warmup = spec.getWarmupCount();
         final long drainNs = spec.getDrainTimeoutMs() * 1_000_000L;
         boolean warmupReported = false;
+        long allocatedAtMeasureStart = -1;
         boolean eof = false;
         long finishedSeenNs = 0;
         try {
@@ -106,6 +107,7 @@ public final class ReceiverRole implements AgentRole {
                     warmupListener.done(PhaseDone.newBuilder().setPhase(Phase.WARMUP)
                             .setReceived(h.warmupReceived).build());
                     warmupReported = true;
+                    allocatedAtMeasureStart = thread.allocatedBytes();
                 }
                 if (rec.complete()) {
                     break;
@@ -127,7 +129,7 @@ public final class ReceiverRole implements AgentRole {
             }
         } catch (Exception e) {
             fail(warmupReported ? null : warmupListener, "receiving failed after " + rec.received()
-                    + " measured messages: " + e.getMessage());
+                    + " measured messages: " + io.msgscope.control.AgentSession.describe(e));
             return;
         }
         if (stopped) {
@@ -141,7 +143,9 @@ public final class ReceiverRole implements AgentRole {
         PhaseDone done = PhaseDone.newBuilder().setPhase(Phase.MEASURE).setReceived(rec.received())
                 .setDuplicates(rec.duplicates()).setReordered(rec.reordered()).setOutOfRange(rec.outOfRange())
                 .setBytes(rec.received() * spec.getSize()).setFirstNs(rec.firstNs()).setLastNs(rec.lastNs())
-                .setTimedOut(!rec.complete() && !eof).build();
+                .setTimedOut(!rec.complete() && !eof)
+                .setHotThreadAllocatedBytes(allocatedAtMeasureStart < 0 ? -1
+                        : thread.allocatedBytes() - allocatedAtMeasureStart).build();
         PhaseListener l = awaitMeasureListener();
         if (l != null) {
             l.done(done);

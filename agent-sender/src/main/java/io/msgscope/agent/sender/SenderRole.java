@@ -75,6 +75,7 @@ public final class SenderRole implements AgentRole {
         thread.submit(() -> {
             try {
                 PhaseDone.Builder done = PhaseDone.newBuilder().setPhase(phase);
+                long allocated = thread.allocatedBytes();
                 if (phase == Phase.WARMUP) {
                     sendWarmup(spec.getWarmupCount());
                     done.setSent(spec.getWarmupCount());
@@ -86,13 +87,14 @@ public final class SenderRole implements AgentRole {
                     done.setSent(recorder.sent());
                 }
                 done.setBytes(done.getSent() * spec.getSize());
+                done.setHotThreadAllocatedBytes(allocated < 0 ? -1 : thread.allocatedBytes() - allocated);
                 if (stopped) {
                     listener.failed("sender stopped after " + done.getSent() + " messages");
                 } else {
                     listener.done(done.build());
                 }
             } catch (Exception e) {
-                listener.failed("sending failed after " + recorder.sent() + " measured messages: " + e.getMessage());
+                listener.failed("sending failed after " + recorder.sent() + " measured messages: " + io.msgscope.control.AgentSession.describe(e));
             }
         });
     }

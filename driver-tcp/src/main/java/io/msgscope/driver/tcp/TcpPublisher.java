@@ -20,6 +20,7 @@ final class TcpPublisher implements Publisher {
         while (buffer.hasRemaining()) {
             channel.write(buffer);
         }
+        buffer.clear(); // leave the whole buffer open for the next in-place header writes
     }
 
     @Override

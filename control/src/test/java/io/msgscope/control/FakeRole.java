@@ -1,0 +1,74 @@
+package io.msgscope.control;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.proto.Phase;
+import io.msgscope.proto.PhaseDone;
+import io.msgscope.proto.Ready;
+import io.msgscope.proto.Role;
+import io.msgscope.proto.RunSpec;
+import io.msgscope.proto.Series;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+
+/** A role that records what the session asks of it and does no I/O. */
+final class FakeRole implements AgentRole {
+    /** Creates fake roles and remembers each one. */
+    static final class Factory implements Supplier<AgentRole> {
+        final List<FakeRole> made = new CopyOnWriteArrayList<>();
+
+        @Override
+        public AgentRole get() {
+            FakeRole r = new FakeRole();
+            made.add(r);
+            return r;
+        }
+    }
+
+    static final int INGRESS_PORT = 40_001;
+
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    final CountDownLatch closed = new CountDownLatch(1);
+    volatile RunSpec spec;
+    volatile long[] upload = new long[0];
+
+    @Override
+    public Role role() {
+        return Role.RELAY;
+    }
+
+    @Override
+    public Ready prepare(RunSpec spec) {
+        calls.add("prepare");
+        this.spec = spec;
+        if (spec.getCount() <= 0) {
+            throw new SpecException("--count", "must be between 1 and 500000000, got " + spec.getCount());
+        }
+        return Ready.newBuilder().setRole(Role.RELAY).setIngressPort(INGRESS_PORT).build();
+    }
+
+    @Override
+    public void start(Phase phase, PhaseListener listener) {
+        calls.add("start " + phase);
+        listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(spec.getCount()).build());
+    }
+
+    @Override
+    public void senderFinished(long sent) {
+        calls.add("senderFinished " + sent);
+    }
+
+    @Override
+    public void upload(TraceSink sink) throws Exception {
+        calls.add("upload");
+        sink.series(Series.SEND_NS, upload, upload.length);
+    }
+
+    @Override
+    public void close() {
+        calls.add("close");
+        closed.countDown();
+    }
+}

@@ -1,0 +1,88 @@
+package io.msgscope.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.analysis.Trace;
+import io.msgscope.analysis.TraceAnalysis;
+import io.msgscope.core.RunSpec;
+import org.junit.jupiter.api.Test;
+
+class ConsoleSummaryTest {
+
+    private static AnalysisResult analyse(RunOutcome out) {
+        return TraceAnalysis.analyse(new Trace(out.spec.count(), out.sendNs, out.intendedNs, out.recvNs),
+                out.spec.window());
+    }
+
+    /**
+     * 1,500 messages sent 1 µs apart; latency 2 µs except every hundredth message (15 of them, 1 %)
+     * at 50 µs. p50 = p99 = 2 µs (rank 1,485 of 1,500 is still 2 µs), max 50 µs. The slow ones sit at
+     * the same place in every window of 100, so every RO is 1 µs and RT is 1,000,000 msg/s. Whole-run
+     * receive rate: 1,499 intervals over 1,547 µs (last message slow) = 968,972 → "969,000".
+     */
+    private static RunOutcome handOutcome() {
+        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_500).window(100).size(64).build(), "r");
+        for (int i = 0; i < 1_500; i++) {
+            out.sendNs[i] = 1_000L * i;
+            out.recvNs[i] = out.sendNs[i] + (i % 100 == 99 ? 50_000 : 2_000);
+        }
+        out.sent = 1_500;
+        out.received = 1_500;
+        return out;
+    }
+
+    @Test
+    void sentenceForACompleteRun() {
+        RunOutcome out = handOutcome();
+        String s = ConsoleSummary.sentence(out, analyse(out));
+        assertEquals("1,500 messages of 64 B: received at 969,000 msg/s (RT median 1,000,000 msg/s over M=100); "
+                + "latency p50 2 µs, p99 2 µs, max 50 µs; 0 lost", s);
+        assertTrue(s.contains("1,500"));
+        assertTrue(s.contains("64 B"));
+        assertTrue(s.contains("0 lost"));
+    }
+
+    @Test
+    void lossDuplicatesAndReorderingAreNamed() {
+        RunOutcome out = handOutcome();
+        out.recvNs[10] = Long.MIN_VALUE;
+        out.recvNs[11] = Long.MIN_VALUE;
+        out.received = 1_498;
+        out.duplicates = 1_234;
+        out.reordered = 3;
+        String s = ConsoleSummary.sentence(out, analyse(out));
+        assertTrue(s.endsWith("; 2 lost, 1,234 duplicated, 3 reordered"), s);
+    }
+
+    @Test
+    void rateModeShowsTheTargetAndCorrectedLatency() {
+        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
+                .build(), "r");
+        out.intendedNs = new long[1_500];
+        for (int i = 0; i < 1_500; i++) {
+            out.intendedNs[i] = 1_000L * i;
+            out.sendNs[i] = out.intendedNs[i] + 500; // always sent 500 ns late
+            out.recvNs[i] = out.sendNs[i] + 3_000;
+        }
+        out.sent = 1_500;
+        out.received = 1_500;
+        String s = ConsoleSummary.sentence(out, analyse(out));
+        assertTrue(s.startsWith("1,500 messages of 128 B at 1,000,000 msg/s: received at 1,000,000 msg/s"), s);
+        assertTrue(s.contains("latency p50 3 µs, p99 3 µs, max 3 µs"), s);
+        assertTrue(s.contains("(from the intended send time: p50 3.5 µs, p99 3.5 µs)"), s);
+        assertTrue(s.endsWith("; 0 lost"), s);
+    }
+
+    @Test
+    void nothingReceived() {
+        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_000).window(10).build(), "r");
+        for (int i = 0; i < 1_000; i++) {
+            out.sendNs[i] = i;
+        }
+        out.sent = 1_000;
+        String s = ConsoleSummary.sentence(out, analyse(out));
+        assertEquals("1,000 messages of 64 B: received at n/a msg/s; no latency measured; 1,000 lost", s);
+    }
+}

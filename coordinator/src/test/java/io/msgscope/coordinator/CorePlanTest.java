@@ -1,0 +1,60 @@
+package io.msgscope.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class CorePlanTest {
+
+    private static void assertCores(CorePlan p, int sender, int receiver, int relay) {
+        assertEquals(sender, p.sender(), "sender core");
+        assertEquals(receiver, p.receiver(), "receiver core");
+        assertEquals(relay, p.relay(), "relay core");
+    }
+
+    private static void assertOneM5Warning(CorePlan p, String mentions) {
+        assertEquals(1, p.warnings().size(), p.warnings().toString());
+        String w = p.warnings().get(0);
+        assertTrue(w.contains("M5"), w);
+        assertTrue(w.contains(mentions), w);
+    }
+
+    @Test
+    void oneCorePinsNothing() {
+        CorePlan p = CorePlan.plan(1, true);
+        assertCores(p, -1, -1, -1);
+        assertOneM5Warning(p, "1 core");
+    }
+
+    @Test
+    void twoCoresPinSenderAndReceiverOnly() {
+        CorePlan p = CorePlan.plan(2, true);
+        assertCores(p, 0, 1, -1);
+        assertOneM5Warning(p, "2 cores");
+    }
+
+    @Test
+    void threeCoresPinEachRole() {
+        CorePlan p = CorePlan.plan(3, true);
+        assertCores(p, 0, 1, 2);
+        assertTrue(p.warnings().isEmpty(), p.warnings().toString());
+    }
+
+    @Test
+    void eightCoresPinTheFirstThree() {
+        CorePlan p = CorePlan.plan(8, true);
+        assertCores(p, 0, 1, 2);
+        assertTrue(p.warnings().isEmpty(), p.warnings().toString());
+    }
+
+    @Test
+    void pinningOffPinsNothingWhateverTheCores() {
+        for (int cores : new int[] {1, 2, 3, 8}) {
+            CorePlan p = CorePlan.plan(cores, false);
+            assertCores(p, -1, -1, -1);
+            assertOneM5Warning(p, "--no-pin");
+            assertTrue(p.warnings().get(0).contains(cores + " cores"), p.warnings().get(0));
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package io.msgscope.coordinator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.analysis.Trace;
+import io.msgscope.analysis.TraceAnalysis;
+import io.msgscope.core.EnvironmentInfo;
+import io.msgscope.core.RunSpec;
+import io.msgscope.core.Version;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+class SummaryJsonTest {
+    private static final long ABSENT = Long.MIN_VALUE;
+    private static final List<String> Q4 = List.of("latency_min_us", "latency_max_us", "latency_mean_us",
+            "latency_p50_us", "latency_p95_us", "latency_p99_us", "latency_p999_us");
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Ten messages 1 µs apart; latencies 5,7,6,9,8,10,12,11 µs, message 8 lost, message 9 20 µs.
+     * Sorted latencies (µs): 5 6 7 8 9 10 11 12 20; n = 9, mean 88/9.
+     */
+    private static RunOutcome handTrace() {
+        RunSpec spec = RunSpec.builder().count(10).window(1).warmupCount(0).size(64).pin(false).build();
+        RunOutcome out = new RunOutcome(spec, "run-test-1");
+        long[] latencyUs = {5, 7, 6, 9, 8, 10, 12, 11, -1, 20};
+        for (int i = 0; i < 10; i++) {
+            out.sendNs[i] = 1_000_000L + i * 1_000L;
+            if (latencyUs[i] >= 0) {
+                out.recvNs[i] = out.sendNs[i] + latencyUs[i] * 1_000L;
+            }
+        }
+        out.sent = 10;
+        out.received = 9;
+        out.failure = "1 of 10 messages lost";
+        out.warnings.add("pinning disabled");
+        return out;
+    }
+
+    private static AnalysisResult analyse(RunOutcome out) {
+        return TraceAnalysis.analyse(new Trace(out.spec.count(), out.sendNs, out.intendedNs, out.recvNs),
+                out.spec.window());
+    }
+
+    private JsonNode writeAndRead(RunOutcome out) throws Exception {
+        AnalysisResult a = analyse(out);
+        Map<String, Object> summary = SummaryJson.build(out, a, EnvironmentInfo.current(), "2024-01-02T03:04:05Z",
+                List.of("trace.dat", SummaryJson.FILE_NAME));
+        Path file = dir.resolve(SummaryJson.FILE_NAME);
+        SummaryJson.write(file, summary);
+        return new ObjectMapper().readTree(file.toFile());
+    }
+
+    @Test
+    void handTraceSummary() throws Exception {
+        JsonNode root = writeAndRead(handTrace());
+
+        assertEquals("msgscope", root.at("/tool/name").asText());
+        assertEquals(Version.TOOL, root.at("/tool/version").asText());
+        assertEquals("run-test-1", root.get("run_id").asText());
+        assertEquals("trace", root.get("mode").asText());
+        assertEquals("2024-01-02T03:04:05Z", root.get("started_at").asText());
+        assertEquals("failed", root.get("status").asText());
+        assertEquals("1 of 10 messages lost", root.get("failure_reason").asText());
+        assertEquals("pinning disabled", root.at("/warnings/0").asText());
+
+        JsonNode latency = root.get("latency");
+        assertEquals(Q4, names(latency), "Q4 field names, in order");
+        assertEquals(5.0, latency.get("latency_min_us").asDouble());
+        assertEquals(20.0, latency.get("latency_max_us").asDouble());
+        assertEquals(88.0 / 9.0, latency.get("latency_mean_us").asDouble(), 1e-12);
+        assertEquals(9.0, latency.get("latency_p50_us").asDouble()); // rank ceil(4.5) = 5
+        assertEquals(20.0, latency.get("latency_p95_us").asDouble()); // rank ceil(8.55) = 9
+        assertEquals(20.0, latency.get("latency_p99_us").asDouble());
+        assertEquals(20.0, latency.get("latency_p999_us").asDouble());
+
+        JsonNode c = root.get("counters");
+        assertEquals(10, c.get("messages_sent").asLong());
+        assertEquals(9, c.get("messages_received").asLong());
+        assertEquals(1, c.get("messages_lost").asLong());
+        assertEquals(0, c.get("duplicates").asLong());
+        assertEquals(0, c.get("reordered").asLong());
+        assertEquals(0, c.get("out_of_range").asLong());
+        assertEquals(640, c.get("bytes_sent").asLong());
+        assertEquals(576, c.get("bytes_received").asLong());
+        assertTrue(c.get("relay_forwarded").isNull(), "unknown relay count is null");
+        assertEquals(0, c.get("negative_latencies_clamped").asLong());
+        assertEquals(0, c.get("latencies_above_histogram_range").asLong());
+
+        JsonNode spec = root.get("spec");
+        assertEquals(10, spec.get("count").asLong());
+        assertEquals(0, spec.get("warmup").asLong());
+        assertEquals(64, spec.get("size").asInt());
+        assertEquals(0.0, spec.get("rate").asDouble());
+        assertEquals("zeros", spec.get("padding").asText());
+        assertEquals(1, spec.get("window").asInt());
+        assertFalse(spec.get("pin").asBoolean());
+        assertEquals(2000, spec.get("drain_timeout_ms").asLong());
+        assertEquals(0, spec.get("socket_buffer").asInt());
+        assertEquals(1, spec.get("send_batch").asInt());
+        assertEquals(42, spec.get("seed").asLong());
+        assertTrue(root.get("spec_hash").asText().matches("[0-9a-f]{64}"));
+
+        // window 1: pairs (n-1, n) with all four times present: n = 1..7 (message 8 was lost)
+        JsonNode id = root.get("identity_check");
+        assertEquals(1, id.get("window").asInt());
+        assertEquals(7, id.get("checked").asLong());
+        assertEquals(0, id.get("violations").asLong());
+        assertTrue(id.get("holds").asBoolean());
+        assertEquals(0.0, id.get("max_abs_error_ns").asDouble());
+
+        // 9 intervals of 1 µs on the sending side; 8 intervals over 24 µs on the receiving side
+        JsonNode t = root.get("throughput");
+        assertEquals(1_000_000.0, t.get("send_msg_s").asDouble(), 1e-6);
+        assertEquals(8e9 / 24_000, t.get("receive_msg_s").asDouble(), 1e-6);
+        assertEquals(64_000_000.0, t.get("send_bytes_s").asDouble(), 1e-3);
+
+        JsonNode lat = root.at("/series/latency_ns");
+        assertEquals(9, lat.get("n").asInt());
+        assertEquals(9_000.0, lat.get("median").asDouble());
+        assertTrue(root.at("/series/latency_corrected_ns").isMissingNode(), "no intended times, no corrected series");
+        assertEquals(List.of("trace.dat", "summary.json"), strings(root.get("files")));
+        assertTrue(root.at("/environment/coordinator/logical_cores").asInt() > 0);
+        assertTrue(root.at("/environment/agents").isEmpty());
+    }
+
+    @Test
+    void successfulRunHasNullFailureReason() throws Exception {
+        RunOutcome out = handTrace();
+        out.failure = null;
+        JsonNode root = writeAndRead(out);
+        assertEquals("ok", root.get("status").asText());
+        assertTrue(root.has("failure_reason"));
+        assertTrue(root.get("failure_reason").isNull());
+    }
+
+    @Test
+    void undefinedValuesAreNullNotNaN() throws Exception {
+        RunSpec spec = RunSpec.builder().count(4).window(1).build();
+        RunOutcome out = new RunOutcome(spec, "run-empty");
+        for (int i = 0; i < 4; i++) {
+            out.sendNs[i] = 100L * i;
+        }
+        out.sent = 4;
+        out.failure = "4 of 4 messages lost";
+        Path file = dir.resolve(SummaryJson.FILE_NAME);
+        SummaryJson.write(file, SummaryJson.build(out, analyse(out), EnvironmentInfo.current(), "t", List.of()));
+        String text = java.nio.file.Files.readString(file);
+        assertFalse(text.contains("NaN"), "JSON has no NaN:\n" + text);
+        assertFalse(text.contains("Infinity"), text);
+
+        JsonNode root = new ObjectMapper().readTree(text);
+        for (String field : Q4) {
+            assertTrue(root.at("/latency/" + field).isNull(), field + " is null when nothing arrived");
+        }
+        assertEquals(4, root.at("/counters/messages_lost").asLong());
+        assertTrue(root.at("/throughput/receive_msg_s").isNull());
+        assertTrue(root.at("/throughput/rt_median_msg_s").isNull());
+        assertEquals(0, root.at("/series/latency_ns/n").asInt());
+        assertTrue(root.at("/series/latency_ns/mean").isNull());
+        assertTrue(root.at("/series/rt_msg_s/median").isNull());
+        assertEquals(0, root.at("/identity_check/checked").asLong());
+        assertTrue(root.at("/identity_check/holds").asBoolean());
+    }
+
+    @Test
+    void rateHelper() {
+        assertEquals(1e9, SummaryJson.rate(new long[] {5, 6, ABSENT}, 2), 1e-6);
+        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {5, ABSENT}, 1)));
+        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {ABSENT, ABSENT}, 0)));
+        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {7, 7}, 2)), "zero span is undefined");
+    }
+
+    private static List<String> names(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            names.add(it.next());
+        }
+        return names;
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> s = new ArrayList<>();
+        array.forEach(n -> s.add(n.asText()));
+        return s;
+    }
+}
