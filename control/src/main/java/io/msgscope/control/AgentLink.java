@@ -50,6 +50,8 @@ public final class AgentLink implements AutoCloseable {
         Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeoutMs, Integer.MAX_VALUE))
                 .option(ChannelOption.TCP_NODELAY, true)
+                // no reads before the link exists: an agent may write (e.g. "busy") as soon as we connect
+                .option(ChannelOption.AUTO_READ, false)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -83,6 +85,7 @@ public final class AgentLink implements AutoCloseable {
         AgentLink link = new AgentLink(name, role, ch, deathCheck);
         self[0] = link;
         hub.register(link);
+        ch.config().setAutoRead(true);
         link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
                 .setRole(role).setToolVersion(Version.TOOL)).build());
         link.helloAck = hub.await(link, timeoutMs, "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();

@@ -261,10 +261,26 @@ public final class RunCommand implements Callable<Integer> {
             Path probe = Files.createTempFile(dir, ".write-check", ".tmp");
             Files.delete(probe);
         } catch (IOException | SecurityException e) {
-            throw new SpecException("--out", "cannot write to " + dir + " (" + e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? ": " + e.getMessage() : "") + ")");
+            throw new SpecException("--out", "cannot write to " + dir + " (" + reason(e) + ")");
         }
         return dir;
+    }
+
+    /** Why a folder is unusable, in words rather than a Java exception class name. */
+    private static String reason(Exception e) {
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+            return f.getFile() + " exists and is not a folder";
+        }
+        if (e instanceof java.nio.file.NoSuchFileException f) {
+            return "no such file or folder: " + f.getFile();
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : "not writable";
     }
 
     private List<String> agentJvmArgs(RunSpec spec) {

@@ -1,0 +1,292 @@
+package io.msgscope.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The CLI's usage errors and help, driven in-process through {@link Main#execute}. Every case here
+ * fails validation before any agent would be started.
+ */
+class CliUsageTest {
+
+    @TempDir
+    Path tmp;
+
+    /** The outcome of one CLI invocation. */
+    private record Result(int code, String out, String err) {
+        List<String> errLines() {
+            return err.lines().filter(l -> !l.isBlank()).toList();
+        }
+    }
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    /**
+     * Exit 2, nothing on stdout, one error line (optionally followed by a "Try ..." line) that
+     * contains every {@code mentions}, and no stack trace.
+     */
+    private static String assertUsageError(Result r, String... mentions) {
+        assertEquals(2, r.code(), () -> "exit code; stderr: " + r.err());
+        assertEquals("", r.out(), "nothing on stdout");
+        List<String> lines = r.errLines();
+        assertTrue(lines.size() == 1 || lines.size() == 2 && lines.get(1).startsWith("Try "),
+                () -> "one error line (plus an optional 'Try' line), got:\n" + r.err());
+        String line = lines.get(0);
+        assertTrue(line.startsWith("msgscope "), line);
+        for (String m : mentions) {
+            assertTrue(line.contains(m), () -> "error should mention '" + m + "': " + line);
+        }
+        assertFalse(r.err().contains("Exception"), () -> "no exception in: " + r.err());
+        assertFalse(r.err().contains("\tat "), () -> "no stack trace in: " + r.err());
+        return line;
+    }
+
+    private String out() {
+        return tmp.resolve("out").toString();
+    }
+
+    @Test
+    void unknownOption() {
+        Result r = run("run", "--bogus");
+        assertUsageError(r, "msgscope run", "--bogus");
+        assertEquals("Try 'msgscope run --help'.", r.errLines().get(1));
+    }
+
+    @Test
+    void negativeCount() {
+        assertUsageError(run("run", "--count", "-5", "--out", out()), "--count", "between 1 and 500000000", "-5");
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written for a rejected run");
+    }
+
+    @Test
+    void zeroCount() {
+        assertUsageError(run("run", "--count", "0", "--out", out()), "--count", "between 1 and 500000000");
+    }
+
+    @Test
+    void nonNumericCount() {
+        assertUsageError(run("run", "--count", "many"), "--count", "many");
+    }
+
+    @Test
+    void windowNotBelowCount() {
+        assertUsageError(run("run", "--window", "2000", "--count", "1000", "--out", out()), "--window",
+                "between 1 and count-1 (999)", "2000");
+    }
+
+    @Test
+    void sizeBelowTheHeader() {
+        assertUsageError(run("run", "--size", "8", "--out", out()), "--size", "between 32", "got 8");
+    }
+
+    @Test
+    void unknownPadding() {
+        assertUsageError(run("run", "--padding", "purple", "--out", out()), "--padding", "zeros or random",
+                "purple");
+    }
+
+    @Test
+    void negativeRate() {
+        assertUsageError(run("run", "--rate", "-1", "--out", out()), "--rate", "between 0 (full speed) and 100000000");
+    }
+
+    @Test
+    void sendBatchWithRate() {
+        assertUsageError(run("run", "--rate", "1000", "--send-batch", "4", "--out", out()), "--send-batch",
+                "must be 1 when --rate is set");
+    }
+
+    @Test
+    void unwritableOut() {
+        assertUsageError(run("run", "--count", "1000", "--out", "/proc/forbidden"), "--out",
+                "cannot write to /proc/forbidden");
+    }
+
+    @Test
+    void outIsAFile() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        assertUsageError(run("run", "--count", "1000", "--out", file.toString()), "--out",
+                "cannot write to " + file, "exists and is not a folder");
+    }
+
+    @Test
+    void relayIngressPortInUse() throws Exception {
+        try (ServerSocket held = new ServerSocket()) {
+            held.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = held.getLocalPort();
+            assertUsageError(run("run", "--count", "1000", "--relay-ingress-port", Integer.toString(port),
+                    "--out", out()), "--relay-ingress-port", "port " + port + " is in use", "0 for any");
+        }
+        assertFalse(Files.exists(tmp.resolve("out")), "rejected before the results folder is made");
+    }
+
+    @Test
+    void relayPortOutOfRange() {
+        assertUsageError(run("run", "--relay-egress-port", "70000", "--out", out()), "--relay-egress-port",
+                "between 0 (any free port) and 65535");
+    }
+
+    @Test
+    void unknownAgentRole() {
+        assertUsageError(run("agent", "--role", "juggler"), "msgscope agent", "--role",
+                "sender, receiver or relay", "juggler");
+    }
+
+    @Test
+    void agentMissingRole() {
+        assertUsageError(run("agent"), "msgscope agent", "--role");
+    }
+
+    @Test
+    void agentRefusesANonLoopbackListenAddress() {
+        // refused by the check before binding: nothing is bound and no traffic is sent
+        assertUsageError(run("agent", "--role", "relay", "--listen", "10.1.2.3:7600"), "--listen", "10.1.2.3",
+                "without credentials", "loopback");
+    }
+
+    @Test
+    void agentListenNeedsAPort() {
+        assertUsageError(run("agent", "--role", "relay", "--listen", "127.0.0.1"), "--listen", "HOST:PORT");
+    }
+
+    @Test
+    void agentListenPortOutOfRange() {
+        assertUsageError(run("agent", "--role", "relay", "--listen", "127.0.0.1:70000"), "--listen",
+                "between 0 and 65535");
+    }
+
+    @Test
+    void plotOfAMissingFolder() {
+        assertUsageError(run("plot", "/nonexistent"), "msgscope plot", "DIR", "/nonexistent");
+    }
+
+    @Test
+    void plotWithoutAFolder() {
+        assertUsageError(run("plot"), "msgscope plot", "DIR");
+    }
+
+    @Test
+    void noArgumentsPrintsUsage() {
+        Result r = run();
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("Usage: msgscope"), r.err());
+        for (String sub : List.of("run", "agent", "plot")) {
+            assertTrue(r.err().lines().anyMatch(l -> l.trim().startsWith(sub + " ") || l.trim().equals(sub)),
+                    () -> "subcommand " + sub + " listed:\n" + r.err());
+        }
+        assertFalse(r.err().contains("Exception"));
+    }
+
+    @Test
+    void version() {
+        Result r = run("--version");
+        assertEquals(0, r.code());
+        assertEquals("msgscope 0.1.0", r.out().strip());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void helpExitsZero() {
+        for (String[] args : List.of(new String[] {"--help"}, new String[] {"run", "--help"},
+                new String[] {"agent", "--help"}, new String[] {"plot", "--help"}, new String[] {"-h"})) {
+            Result r = run(args);
+            String what = String.join(" ", args);
+            assertEquals(0, r.code(), what);
+            assertTrue(r.out().startsWith("Usage: msgscope"), () -> what + ":\n" + r.out());
+            assertTrue(r.out().contains("Exit codes:"), () -> what + ":\n" + r.out());
+            assertEquals("", r.err(), what);
+        }
+    }
+
+    @Test
+    void runHelpShowsEveryDefault() {
+        String help = run("run", "--help").out();
+        List<String> blocks = optionBlocks(help);
+        assertTrue(blocks.size() >= 18, () -> "option blocks found: " + blocks.size() + "\n" + help);
+        for (String block : blocks) {
+            if (block.startsWith("-h, --help") || block.startsWith("-V, --version")) {
+                continue;
+            }
+            assertTrue(block.contains("(default: "), () -> "no default shown for: " + block);
+        }
+        // and each default shown is the one the option really has (written once, in the annotation)
+        CommandLine runCmd = new CommandLine(new Main()).getSubcommands().get("run");
+        int checked = 0;
+        for (OptionSpec o : runCmd.getCommandSpec().options()) {
+            if (o.defaultValue() == null || o.usageHelp() || o.versionHelp()) {
+                continue;
+            }
+            String block = blockOf(blocks, o);
+            assertTrue(block.contains("(default: " + o.defaultValue() + ")"),
+                    () -> o.longestName() + " should show its default " + o.defaultValue() + ": " + block);
+            checked++;
+        }
+        assertTrue(checked >= 16, "options with defaults checked: " + checked);
+        assertTrue(blockOf(blocks, runCmd.getCommandSpec().findOption("--out"))
+                .contains("(default: results/run-YYYYMMDD-HHMMSS)"));
+    }
+
+    @Test
+    void agentHelpShowsDefaults() {
+        List<String> blocks = optionBlocks(run("agent", "--help").out());
+        CommandLine agent = new CommandLine(new Main()).getSubcommands().get("agent");
+        assertTrue(blockOf(blocks, agent.getCommandSpec().findOption("--listen"))
+                .contains("(default: 127.0.0.1:7600)"));
+        assertTrue(blockOf(blocks, agent.getCommandSpec().findOption("--max-frame"))
+                .contains("(default: 8388608)"));
+    }
+
+    /** The option descriptions of a help text, one string per option, whitespace collapsed. */
+    private static List<String> optionBlocks(String help) {
+        List<String> blocks = new ArrayList<>();
+        StringBuilder current = null;
+        for (String line : help.lines().toList()) {
+            String t = line.strip();
+            boolean optionStart = line.matches("^\\s{1,6}(-\\w, )?--\\S.*");
+            if (optionStart) {
+                if (current != null) {
+                    blocks.add(current.toString());
+                }
+                current = new StringBuilder(t);
+            } else if (current != null && !t.isEmpty() && line.startsWith("  ")) {
+                current.append(' ').append(t);
+            } else if (current != null) {
+                blocks.add(current.toString());
+                current = null;
+            }
+        }
+        if (current != null) {
+            blocks.add(current.toString());
+        }
+        return blocks.stream().map(b -> b.replaceAll("\\s+", " ")).toList();
+    }
+
+    private static String blockOf(List<String> blocks, OptionSpec o) {
+        String name = o.longestName();
+        String shown = o.negatable() ? name.replaceFirst("^--", "--[no-]") : name;
+        return blocks.stream().filter(b -> b.startsWith(shown + " ") || b.startsWith(shown + "=")
+                        || b.equals(shown) || b.contains(", " + shown))
+                .findFirst().orElseThrow(() -> new AssertionError("no help block for " + shown));
+    }
+}
