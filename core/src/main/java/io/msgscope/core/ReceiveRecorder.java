@@ -28,6 +28,18 @@ public final class ReceiveRecorder {
         Arrays.fill(recvNs, ABSENT);
     }
 
+    /** Forgets everything recorded: the explicit reset between a discarded phase and the measurement. */
+    public void reset() {
+        Arrays.fill(recvNs, ABSENT);
+        received = 0;
+        duplicates = 0;
+        reordered = 0;
+        outOfRange = 0;
+        highest = -1;
+        firstNs = ABSENT;
+        lastNs = ABSENT;
+    }
+
     /** Records I_n for sequence {@code seq}; the hot path. */
     public void recordReceive(long seq, long monoNs) {
         if (seq < 0 || seq >= count) {
