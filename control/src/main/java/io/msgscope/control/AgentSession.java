@@ -88,6 +88,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     worker.execute(() -> upload(ch, r));
                 }
             }
+            case CLOCK_PROBE -> ch.writeAndFlush(Envelope.newBuilder().setClockProbe(env.getClockProbe().toBuilder()
+                    .setAgentNs(System.nanoTime())).build());
             case HEARTBEAT -> ch.writeAndFlush(Envelope.newBuilder()
                     .setHeartbeat(Heartbeat.newBuilder().setNanos(System.nanoTime())).build());
             case ABORT, BYE -> ch.close();
@@ -119,7 +121,7 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                 .setHost(e.hostname()).setPid(ProcessHandle.current().pid())
                 .setEnvironment(Environment.newBuilder().setJvm(e.jvm()).setOs(e.os()).setCpuModel(e.cpuModel())
                         .setLogicalCores(e.logicalCores()).setPhysicalCores(e.physicalCores())
-                        .setHostname(e.hostname()))).build());
+                        .setHostname(e.hostname()).setBootId(e.bootId()))).build());
     }
 
     private void prepare(Channel ch, Envelope env) {

@@ -30,6 +30,25 @@ public final class Frames {
                 .setValueCount(count).setValuesLe(ByteString.copyFrom(bb.array()))).build();
     }
 
+    /** Copies a chunk's values into a growing array: returns the array to keep (the same or a larger one). */
+    public static long[] copyGrowing(TraceChunk chunk, long[] target, long maxValues) {
+        long end = chunk.getOffset() + chunk.getValueCount();
+        if (chunk.getOffset() < 0 || chunk.getValueCount() < 0 || end > maxValues) {
+            throw new IllegalArgumentException("trace chunk " + chunk.getSeries() + " [" + chunk.getOffset() + ", +"
+                    + chunk.getValueCount() + ") exceeds the limit of " + maxValues + " values");
+        }
+        if (target == null || end > target.length) {
+            long[] bigger = new long[(int) Math.max(end, target == null ? 0 : Math.min(maxValues, 2L * target.length))];
+            java.util.Arrays.fill(bigger, Long.MIN_VALUE);
+            if (target != null) {
+                System.arraycopy(target, 0, bigger, 0, target.length);
+            }
+            target = bigger;
+        }
+        copyInto(chunk, target);
+        return target;
+    }
+
     /** Copies a chunk's values into {@code target} at the chunk's offset; rejects chunks that do not fit. */
     public static void copyInto(TraceChunk chunk, long[] target) {
         long offset = chunk.getOffset();
@@ -48,6 +67,7 @@ public final class Frames {
             case SENDER -> "sender";
             case RECEIVER -> "receiver";
             case RELAY -> "relay";
+            case PROBE -> "probe";
             default -> "agent";
         };
     }

@@ -28,6 +28,17 @@ public final class RunOutcome {
     public long warmupReceived;
     public boolean receiverTimedOut;
     public long measureWallNs;
+    /** Sample series (CPU every Nth message, network, sidecar), by series, as uploaded. */
+    public final Map<io.msgscope.proto.Series, long[]> samples = new java.util.EnumMap<>(io.msgscope.proto.Series.class);
+    /** Per role: samples taken and ns spent taking them during the measurement (the sampling overhead). */
+    public final Map<String, long[]> sampling = new LinkedHashMap<>();
+    /** Sidecar mode: what the probe sampled, and the clock offset probe − receiver box. */
+    public String sidecarSource;
+    public ClockOffset sidecarOffset;
+    public ClockOffset sidecarOffsetAfter;
+    public boolean sidecarSameBox;
+    /** The receiver's data interface, where network utilisation was sampled (M4). */
+    public String netInterface = "";
     /** Heap bytes each role's hot thread allocated while measuring (-1 = unknown), by role name. */
     public final Map<String, Long> hotThreadAllocatedBytes = new LinkedHashMap<>();
     public boolean sendUploaded;

@@ -30,16 +30,23 @@ public final class TraceRun {
     /** Deadlines of the control steps (ms). */
     static final long HANDSHAKE_MS = 30_000;
     static final long READY_MS = 60_000;
+    /** Cap on one uploaded sample series (a week of 10 ms samples is 60 M). */
+    static final long MAX_SAMPLE_VALUES = 100_000_000L;
+    static final int CLOCK_ROUNDS = 32;
 
     private final RunSpec spec;
+    private final BrokerCpu brokerCpu;
     private final CorePlan cores;
     private final String relayHost;
     private final int ingressPort;
     private final int egressPort;
     private final PrintStream log;
+    private boolean forcePingPong;
 
-    public TraceRun(RunSpec spec, CorePlan cores, String relayHost, int ingressPort, int egressPort, PrintStream log) {
+    public TraceRun(RunSpec spec, BrokerCpu brokerCpu, CorePlan cores, String relayHost, int ingressPort,
+                    int egressPort, PrintStream log) {
         this.spec = spec;
+        this.brokerCpu = brokerCpu;
         this.cores = cores;
         this.relayHost = relayHost;
         this.ingressPort = ingressPort;
@@ -47,9 +54,15 @@ public final class TraceRun {
         this.log = log;
     }
 
-    /** The agents' addresses and how to tell that one died. */
+    /** Measure the probe's clock offset by ping-pong even on one box (tests the cross-box path). */
+    public TraceRun forcePingPong(boolean force) {
+        this.forcePingPong = force;
+        return this;
+    }
+
+    /** The agents' addresses and how to tell that one died; {@code probe} is null unless in sidecar mode. */
     public record Endpoints(String host, LocalAgents.Agent sender, LocalAgents.Agent receiver,
-                            LocalAgents.Agent relay) {
+                            LocalAgents.Agent relay, LocalAgents.Agent probe) {
     }
 
     public RunOutcome run(Endpoints ep, String runId) {
@@ -59,6 +72,7 @@ public final class TraceRun {
             AgentLink relay = null;
             AgentLink receiver = null;
             AgentLink sender = null;
+            AgentLink probe = null;
             try {
                 relay = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.relay().port(), HANDSHAKE_MS,
                         ep.relay()::deathReason);
@@ -72,6 +86,15 @@ public final class TraceRun {
                         .setIngressPort(ingressPort).setEgressPort(egressPort)));
                 Ready relayReady = hub.await(relay, READY_MS, "relay set-up", Envelope.BodyCase.READY).getReady();
                 record(out, relay, relayReady);
+                if (ep.probe() != null) {
+                    probe = AgentLink.connect(hub, Role.PROBE, ep.host(), ep.probe().port(), HANDSHAKE_MS,
+                            ep.probe()::deathReason);
+                    long pid = brokerCpu.targetsEmbeddedRelay() ? relay.helloAck().getPid() : brokerCpu.brokerPid();
+                    probe.send(spec(base.toBuilder().setPinCpu(-1).setBrokerPid(pid)
+                            .setBrokerProcess(brokerCpu.brokerProcess()).setBrokerCgroup(brokerCpu.brokerCgroup())
+                            .setSamplePeriodUs(brokerCpu.periodUs())));
+                    record(out, probe, hub.await(probe, READY_MS, "probe set-up", Envelope.BodyCase.READY).getReady());
+                }
 
                 receiver.send(spec(base.toBuilder().setPinCpu(cores.receiver()).setConnectHost(relayHost)
                         .setConnectPort(relayReady.getEgressPort())));
@@ -82,6 +105,12 @@ public final class TraceRun {
                 record(out, sender, hub.await(sender, READY_MS, "sender set-up", Envelope.BodyCase.READY)
                         .getReady());
                 checkPinning(out);
+                if (probe != null) {
+                    out.sidecarSameBox = !forcePingPong && sameBox(probe, receiver);
+                    out.sidecarOffset = offset(hub, probe, receiver, out.sidecarSameBox);
+                    probe.send(go(Phase.WARMUP));
+                    hub.await(probe, READY_MS, "the probe's warm-up", Envelope.BodyCase.PHASE_DONE);
+                }
 
                 log.println("warm-up: " + spec.warmupCount() + " messages (discarded)");
                 long warmupMs = 60_000 + spec.warmupCount() / 10;
@@ -99,6 +128,7 @@ public final class TraceRun {
                 PhaseDone sent = hub.await(sender, measureDeadlineMs(), "the measurement",
                         Envelope.BodyCase.PHASE_DONE).getPhaseDone();
                 out.sent = sent.getSent();
+                out.sampling.put("sender", new long[] {sent.getSamples(), sent.getSamplingNs()});
                 out.hotThreadAllocatedBytes.put("sender", sent.getHotThreadAllocatedBytes());
                 receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
                         .setSent(sent.getSent())).build());
@@ -111,18 +141,30 @@ public final class TraceRun {
                 out.outOfRange = got.getOutOfRange();
                 out.receiverTimedOut = got.getTimedOut();
                 out.hotThreadAllocatedBytes.put("receiver", got.getHotThreadAllocatedBytes());
+                out.sampling.put("receiver", new long[] {got.getSamples(), got.getSamplingNs()});
+                if (got.getNote().startsWith("net:")) {
+                    out.netInterface = got.getNote().substring(4);
+                }
                 relay.send(go(Phase.MEASURE));
                 PhaseDone forwarded = hub.await(relay, READY_MS, "the relay's count", Envelope.BodyCase.PHASE_DONE)
                         .getPhaseDone();
                 out.relayForwarded = forwarded.getReceived();
                 out.hotThreadAllocatedBytes.put("relay", forwarded.getHotThreadAllocatedBytes());
+                if (probe != null) {
+                    probe.send(go(Phase.MEASURE));
+                    PhaseDone p = hub.await(probe, READY_MS, "the probe's report", Envelope.BodyCase.PHASE_DONE)
+                            .getPhaseDone();
+                    out.sidecarSource = p.getNote();
+                    out.sampling.put("probe", new long[] {p.getSamples(), p.getSamplingNs()});
+                    out.sidecarOffsetAfter = offset(hub, probe, receiver, out.sidecarSameBox);
+                }
             } catch (AgentFailure f) {
                 out.failure = f.getMessage();
                 out.usageFailure = f.usage();
                 log.println("run failed: " + f.getMessage());
             }
-            uploadAll(hub, out, sender, receiver);
-            for (AgentLink l : new AgentLink[] {sender, receiver, relay}) {
+            uploadAll(hub, out, sender, receiver, probe);
+            for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {
                 if (l != null) {
                     l.send(Envelope.newBuilder().setBye(Bye.getDefaultInstance()).build());
                 }
@@ -132,7 +174,14 @@ public final class TraceRun {
     }
 
     /** Uploads from every agent that still answers, even after a failure (no lost data). */
-    private void uploadAll(ControlHub hub, RunOutcome out, AgentLink sender, AgentLink receiver) {
+    private void uploadAll(ControlHub hub, RunOutcome out, AgentLink sender, AgentLink receiver, AgentLink probe) {
+        if (probe != null) {
+            try {
+                upload(hub, probe, out);
+            } catch (AgentFailure f) {
+                note(out, "probe sample upload: " + f.getMessage());
+            }
+        }
         if (sender != null) {
             try {
                 upload(hub, sender, out);
@@ -170,24 +219,41 @@ public final class TraceRun {
                 return;
             }
             TraceChunk c = env.getChunk();
-            long[] target = switch (c.getSeries()) {
-                case SEND_NS -> out.sendNs;
-                case RECV_NS -> out.recvNs;
-                case INTENDED_NS -> {
-                    if (out.intendedNs == null) {
-                        out.intendedNs = new long[(int) spec.count()];
-                        Arrays.fill(out.intendedNs, Long.MIN_VALUE);
-                    }
-                    yield out.intendedNs;
-                }
-                default -> throw new AgentFailure(link.name(), "unknown trace series " + c.getSeries(), false);
-            };
             try {
-                Frames.copyInto(c, target);
+                switch (c.getSeries()) {
+                    case SEND_NS -> Frames.copyInto(c, out.sendNs);
+                    case RECV_NS -> Frames.copyInto(c, out.recvNs);
+                    case INTENDED_NS -> {
+                        if (out.intendedNs == null) {
+                            out.intendedNs = new long[(int) spec.count()];
+                            Arrays.fill(out.intendedNs, Long.MIN_VALUE);
+                        }
+                        Frames.copyInto(c, out.intendedNs);
+                    }
+                    case SERIES_UNSPECIFIED, UNRECOGNIZED ->
+                            throw new AgentFailure(link.name(), "unknown trace series " + c.getSeries(), false);
+                    default -> out.samples.put(c.getSeries(),
+                            Frames.copyGrowing(c, out.samples.get(c.getSeries()), MAX_SAMPLE_VALUES));
+                }
             } catch (IllegalArgumentException e) {
                 throw new AgentFailure(link.name(), e.getMessage(), false);
             }
         }
+    }
+
+    private static boolean sameBox(AgentLink a, AgentLink b) {
+        String ia = a.helloAck().getEnvironment().getBootId();
+        return !ia.isEmpty() && ia.equals(b.helloAck().getEnvironment().getBootId());
+    }
+
+    /** Probe clock − receiver clock: exactly 0 on one box (one CLOCK_MONOTONIC), else by ping-pong. */
+    private static ClockOffset offset(ControlHub hub, AgentLink probe, AgentLink receiver, boolean sameBox)
+            throws AgentFailure {
+        if (sameBox) {
+            return new ClockOffset(0, 0, 0);
+        }
+        return ClockOffset.between(ClockOffset.measure(hub, probe, CLOCK_ROUNDS),
+                ClockOffset.measure(hub, receiver, CLOCK_ROUNDS));
     }
 
     private void record(RunOutcome out, AgentLink link, Ready ready) {
@@ -218,7 +284,7 @@ public final class TraceRun {
                 .setWarmupCount(spec.warmupCount()).setSize(spec.size()).setRate(spec.rate())
                 .setRandomPadding(spec.padding() == Padding.RANDOM).setDrainTimeoutMs(spec.drainTimeoutMs())
                 .setSocketBuffer(spec.socketBuffer()).setSeed(spec.seed()).setSendBatch(spec.sendBatch())
-                .setPinCpu(-1).build();
+                .setCpuEvery(spec.cpuEvery()).setRelayBurnNs(spec.relayBurnNs()).setPinCpu(-1).build();
     }
 
     private static Envelope spec(io.msgscope.proto.RunSpec.Builder b) {

@@ -7,7 +7,16 @@ import java.net.InetAddress;
 
 /** The environment a result carries (STYLE "Results"): JVM, OS, CPU model and cores (OSHI), host. */
 public record EnvironmentInfo(String jvm, String os, String cpuModel, int logicalCores, int physicalCores,
-                              String hostname) {
+                              String hostname, String bootId) {
+
+    /** This boot's id: two processes with the same id share CLOCK_MONOTONIC (R1); "" when unknown. */
+    public static String readBootId() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id")).trim();
+        } catch (Exception e) {
+            return "";
+        }
+    }
 
     public static EnvironmentInfo current() {
         String jvm = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
@@ -30,6 +39,6 @@ public record EnvironmentInfo(String jvm, String os, String cpuModel, int logica
         } catch (Exception e) {
             host = "unknown";
         }
-        return new EnvironmentInfo(jvm, os, cpu, logical, physical, host);
+        return new EnvironmentInfo(jvm, os, cpu, logical, physical, host, readBootId());
     }
 }

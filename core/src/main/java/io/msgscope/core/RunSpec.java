@@ -17,9 +17,19 @@ import java.util.Objects;
  * @param socketBuffer     SO_SNDBUF/SO_RCVBUF in bytes, 0 = the OS default
  * @param sendBatch        messages coalesced per write on the sender (1 = one write per message)
  * @param seed             seed of random padding
+ * @param cpuEvery         N of M3: CPU and network sampled every Nth message; 0 = off
+ * @param relayBurnNs      test-only: the relay spins this long per message (a known CPU burner)
  */
 public record RunSpec(long count, long warmupCount, int size, double rate, Padding padding, int window,
-                      boolean pin, long drainTimeoutMs, int socketBuffer, int sendBatch, long seed) {
+                      boolean pin, long drainTimeoutMs, int socketBuffer, int sendBatch, long seed,
+                      int cpuEvery, long relayBurnNs) {
+
+    /**
+     * Default N of M3. Thread CPU has ns resolution and costs ~1 µs to read, so every 1,000th message
+     * keeps the sampling cost near 1 ns per message while a window still spans ~1–100 ms at
+     * 10k–1M msg/s; process CPU (10 ms ticks) is aggregated over windows of at least 100 ms.
+     */
+    public static final int DEFAULT_CPU_EVERY = 1000;
 
     public static final long MAX_COUNT = 500_000_000L;
     public static final int MAX_SIZE = 64 * 1024 * 1024;
@@ -35,7 +45,7 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
     public Builder toBuilder() {
         return new Builder().count(count).warmupCount(warmupCount).size(size).rate(rate).padding(padding)
                 .window(window).pin(pin).drainTimeoutMs(drainTimeoutMs).socketBuffer(socketBuffer)
-                .sendBatch(sendBatch).seed(seed);
+                .sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs);
     }
 
     /** Fluent builder; defaults are the CLI defaults. */
@@ -51,6 +61,8 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
         private int socketBuffer = 0;
         private int sendBatch = 1;
         private long seed = 42;
+        private int cpuEvery = DEFAULT_CPU_EVERY;
+        private long relayBurnNs = 0;
 
         public Builder count(long v) { count = v; return this; }
         public Builder warmupCount(long v) { warmupCount = v; return this; }
@@ -63,6 +75,8 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
         public Builder socketBuffer(int v) { socketBuffer = v; return this; }
         public Builder sendBatch(int v) { sendBatch = v; return this; }
         public Builder seed(long v) { seed = v; return this; }
+        public Builder cpuEvery(int v) { cpuEvery = v; return this; }
+        public Builder relayBurnNs(long v) { relayBurnNs = v; return this; }
 
         public RunSpec build() {
             if (count < 1 || count > MAX_COUNT) {
@@ -95,8 +109,14 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
             if (rate > 0 && sendBatch != 1) {
                 throw new SpecException("--send-batch", "must be 1 when --rate is set (each message is sent at its own time)");
             }
+            if (cpuEvery < 0 || cpuEvery > MAX_COUNT) {
+                throw new SpecException("--cpu-every", "must be between 0 (off) and " + MAX_COUNT + ", got " + cpuEvery);
+            }
+            if (relayBurnNs < 0 || relayBurnNs > 1_000_000_000L) {
+                throw new SpecException("--relay-burn-ns", "must be between 0 and 1000000000, got " + relayBurnNs);
+            }
             return new RunSpec(count, warmupCount, size, rate, padding, window, pin, drainTimeoutMs, socketBuffer,
-                    sendBatch, seed);
+                    sendBatch, seed, cpuEvery, relayBurnNs);
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.msgscope.cli;
 
 import io.msgscope.agent.probe.RelayRole;
-import io.msgscope.agent.probe.RelayTap;
+import io.msgscope.agent.probe.SidecarRole;
 import io.msgscope.agent.receiver.ReceiverRole;
 import io.msgscope.agent.sender.SenderRole;
 import io.msgscope.control.AgentRole;
@@ -27,15 +27,16 @@ import java.util.function.Supplier;
  * driven by a coordinator over the control channel (D7).
  */
 @Command(name = "agent", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run an agent: sender, receiver, or relay (the broker-probe agent in relay mode).",
+        description = {"Run an agent: sender, receiver, relay (the broker-probe agent in relay mode) or probe",
+                "(the broker-probe agent in sidecar mode, sampling a broker process's CPU on its host).",
                 "Prints 'msgscope agent ROLE listening on HOST:PORT' once it listens."},
         footer = {"", "Exit codes: 0 served and exited, 2 bad usage (e.g. --listen address in use)."})
 public final class AgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
-    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay",
-            description = "What this agent does (probe is an alias of relay).")
+    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay|probe",
+            description = "What this agent does.")
     String role;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7600",
@@ -78,7 +79,8 @@ public final class AgentCommand implements Callable<Integer> {
         Supplier<AgentRole> factory = switch (r) {
             case SENDER -> () -> new SenderRole(new TcpDriver());
             case RECEIVER -> () -> new ReceiverRole(new TcpDriver());
-            default -> () -> new RelayRole(RelayTap.NONE);
+            case PROBE -> SidecarRole::new;
+            default -> RelayRole::new;
         };
         AgentServer server = AgentServer.start(host, port, r, factory, once, maxFrame);
         commandSpec.commandLine().getOut().println("msgscope agent " + role.toLowerCase(Locale.ROOT)
@@ -92,8 +94,9 @@ public final class AgentCommand implements Callable<Integer> {
         return switch (role.toLowerCase(Locale.ROOT)) {
             case "sender" -> Role.SENDER;
             case "receiver" -> Role.RECEIVER;
-            case "relay", "probe" -> Role.RELAY;
-            default -> throw new SpecException("--role", "must be sender, receiver or relay, got '" + role + "'");
+            case "relay" -> Role.RELAY;
+            case "probe" -> Role.PROBE;
+            default -> throw new SpecException("--role", "must be sender, receiver, relay or probe, got '" + role + "'");
         };
     }
 

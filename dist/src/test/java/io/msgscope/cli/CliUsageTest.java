@@ -150,7 +150,7 @@ class CliUsageTest {
     @Test
     void unknownAgentRole() {
         assertUsageError(run("agent", "--role", "juggler"), "msgscope agent", "--role",
-                "sender, receiver or relay", "juggler");
+                "sender, receiver, relay or probe", "juggler");
     }
 
     @Test
@@ -234,7 +234,7 @@ class CliUsageTest {
         CommandLine runCmd = new CommandLine(new Main()).getSubcommands().get("run");
         int checked = 0;
         for (OptionSpec o : runCmd.getCommandSpec().options()) {
-            if (o.defaultValue() == null || o.usageHelp() || o.versionHelp()) {
+            if (o.defaultValue() == null || o.usageHelp() || o.versionHelp() || o.hidden()) {
                 continue;
             }
             String block = blockOf(blocks, o);

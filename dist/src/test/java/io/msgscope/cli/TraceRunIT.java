@@ -89,7 +89,8 @@ class TraceRunIT {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
         if (gnuplot) {
-            for (String png : List.of("latency.png", "latency-histogram.png", "throughput.png")) {
+            for (String png : List.of("latency.png", "latency-histogram.png", "throughput.png", "cpu.png",
+                    "network.png")) {
                 byte[] head = new byte[8];
                 try (var in = Files.newInputStream(out.resolve(png))) {
                     assertEquals(8, in.read(head), png);
@@ -149,7 +150,8 @@ class TraceRunIT {
             String header = r.readLine();
             assertTrue(header.startsWith("#"), header);
             String[] cols = header.substring(1).trim().split("\\s+");
-            assertEquals(List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s"), List.of(cols));
+            assertEquals(List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s", "cpu_sender_pct",
+                    "cpu_broker_pct", "cpu_receiver_pct", "net_rx_bytes_s", "net_rx_packets_s"), List.of(cols));
             String line;
             long rows = 0;
             while ((line = r.readLine()) != null) {
@@ -157,7 +159,7 @@ class TraceRunIT {
                     continue; // further comment lines (window, units)
                 }
                 String[] f = line.trim().split("\\s+");
-                assertEquals(6, f.length, line);
+                assertEquals(cols.length, f.length, line);
                 assertEquals(rows, Long.parseLong(f[0]));
                 long send = Long.parseLong(f[1]);
                 long recv = Long.parseLong(f[2]);

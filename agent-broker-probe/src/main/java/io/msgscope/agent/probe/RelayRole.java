@@ -40,6 +40,11 @@ public final class RelayRole implements AgentRole {
         this.tap = tap;
     }
 
+    /** The relay with its standard tap: CPU stamps every Nth message and the optional test burner. */
+    public RelayRole() {
+        this(null);
+    }
+
     @Override
     public Role role() {
         return Role.RELAY;
@@ -66,7 +71,7 @@ public final class RelayRole implements AgentRole {
             TcpSockets.tune(in, spec.getSocketBuffer());
             final int size = spec.getSize();
             final ByteBuffer buf = WireHeader.allocate(TcpSockets.bufferFor(size));
-            final RelayTap t = tap;
+            final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec);
             final SocketChannel src = in;
             final SocketChannel dst = out;
             long index = 0;

@@ -3,12 +3,14 @@ package io.msgscope.agent.receiver;
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
+import io.msgscope.core.CpuSampler;
 import io.msgscope.core.ReceiveRecorder;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.Endpoint;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
+import io.msgscope.core.proc.NetDevReader;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
 import io.msgscope.proto.Ready;
@@ -28,6 +30,7 @@ import java.nio.ByteBuffer;
  */
 public final class ReceiverRole implements AgentRole {
     private static final long POLL_MS = 50;
+    private static final long NET_MIN_INTERVAL_NS = 10_000_000L;
 
     private final Driver driver;
     private RunSpec spec;
@@ -43,11 +46,25 @@ public final class ReceiverRole implements AgentRole {
         this.driver = driver;
     }
 
-    /** The per-message callback: one object for the whole run, no allocation per message. */
+    /**
+     * The per-message callback: one object for the whole run, no allocation per message. Every Nth
+     * message (the first arrival with a sequence at or past the next multiple of N) it also takes
+     * the receiver's CPU sample and keeps the broker's CPU stamp from the probe slot (D4, M3).
+     */
     private final class Handler implements MessageHandler {
         long warmupReceived;
-        long bytes;
         long lastArrivalNs;
+        long nextSample = Long.MAX_VALUE;
+        long lastSeq = Long.MAX_VALUE;
+        int every;
+        CpuSampler cpu;
+        long[] brokerNs;
+        long[] brokerCpuNs;
+        NetDevReader net; // null: network not sampled
+        final long[] netNow = new long[4];
+        long[][] netSeries; // rx bytes, rx packets, tx bytes, tx packets per sample slot
+        long lastNetNs = Long.MIN_VALUE / 2;
+        long netSamplingNs;
 
         @Override
         public void onMessage(ByteBuffer buffer, int offset) {
@@ -57,8 +74,56 @@ public final class ReceiverRole implements AgentRole {
                 warmupReceived++;
             } else {
                 recorder.recordReceive(seq, t);
+                if (seq >= nextSample) {
+                    sampleAt(buffer, offset, seq);
+                } else if (seq == lastSeq) {
+                    keepBrokerStamp(buffer, offset, brokerNs.length - 1);
+                }
             }
             lastArrivalNs = t;
+        }
+
+        private void sampleAt(ByteBuffer buffer, int offset, long seq) {
+            final int k = (int) (seq / every);
+            cpu.sample(k);
+            sampleNetwork(k, false);
+            nextSample = (long) (k + 1) * every;
+            if (seq == (long) k * every) {
+                keepBrokerStamp(buffer, offset, k);
+            }
+            if (seq == lastSeq) {
+                keepBrokerStamp(buffer, offset, brokerNs.length - 1);
+            }
+        }
+
+        /** /proc/net/dev costs ~10 µs: read at most every 10 ms (skipped slots are bridged after the run). */
+        void sampleNetwork(int slot, boolean always) {
+            if (net == null) {
+                return;
+            }
+            final long t0 = System.nanoTime();
+            if (!always && t0 - lastNetNs < NET_MIN_INTERVAL_NS) {
+                return;
+            }
+            try {
+                if (net.read(netNow)) {
+                    for (int i = 0; i < 4; i++) {
+                        netSeries[i][slot] = netNow[i];
+                    }
+                }
+            } catch (java.io.IOException e) {
+                net = null; // stop sampling the network, keep measuring
+            }
+            lastNetNs = t0;
+            netSamplingNs += System.nanoTime() - t0;
+        }
+
+        private void keepBrokerStamp(ByteBuffer buffer, int offset, int slot) {
+            long ts = WireHeader.probeTime(buffer, offset);
+            if (ts != 0) { // 0 = the relay did not stamp this message
+                brokerNs[slot] = ts;
+                brokerCpuNs[slot] = WireHeader.probeCpu(buffer, offset);
+            }
         }
     }
 
@@ -71,10 +136,44 @@ public final class ReceiverRole implements AgentRole {
     public Ready prepare(RunSpec spec) throws Exception {
         this.spec = spec;
         recorder = new ReceiveRecorder((int) spec.getCount());
+        if (spec.getCpuEvery() > 0) {
+            handler.every = spec.getCpuEvery();
+            handler.cpu = new CpuSampler(spec.getCount(), spec.getCpuEvery());
+            handler.cpu.warmUp();
+            handler.brokerNs = new long[handler.cpu.slots()];
+            handler.brokerCpuNs = new long[handler.cpu.slots()];
+            java.util.Arrays.fill(handler.brokerNs, CpuSampler.ABSENT);
+            java.util.Arrays.fill(handler.brokerCpuNs, CpuSampler.ABSENT);
+            handler.nextSample = 0;
+            handler.lastSeq = spec.getCount() - 1;
+        }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
         subscriber = driver.openSubscriber(new Endpoint(spec.getConnectHost(), spec.getConnectPort(),
                 spec.getSocketBuffer()), spec.getSize());
+        if (handler.cpu != null) {
+            openNetwork();
+        }
         return thread.ready().setRole(Role.RECEIVER).build();
+    }
+
+    /** Network utilisation on the interface the data arrives on (M4), when /proc/net/dev lists it. */
+    private void openNetwork() {
+        java.net.InetAddress local = subscriber.localAddress();
+        if (local == null) {
+            return;
+        }
+        try {
+            handler.net = new NetDevReader(java.nio.file.Path.of("/proc/net/dev"), NetDevReader.interfaceOf(local));
+            handler.netSeries = new long[4][handler.cpu.slots()];
+            for (int i = 0; i < 2_000; i++) {
+                handler.net.read(handler.netNow); // warm the parser up before the run
+            }
+            for (long[] a : handler.netSeries) {
+                java.util.Arrays.fill(a, CpuSampler.ABSENT);
+            }
+        } catch (Exception e) {
+            handler.net = null; // not Linux, or the interface is not listed
+        }
     }
 
     @Override
@@ -135,6 +234,10 @@ public final class ReceiverRole implements AgentRole {
         if (stopped) {
             return;
         }
+        if (h.cpu != null) {
+            h.cpu.sample(h.cpu.finalSlot());
+            h.sampleNetwork(h.cpu.finalSlot(), true);
+        }
         if (!warmupReported) {
             warmupListener.failed("connection closed during the warm-up after " + h.warmupReceived + " of "
                     + warmup + " warm-up messages");
@@ -144,6 +247,9 @@ public final class ReceiverRole implements AgentRole {
                 .setDuplicates(rec.duplicates()).setReordered(rec.reordered()).setOutOfRange(rec.outOfRange())
                 .setBytes(rec.received() * spec.getSize()).setFirstNs(rec.firstNs()).setLastNs(rec.lastNs())
                 .setTimedOut(!rec.complete() && !eof)
+                .setSamples(h.cpu == null ? 0 : h.cpu.samples())
+                .setSamplingNs(h.cpu == null ? 0 : h.cpu.samplingNs() + h.netSamplingNs)
+                .setNote(h.net == null ? "" : "net:" + h.net.iface())
                 .setHotThreadAllocatedBytes(allocatedAtMeasureStart < 0 ? -1
                         : thread.allocatedBytes() - allocatedAtMeasureStart).build();
         PhaseListener l = awaitMeasureListener();
@@ -176,6 +282,20 @@ public final class ReceiverRole implements AgentRole {
     @Override
     public void upload(TraceSink sink) throws Exception {
         sink.series(Series.RECV_NS, recorder.recvNs(), (int) spec.getCount());
+        CpuSampler cpu = handler.cpu;
+        if (cpu != null) {
+            sink.series(Series.RECEIVER_SAMPLE_NS, cpu.sampleNs(), cpu.slots());
+            sink.series(Series.RECEIVER_THREAD_CPU_NS, cpu.threadCpuNs(), cpu.slots());
+            sink.series(Series.RECEIVER_PROCESS_CPU_NS, cpu.processCpuNs(), cpu.slots());
+            sink.series(Series.BROKER_SAMPLE_NS, handler.brokerNs, cpu.slots());
+            sink.series(Series.BROKER_CPU_NS, handler.brokerCpuNs, cpu.slots());
+            if (handler.netSeries != null) {
+                sink.series(Series.NET_RX_BYTES, handler.netSeries[NetDevReader.RX_BYTES], cpu.slots());
+                sink.series(Series.NET_RX_PACKETS, handler.netSeries[NetDevReader.RX_PACKETS], cpu.slots());
+                sink.series(Series.NET_TX_BYTES, handler.netSeries[NetDevReader.TX_BYTES], cpu.slots());
+                sink.series(Series.NET_TX_PACKETS, handler.netSeries[NetDevReader.TX_PACKETS], cpu.slots());
+            }
+        }
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.msgscope.control.AgentRole;
 import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.Clock;
+import io.msgscope.core.CpuSampler;
 import io.msgscope.core.SendRecorder;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
@@ -37,6 +38,7 @@ public final class SenderRole implements AgentRole {
     private Publisher publisher;
     private RoleThread thread;
     private Clock clock;
+    private CpuSampler sampler; // null when --cpu-every 0
     private volatile boolean stopped;
 
     public SenderRole(Driver driver) {
@@ -53,6 +55,10 @@ public final class SenderRole implements AgentRole {
         this.spec = spec;
         int count = (int) spec.getCount();
         recorder = new SendRecorder(count, spec.getRate() > 0);
+        sampler = spec.getCpuEvery() > 0 ? new CpuSampler(count, spec.getCpuEvery()) : null;
+        if (sampler != null) {
+            sampler.warmUp();
+        }
         int batch = Math.max(1, spec.getSendBatch());
         payload = WireHeader.allocate(spec.getSize() * batch);
         if (spec.getRandomPadding()) {
@@ -87,6 +93,9 @@ public final class SenderRole implements AgentRole {
                     done.setSent(recorder.sent());
                 }
                 done.setBytes(done.getSent() * spec.getSize());
+                if (phase == Phase.MEASURE && sampler != null) {
+                    done.setSamples(sampler.samples()).setSamplingNs(sampler.samplingNs());
+                }
                 done.setHotThreadAllocatedBytes(allocated < 0 ? -1 : thread.allocatedBytes() - allocated);
                 if (stopped) {
                     listener.failed("sender stopped after " + done.getSent() + " messages");
@@ -118,6 +127,9 @@ public final class SenderRole implements AgentRole {
         final SendRecorder rec = recorder;
         final Publisher pub = publisher;
         final long epochOffset = clock.epochMinusMono();
+        final CpuSampler cpu = sampler;
+        final int every = cpu == null ? Integer.MAX_VALUE : cpu.every();
+        int nextSample = cpu == null ? Integer.MAX_VALUE : 0;
         int seq = 0;
         while (seq < count) {
             if ((seq & 1023) == 0 && stopped) {
@@ -125,13 +137,21 @@ public final class SenderRole implements AgentRole {
             }
             final int k = Math.min(batch, count - seq);
             for (int j = 0, off = 0; j < k; j++, off += size) {
+                final int n = seq + j;
+                if (n == nextSample) { // every Nth message: one compare on the others' path
+                    cpu.sample(n / every);
+                    nextSample = n + every;
+                }
                 long t = System.nanoTime();
                 WireHeader.writeSendTime(buf, off, t + epochOffset);
-                WireHeader.writeSequence(buf, off, seq + j);
-                rec.recordSend(seq + j, t);
+                WireHeader.writeSequence(buf, off, n);
+                rec.recordSend(n, t);
             }
             pub.send(buf, 0, k * size);
             seq += k;
+        }
+        if (cpu != null) {
+            cpu.sample(cpu.finalSlot());
         }
     }
 
@@ -143,10 +163,17 @@ public final class SenderRole implements AgentRole {
         final SendRecorder rec = recorder;
         final Publisher pub = publisher;
         final long epochOffset = clock.epochMinusMono();
+        final CpuSampler cpu = sampler;
+        final int every = cpu == null ? Integer.MAX_VALUE : cpu.every();
+        int nextSample = cpu == null ? Integer.MAX_VALUE : 0;
         final long start = System.nanoTime() + 1_000_000;
         for (int seq = 0; seq < count; seq++) {
             if ((seq & 1023) == 0 && stopped) {
                 return;
+            }
+            if (seq == nextSample) {
+                cpu.sample(seq / every);
+                nextSample = seq + every;
             }
             final long intended = start + (long) (seq * periodNs);
             long now = System.nanoTime();
@@ -165,6 +192,9 @@ public final class SenderRole implements AgentRole {
             rec.recordSend(seq, now);
             pub.send(buf, 0, size);
         }
+        if (cpu != null) {
+            cpu.sample(cpu.finalSlot());
+        }
     }
 
     @Override
@@ -173,6 +203,11 @@ public final class SenderRole implements AgentRole {
         sink.series(Series.SEND_NS, recorder.sendNs(), count);
         if (recorder.intendedNs() != null) {
             sink.series(Series.INTENDED_NS, recorder.intendedNs(), count);
+        }
+        if (sampler != null) {
+            sink.series(Series.SENDER_SAMPLE_NS, sampler.sampleNs(), sampler.slots());
+            sink.series(Series.SENDER_THREAD_CPU_NS, sampler.threadCpuNs(), sampler.slots());
+            sink.series(Series.SENDER_PROCESS_CPU_NS, sampler.processCpuNs(), sampler.slots());
         }
     }
 

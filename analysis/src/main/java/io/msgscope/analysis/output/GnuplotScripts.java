@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * Writes the ready gnuplot scripts (M9) next to {@code trace.dat} and
@@ -39,9 +42,89 @@ public final class GnuplotScripts {
         return Files.writeString(file, text, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Writes a script {@code dir/scriptName} that plots trace.dat columns against the message
+     * number (column 1) {@code with steps}, one line per entry, for per-window series such as CPU
+     * usage or network rate (M3, M4, M9). The y axis starts at 0; an undefined (NaN) window shows
+     * as a gap, not bridged by the neighbouring values. Get the column numbers from
+     * {@link TraceDatWriter#columnOf}.
+     *
+     * @param scriptName file name ending in {@code .gp} (no directory)
+     * @param pngName output file name ending in {@code .png} (no directory)
+     * @param labelToTraceDatColumn legend label → 1-based trace.dat column, in plotting order
+     * @return the script written
+     */
+    public static Path writeSteps(Path dir, String scriptName, String pngName, String title, String yLabel,
+            LinkedHashMap<String, Integer> labelToTraceDatColumn) throws IOException {
+        return write(dir.resolve(checkFileName(scriptName, ".gp")),
+                stepsScript(scriptName, checkFileName(pngName, ".png"), title, yLabel, labelToTraceDatColumn));
+    }
+
+    static String stepsScript(String scriptName, String pngName, String title, String yLabel,
+            Map<String, Integer> columns) {
+        Objects.requireNonNull(title, "title");
+        Objects.requireNonNull(yLabel, "yLabel");
+        Objects.requireNonNull(columns, "labelToTraceDatColumn");
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException("no columns to plot in " + scriptName);
+        }
+        String what = title.replaceAll("\\R", " ") + " (from trace.dat)";
+        // NaN (an unmeasured window) must break the line: "missing" points would be bridged.
+        StringBuilder s = new StringBuilder(preamble(what, scriptName, pngName)
+                .replace("set datafile missing NaN\n", "# NaN = unmeasured window: the line breaks there\n"));
+        s.append("set title ").append(quote(title)).append('\n');
+        s.append("set xlabel \"message number\"\n");
+        s.append("set ylabel ").append(quote(yLabel)).append('\n');
+        s.append("set yrange [0:*]\n");
+        s.append("set key top right\n");
+        String separator = "plot ";
+        for (Map.Entry<String, Integer> e : columns.entrySet()) {
+            Integer column = e.getValue();
+            if (column == null || column < 2) {
+                throw new IllegalArgumentException("trace.dat column for \"" + e.getKey()
+                        + "\" must be >= 2 (column 1 is the message number), was " + column);
+            }
+            s.append(separator).append("\"trace.dat\" using 1:").append(column.intValue())
+                    .append(" with steps lw 1 title ").append(quote(Objects.requireNonNull(e.getKey(), "label")));
+            separator = ", \\\n     ";
+        }
+        s.append('\n');
+        return s.toString();
+    }
+
+    /** A gnuplot double-quoted string (backslash escapes are interpreted inside). */
+    private static String quote(String text) {
+        StringBuilder q = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                q.append('\\').append(c);
+            } else if (c == '\n' || c == '\r') {
+                q.append(' ');
+            } else {
+                q.append(c);
+            }
+        }
+        return q.append('"').toString();
+    }
+
+    private static String checkFileName(String name, String suffix) {
+        Objects.requireNonNull(name, "file name");
+        if (!name.endsWith(suffix) || name.length() == suffix.length() || name.contains("/")
+                || name.contains("\\") || name.contains("\"") || name.contains("'")) {
+            throw new IllegalArgumentException("expected a plain file name ending in " + suffix + ", was \""
+                    + name + "\"");
+        }
+        return name;
+    }
+
     private static String preamble(String what, String png) {
+        return preamble(what, png.replace(".png", ".gp"), png);
+    }
+
+    private static String preamble(String what, String script, String png) {
         return "# msgscope: " + what + "\n"
-                + "# Run from the run folder: gnuplot " + png.replace(".png", ".gp") + "\n"
+                + "# Run from the run folder: gnuplot " + script + "\n"
                 + "set encoding utf8\n"
                 + "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
                 + "    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n"

@@ -2,23 +2,32 @@ package io.msgscope.analysis.output;
 
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
+import io.msgscope.analysis.cpu.StepSeries;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * Writes {@code trace.dat}: one whitespace-separated row per message (M9), for gnuplot.
  *
  * <pre>
- * # seq send_ns recv_ns latency_ns st_msg_s rt_msg_s [intended_ns latency_corrected_ns]
+ * # seq send_ns recv_ns latency_ns st_msg_s rt_msg_s [intended_ns latency_corrected_ns] [extra ...]
  * </pre>
  *
  * Times are in ns relative to the run start ({@link Trace#startNs()}); latencies are clamped at
  * 0 like in the analysis (Q2); ST/RT use window M and carry one decimal. Undefined values (lost
  * or unsent messages, the first M rows of ST/RT, a zero overhead) are written as {@code NaN}.
  * Numbers never depend on the default Locale.
+ *
+ * <p>Extra columns ({@link StepSeries}, e.g. CPU usage per window of N messages, M3/M4) follow
+ * the fixed ones, headed by {@link StepSeries#name()}; each row holds the value of the window
+ * its message falls in, with two decimals. Use {@link #columnOf} for gnuplot column numbers.
  */
 public final class TraceDatWriter {
 
@@ -37,6 +46,24 @@ public final class TraceDatWriter {
 
     /** Writes the rows to {@code out} (not closed). */
     public static void write(OutputStream out, Trace trace, int window) throws IOException {
+        write(out, trace, window, List.of());
+    }
+
+    /**
+     * Writes the trace with {@code extra} step-series columns after the fixed ones.
+     *
+     * @param extra series over the same messages as the trace (same count), with distinct names
+     */
+    public static void write(Path file, Trace trace, int window, List<StepSeries> extra) throws IOException {
+        checkExtra(trace, extra);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+            write(out, trace, window, extra);
+        }
+    }
+
+    /** Writes the rows with {@code extra} columns to {@code out} (not closed). */
+    public static void write(OutputStream out, Trace trace, int window, List<StepSeries> extra) throws IOException {
+        checkExtra(trace, extra);
         if (window < 1) {
             throw new IllegalArgumentException("window M must be >= 1, was " + window);
         }
@@ -54,10 +81,21 @@ public final class TraceDatWriter {
         if (intended != null) {
             line.ascii(" intended_ns latency_corrected_ns");
         }
+        final StepSeries[] steps = extra.toArray(new StepSeries[0]);
+        for (StepSeries step : steps) {
+            line.ch(' ').ascii(step.name());
+        }
         line.newline();
         line.ascii("# M=").number(window)
                 .ascii("; times in ns relative to run start; latency clamped at 0; NaN = undefined")
                 .newline();
+        if (steps.length > 0) {
+            line.ascii("# step columns: one value per window of N messages (");
+            for (int c = 0; c < steps.length; c++) {
+                line.ascii(c == 0 ? "" : ", ").ascii(steps[c].name()).ascii(" N=").number(steps[c].every());
+            }
+            line.ascii(")").newline();
+        }
         for (int i = 0; i < n; i++) {
             long s = send[i];
             long r = recv[i];
@@ -82,9 +120,57 @@ public final class TraceDatWriter {
                     line.nan();
                 }
             }
+            for (StepSeries step : steps) {
+                line.ch(' ').fixed(step.valueAt(i), 2);
+            }
             line.newline();
         }
         line.flush();
+    }
+
+    /**
+     * 1-based gnuplot column of {@code name} in the trace.dat that {@link #write(Path, Trace, int,
+     * List)} writes for {@code trace} and {@code extra}: a fixed column ({@code seq},
+     * {@code send_ns}, {@code recv_ns}, {@code latency_ns}, {@code st_msg_s}, {@code rt_msg_s},
+     * and in rate mode {@code intended_ns}, {@code latency_corrected_ns}) or an extra series.
+     *
+     * @throws IllegalArgumentException if there is no such column
+     */
+    public static int columnOf(Trace trace, List<StepSeries> extra, String name) {
+        Objects.requireNonNull(name, "name");
+        List<String> fixed = fixedColumns(trace);
+        int index = fixed.indexOf(name);
+        if (index >= 0) {
+            return index + 1;
+        }
+        for (int c = 0; c < extra.size(); c++) {
+            if (extra.get(c).name().equals(name)) {
+                return fixed.size() + c + 1;
+            }
+        }
+        throw new IllegalArgumentException("trace.dat has no column \"" + name + "\"");
+    }
+
+    private static List<String> fixedColumns(Trace trace) {
+        return trace.hasIntended()
+                ? List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s",
+                        "intended_ns", "latency_corrected_ns")
+                : List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s");
+    }
+
+    private static void checkExtra(Trace trace, List<StepSeries> extra) {
+        Objects.requireNonNull(extra, "extra");
+        Set<String> names = new HashSet<>(fixedColumns(trace));
+        for (StepSeries step : extra) {
+            Objects.requireNonNull(step, "extra series");
+            if (step.count() != trace.count()) {
+                throw new IllegalArgumentException("series " + step.name() + " covers " + step.count()
+                        + " messages but the trace has " + trace.count());
+            }
+            if (!names.add(step.name())) {
+                throw new IllegalArgumentException("duplicate trace.dat column name " + step.name());
+            }
+        }
     }
 
     private static AsciiLineBuffer timeOrNaN(AsciiLineBuffer line, long t, long start) throws IOException {

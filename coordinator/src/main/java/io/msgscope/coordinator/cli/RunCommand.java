@@ -8,7 +8,9 @@ import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.analysis.output.HistogramWriter;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.analysis.output.TraceDatWriter;
+import io.msgscope.coordinator.BrokerCpu;
 import io.msgscope.coordinator.ConsoleSummary;
+import io.msgscope.coordinator.CpuReport;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.RunOutcome;
@@ -99,6 +101,43 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "Seed of random padding (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--cpu-every", paramLabel = "N", defaultValue = "" + RunSpec.DEFAULT_CPU_EVERY,
+            description = "Sample CPU (and network) every Nth message, M3/M4; 0 = off (default: ${DEFAULT-VALUE}). "
+                    + "Thread CPU has ns resolution (~1 us per sample); process CPU (10 ms ticks) is reported "
+                    + "over windows of at least 100 ms.")
+    int cpuEvery;
+
+    @Option(names = "--broker-cpu", paramLabel = "relay|sidecar|off", defaultValue = "relay",
+            description = "Broker CPU from the relay's stamps in the messages (relay), from a probe agent sampling "
+                    + "the broker process (sidecar; by default the embedded relay's process), or not at all "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String brokerCpuMode;
+
+    @Option(names = "--broker-pid", paramLabel = "PID", defaultValue = "0",
+            description = "Sidecar: the broker process; 0 = not given (default: ${DEFAULT-VALUE}).")
+    long brokerPid;
+
+    @Option(names = "--broker-process", paramLabel = "NAME",
+            description = "Sidecar: find the broker by process name, e.g. beam.smp, mosquitto, nats-server "
+                    + "(default: none).")
+    String brokerProcess;
+
+    @Option(names = "--broker-cgroup", paramLabel = "PATH",
+            description = "Sidecar: a cgroup v2 folder whose cpu.stat is the broker's CPU (default: none).")
+    String brokerCgroup;
+
+    @Option(names = "--probe-period", paramLabel = "MS", defaultValue = "10",
+            description = "Sidecar: sampling period of the broker's CPU, 1-1000 ms (default: ${DEFAULT-VALUE}).")
+    int probePeriodMs;
+
+    @Option(names = "--force-clock-ping-pong", hidden = true, defaultValue = "false",
+            description = "Test only: measure the sidecar's clock offset by ping-pong even on one box.")
+    boolean forcePingPong;
+
+    @Option(names = "--relay-burn-ns", hidden = true, defaultValue = "0",
+            description = "Test only: the relay spins this long per message (a known CPU burner).")
+    long relayBurnNs;
+
     @Option(names = "--relay-ingress-port", paramLabel = "PORT", defaultValue = "0",
             description = "Port the relay listens on for the sender; 0 = any free port (default: ${DEFAULT-VALUE}).")
     int ingressPort;
@@ -129,7 +168,9 @@ public final class RunCommand implements Callable<Integer> {
         PrintStream log = System.err;
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
                 .padding(parsePadding(padding)).window(window).pin(pin).drainTimeoutMs(drainTimeoutMs)
-                .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).build();
+                .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
+                .relayBurnNs(relayBurnNs).build();
+        BrokerCpu brokerCpu = brokerCpu();
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
         }
@@ -156,29 +197,34 @@ public final class RunCommand implements Callable<Integer> {
             LocalAgents.Agent relay;
             LocalAgents.Agent receiver;
             LocalAgents.Agent sender;
+            LocalAgents.Agent probe = null;
             try {
                 relay = agents.start(Role.RELAY, dir, jvm, 30_000);
                 receiver = agents.start(Role.RECEIVER, dir, jvm, 30_000);
                 sender = agents.start(Role.SENDER, dir, jvm, 30_000);
+                if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
+                    probe = agents.start(Role.PROBE, dir, List.of("-Xmx128m", "-XX:+UseSerialGC"), 30_000);
+                }
             } catch (IOException e) {
                 outcome = new RunOutcome(spec, runId);
                 outcome.failure = "cannot start the agents: " + e.getMessage();
-                return finish(stdout, log, dir, outcome, startedAt, startEpochMs);
+                return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
             }
-            outcome = new TraceRun(spec, cores, "127.0.0.1", ingressPort, egressPort, log)
-                    .run(new TraceRun.Endpoints("127.0.0.1", sender, receiver, relay), runId);
+            outcome = new TraceRun(spec, brokerCpu, cores, "127.0.0.1", ingressPort, egressPort, log)
+                    .forcePingPong(forcePingPong).run(new TraceRun.Endpoints("127.0.0.1", sender, receiver, relay, probe), runId);
         }
-        return finish(stdout, log, dir, outcome, startedAt, startEpochMs);
+        return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
     }
 
-    private int finish(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, String startedAt,
-                       long startEpochMs) throws IOException {
+    private int finish(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, BrokerCpu brokerCpu,
+                       String startedAt, long startEpochMs) throws IOException {
         long t0 = System.nanoTime();
         Trace trace = new Trace(outcome.spec.count(), outcome.sendNs, outcome.intendedNs, outcome.recvNs);
         AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window());
         judge(outcome, a);
         List<String> files = new ArrayList<>();
-        TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window());
+        CpuReport cpu = CpuReport.build(outcome, brokerCpu);
+        TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window(), cpu.columns());
         files.add(TraceDatWriter.FILE_NAME);
         HistogramWriter.withBins(bins).write(dir.resolve(HistogramWriter.FILE_NAME), trace, a);
         files.add(HistogramWriter.FILE_NAME);
@@ -188,8 +234,17 @@ public final class RunCommand implements Callable<Integer> {
         for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended())) {
             files.add(p.getFileName().toString());
         }
+        for (Path p : cpu.writeScripts(dir, trace)) {
+            files.add(p.getFileName().toString());
+        }
         files.add(SummaryJson.FILE_NAME);
         Map<String, Object> summary = SummaryJson.build(outcome, a, EnvironmentInfo.current(), startedAt, files);
+        if (!cpu.summary().isEmpty()) {
+            summary.put("cpu", cpu.summary());
+        }
+        if (!cpu.network().isEmpty()) {
+            summary.put("network", cpu.network());
+        }
         SummaryJson.write(dir.resolve(SummaryJson.FILE_NAME), summary);
         log.printf(Locale.ROOT, "analysis and output: %.2f s%n", (System.nanoTime() - t0) / 1e9);
 
@@ -228,6 +283,36 @@ public final class RunCommand implements Callable<Integer> {
                         achieved, out.spec.rate());
             }
         }
+    }
+
+    private BrokerCpu brokerCpu() {
+        if (brokerProcess == null) {
+            brokerProcess = "";
+        }
+        if (brokerCgroup == null) {
+            brokerCgroup = "";
+        }
+        BrokerCpu.Mode mode;
+        try {
+            mode = BrokerCpu.Mode.valueOf(brokerCpuMode.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new SpecException("--broker-cpu", "must be relay, sidecar or off, got '" + brokerCpuMode + "'");
+        }
+        if (probePeriodMs < 1 || probePeriodMs > 1000) {
+            throw new SpecException("--probe-period", "must be between 1 and 1000 ms, got " + probePeriodMs);
+        }
+        if (brokerPid < 0) {
+            throw new SpecException("--broker-pid", "must be a process id (> 0), got " + brokerPid);
+        }
+        boolean target = brokerPid > 0 || !brokerProcess.isEmpty() || !brokerCgroup.isEmpty();
+        if (target && mode != BrokerCpu.Mode.SIDECAR) {
+            throw new SpecException(brokerPid > 0 ? "--broker-pid" : !brokerProcess.isEmpty() ? "--broker-process"
+                    : "--broker-cgroup", "only applies with --broker-cpu sidecar");
+        }
+        if (mode != BrokerCpu.Mode.OFF && cpuEvery == 0) {
+            throw new SpecException("--cpu-every", "is 0 (CPU sampling off): also give --broker-cpu off");
+        }
+        return new BrokerCpu(mode, brokerPid, brokerProcess, brokerCgroup, probePeriodMs * 1000);
     }
 
     private static Padding parsePadding(String p) {

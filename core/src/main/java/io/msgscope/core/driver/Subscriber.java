@@ -14,6 +14,11 @@ public interface Subscriber extends AutoCloseable {
      */
     int poll(MessageHandler handler, long timeoutMs) throws IOException;
 
+    /** The local address of the receiving connection (for network sampling, M4), or null if unknown. */
+    default java.net.InetAddress localAddress() {
+        return null;
+    }
+
     @Override
     void close() throws IOException;
 }

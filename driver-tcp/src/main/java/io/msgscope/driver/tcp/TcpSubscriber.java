@@ -59,6 +59,15 @@ final class TcpSubscriber implements Subscriber {
     }
 
     @Override
+    public java.net.InetAddress localAddress() {
+        try {
+            return ((java.net.InetSocketAddress) channel.getLocalAddress()).getAddress();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Override
     public void close() throws IOException {
         selector.close();
         channel.close();

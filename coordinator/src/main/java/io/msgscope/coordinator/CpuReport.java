@@ -1,0 +1,275 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.analysis.SeriesStats;
+import io.msgscope.analysis.Trace;
+import io.msgscope.analysis.cpu.CpuWindows;
+import io.msgscope.analysis.cpu.SidecarMapping;
+import io.msgscope.analysis.cpu.StepSeries;
+import io.msgscope.analysis.output.GnuplotScripts;
+import io.msgscope.analysis.output.TraceDatWriter;
+import io.msgscope.proto.Series;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * CPU per message for sender, broker and receiver (M3) and network utilisation (M4), after the run:
+ * C = ΔU/ΔT between the every-Nth-message samples, as step series over the message number, their
+ * M6 aggregates, the trace.dat columns and the gnuplot scripts. Says which source and mode
+ * produced each number.
+ */
+public final class CpuReport {
+    /** Process CPU comes in 10 ms ticks: its windows are merged to at least this span. */
+    public static final long PROCESS_MIN_SPAN_NS = 100_000_000L;
+    public static final String SENDER = "cpu_sender_pct";
+    public static final String BROKER = "cpu_broker_pct";
+    public static final String RECEIVER = "cpu_receiver_pct";
+    public static final String RELAY_STAMPS = "cpu_relay_thread_pct";
+    public static final String NET_RX = "net_rx_bytes_s";
+    public static final String NET_RX_PACKETS = "net_rx_packets_s";
+
+    private final RunOutcome out;
+    private final BrokerCpu brokerCpu;
+    private final List<StepSeries> columns = new ArrayList<>();
+    private final Map<String, Object> summary = new LinkedHashMap<>();
+    private final Map<String, Object> network = new LinkedHashMap<>();
+
+    private CpuReport(RunOutcome out, BrokerCpu brokerCpu) {
+        this.out = out;
+        this.brokerCpu = brokerCpu;
+    }
+
+    /** Builds the report; with sampling off it is empty. */
+    public static CpuReport build(RunOutcome out, BrokerCpu brokerCpu) {
+        CpuReport r = new CpuReport(out, brokerCpu);
+        if (out.spec.cpuEvery() > 0) {
+            r.compute();
+        }
+        return r;
+    }
+
+    private void compute() {
+        final int every = out.spec.cpuEvery();
+        final long count = out.spec.count();
+        final double pct = CpuWindows.PERCENT_OF_ONE_CORE;
+        summary.put("every", every);
+        summary.put("unit", "% of one core");
+        summary.put("windows", StepSeries.windowCount(count, every));
+
+        StepSeries sender = threadSeries(SENDER, Series.SENDER_SAMPLE_NS, Series.SENDER_THREAD_CPU_NS);
+        StepSeries receiver = threadSeries(RECEIVER, Series.RECEIVER_SAMPLE_NS, Series.RECEIVER_THREAD_CPU_NS);
+        StepSeries relayStamps = threadSeries(RELAY_STAMPS, Series.BROKER_SAMPLE_NS, Series.BROKER_CPU_NS);
+        StepSeries broker = null;
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("mode", brokerCpu.mode().name().toLowerCase(java.util.Locale.ROOT));
+        if (brokerCpu.mode() == BrokerCpu.Mode.RELAY && relayStamps != null) {
+            broker = new StepSeries(BROKER, every, count, relayStamps.values());
+            b.put("source", "relay forwarding-thread CPU (ns), written by the relay into the probe slot of every "
+                    + every + "th message and read by the receiver (D4); the relay's own clock");
+        } else if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
+            long[] t = out.samples.get(Series.SIDECAR_SAMPLE_NS);
+            long[] u = out.samples.get(Series.SIDECAR_BROKER_CPU_NS);
+            if (t != null && u != null && out.sidecarOffset != null) {
+                int n = present(t);
+                broker = SidecarMapping.map(BROKER, t, u, n, out.sidecarOffset.offsetNs(), out.sendNs, out.recvNs,
+                        count, every, pct);
+                b.put("source", out.sidecarSource);
+                b.put("probe_samples", n);
+                b.put("clock_offset", offset(out.sidecarOffset, out.sidecarOffsetAfter, out.sidecarSameBox));
+                long[] busy = out.samples.get(Series.SIDECAR_HOST_BUSY_NS);
+                long[] total = out.samples.get(Series.SIDECAR_HOST_TOTAL_NS);
+                if (busy != null && total != null) {
+                    b.put("host_busy_pct_of_all_cores", hostBusy(busy, total, n));
+                }
+                if (relayStamps != null && brokerCpu.targetsEmbeddedRelay()) {
+                    columns.add(relayStamps);
+                    b.put("relay_thread_stamps", stats(relayStamps));
+                }
+            } else {
+                b.put("source", "sidecar samples missing");
+            }
+        }
+        if (broker != null) {
+            b.putAll(stats(broker));
+        }
+        if (sender != null) {
+            columns.add(0, sender);
+        }
+        if (broker != null) {
+            columns.add(sender != null ? 1 : 0, broker);
+        }
+        if (receiver != null) {
+            columns.add(Math.min(columns.size(), (sender != null ? 1 : 0) + (broker != null ? 1 : 0)), receiver);
+        }
+        summary.put("sender", side(sender, Series.SENDER_SAMPLE_NS, Series.SENDER_PROCESS_CPU_NS,
+                "sending thread CPU (ThreadMXBean, ns) sampled every " + every + "th message"));
+        summary.put("broker", b);
+        summary.put("receiver", side(receiver, Series.RECEIVER_SAMPLE_NS, Series.RECEIVER_PROCESS_CPU_NS,
+                "receiving thread CPU (ThreadMXBean, ns) sampled every " + every + "th message"));
+        summary.put("sampling_overhead", overhead());
+        computeNetwork(every, count);
+    }
+
+    private void computeNetwork(int every, long count) {
+        long[] t = out.samples.get(Series.RECEIVER_SAMPLE_NS);
+        long[] rx = out.samples.get(Series.NET_RX_BYTES);
+        long[] pk = out.samples.get(Series.NET_RX_PACKETS);
+        if (t == null || rx == null || pk == null) {
+            return;
+        }
+        StepSeries bytes = CpuWindows.rate(NET_RX, t, rx, every, count, 0, CpuWindows.PER_SECOND);
+        StepSeries packets = CpuWindows.rate(NET_RX_PACKETS, t, pk, every, count, 0, CpuWindows.PER_SECOND);
+        columns.add(bytes);
+        columns.add(packets);
+        network.put("interface", out.netInterface);
+        network.put("source", "/proc/net/dev on the receiver's box, read at the receiver's CPU samples at most "
+                + "every 10 ms (missing samples bridged)");
+        network.put("rx_bytes_s", SummaryJson.stats(bytes.stats()));
+        network.put("rx_packets_s", SummaryJson.stats(packets.stats()));
+    }
+
+    private StepSeries threadSeries(String name, Series time, Series cpu) {
+        long[] t = out.samples.get(time);
+        long[] u = out.samples.get(cpu);
+        if (t == null || u == null) {
+            return null;
+        }
+        return CpuWindows.rate(name, t, u, out.spec.cpuEvery(), out.spec.count(), 0, CpuWindows.PERCENT_OF_ONE_CORE);
+    }
+
+    private Map<String, Object> side(StepSeries thread, Series time, Series process, String source) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("source", source);
+        if (thread != null) {
+            m.putAll(stats(thread));
+        }
+        long[] t = out.samples.get(time);
+        long[] u = out.samples.get(process);
+        if (t != null && u != null) {
+            StepSeries p = CpuWindows.rateOverMinSpan("process", t, u, out.spec.cpuEvery(), out.spec.count(),
+                    CpuWindows.PERCENT_OF_ONE_CORE, PROCESS_MIN_SPAN_NS);
+            Map<String, Object> pm = new LinkedHashMap<>();
+            pm.put("source", "agent process CPU (10 ms ticks) over windows merged to >= 100 ms");
+            pm.putAll(stats(p));
+            m.put("process", pm);
+        }
+        return m;
+    }
+
+    private Map<String, Object> overhead() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (Map.Entry<String, long[]> e : out.sampling.entrySet()) {
+            long samples = e.getValue()[0];
+            long ns = e.getValue()[1];
+            long messages = e.getKey().equals("sender") ? out.sent : out.received;
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("samples", samples);
+            s.put("ns_total", ns);
+            s.put("ns_per_sample", samples > 0 ? (double) ns / samples : null);
+            if (!e.getKey().equals("probe")) {
+                s.put("ns_per_message", messages > 0 ? (double) ns / messages : null);
+            }
+            m.put(e.getKey(), s);
+        }
+        return m;
+    }
+
+    private static Map<String, Object> stats(StepSeries s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("defined_windows", s.definedWindows());
+        m.put("stats", SummaryJson.stats(s.stats()));
+        return m;
+    }
+
+    private static Map<String, Object> offset(ClockOffset before, ClockOffset after, boolean sameBox) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("same_box", sameBox);
+        m.put("offset_ns", before.offsetNs());
+        m.put("error_bound_ns", before.errorNs());
+        if (after != null) {
+            m.put("offset_after_ns", after.offsetNs());
+            m.put("error_bound_after_ns", after.errorNs());
+        }
+        m.put("method", sameBox ? "probe and receiver share one boot (CLOCK_MONOTONIC): offset is exactly 0"
+                : "min-RTT ping-pong over the control channel, probe − receiver, before and after the run");
+        return m;
+    }
+
+    private static Map<String, Object> hostBusy(long[] busy, long[] total, int n) {
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < n; i++) {
+            if (busy[i] != Trace.ABSENT && total[i] != Trace.ABSENT) {
+                if (first < 0) {
+                    first = i;
+                }
+                last = i;
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (first >= 0 && last > first && total[last] > total[first]) {
+            m.put("mean", 100.0 * (busy[last] - busy[first]) / (total[last] - total[first]));
+        }
+        return m;
+    }
+
+    private static int present(long[] t) {
+        int n = 0;
+        while (n < t.length && t[n] != Trace.ABSENT) {
+            n++;
+        }
+        return n;
+    }
+
+    /** The trace.dat columns, sender, broker, receiver first. */
+    public List<StepSeries> columns() {
+        return columns;
+    }
+
+    public Map<String, Object> summary() {
+        return summary;
+    }
+
+    public Map<String, Object> network() {
+        return network;
+    }
+
+    /** Writes cpu.gp (and net.gp when network was sampled); returns the scripts written. */
+    public List<Path> writeScripts(Path dir, Trace trace) throws IOException {
+        List<Path> scripts = new ArrayList<>();
+        LinkedHashMap<String, Integer> cpu = new LinkedHashMap<>();
+        for (StepSeries s : columns) {
+            if (s.name().startsWith("cpu_")) {
+                cpu.put(label(s.name()), TraceDatWriter.columnOf(trace, columns, s.name()));
+            }
+        }
+        if (!cpu.isEmpty()) {
+            scripts.add(GnuplotScripts.writeSteps(dir, "cpu.gp", "cpu.png",
+                    "CPU per message: sender, broker, receiver (every " + out.spec.cpuEvery() + "th message)",
+                    "CPU [% of one core]", cpu));
+        }
+        for (StepSeries s : columns) {
+            if (s.name().equals(NET_RX)) {
+                LinkedHashMap<String, Integer> net = new LinkedHashMap<>();
+                net.put("received bytes/s on " + out.netInterface, TraceDatWriter.columnOf(trace, columns, NET_RX));
+                scripts.add(GnuplotScripts.writeSteps(dir, "network.gp", "network.png",
+                        "Network utilisation per message (" + out.netInterface + ")", "bytes/s", net));
+            }
+        }
+        return scripts;
+    }
+
+    private String label(String column) {
+        return switch (column) {
+            case SENDER -> "sender thread";
+            case RECEIVER -> "receiver thread";
+            case BROKER -> "broker (" + brokerCpu.mode().name().toLowerCase(java.util.Locale.ROOT) + " mode)";
+            case RELAY_STAMPS -> "relay thread (stamps)";
+            default -> column;
+        };
+    }
+}

@@ -1,0 +1,110 @@
+package io.msgscope.core;
+
+import java.util.Arrays;
+
+/**
+ * The every-Nth-message CPU samples of one role's hot thread (M3, D5): sample k is taken at message
+ * k·N and a final one after the last message, into arrays preallocated for all of them. A sample
+ * reads the monotonic clock, the thread's CPU time (ns) and, at most every 10 ms, the process's CPU
+ * time (10 ms ticks);
+ * the time spent sampling is itself measured, so its overhead can be reported.
+ */
+public final class CpuSampler {
+    public static final long ABSENT = SendRecorder.ABSENT;
+
+    private final int every;
+    private final long[] sampleNs;
+    private final long[] threadCpuNs;
+    private final long[] processCpuNs;
+    private long samples;
+    private long samplingNs;
+    private long lastProcessNs = Long.MIN_VALUE / 2;
+
+    /** Process CPU advances in 10 ms ticks, so it is read at most this often (skipped slots are bridged). */
+    static final long PROCESS_MIN_INTERVAL_NS = 10_000_000L;
+
+    /**
+     * @param count messages in the run
+     * @param every N; must be positive
+     */
+    public CpuSampler(long count, int every) {
+        if (every < 1) {
+            throw new IllegalArgumentException("every must be positive");
+        }
+        this.every = every;
+        int slots = slots(count, every);
+        sampleNs = new long[slots];
+        threadCpuNs = new long[slots];
+        processCpuNs = new long[slots];
+        Arrays.fill(sampleNs, ABSENT);
+        Arrays.fill(threadCpuNs, ABSENT);
+        Arrays.fill(processCpuNs, ABSENT);
+    }
+
+    /** K + 1 slots: one per window start, ceil(count / every), and the final sample. */
+    public static int slots(long count, int every) {
+        return (int) ((count + every - 1) / every) + 1;
+    }
+
+    public int every() {
+        return every;
+    }
+
+    /** Takes sample {@code k}; the hot path calls it when {@code seq % every == 0} (k = seq / every) and once at the end. */
+    public void sample(int k) {
+        final long t0 = System.nanoTime();
+        threadCpuNs[k] = CpuClock.threadCpuNs();
+        if (t0 - lastProcessNs >= PROCESS_MIN_INTERVAL_NS || k == sampleNs.length - 1) {
+            processCpuNs[k] = CpuClock.processCpuNs(); // 10 ms ticks: more often tells nothing
+            lastProcessNs = t0;
+        }
+        final long t1 = System.nanoTime();
+        sampleNs[k] = t0;
+        samples++;
+        samplingNs += t1 - t0;
+    }
+
+    /**
+     * Reads both CPU clocks a few thousand times before the run, so class loading and compilation of
+     * the management beans stay out of the first measured samples.
+     */
+    public void warmUp() {
+        long sink = 0;
+        for (int i = 0; i < 20_000; i++) {
+            sink += CpuClock.threadCpuNs() + CpuClock.processCpuNs();
+        }
+        if (sink == 42) {
+            System.out.print("");
+        }
+    }
+
+    /** Index of the final sample, taken after the last message. */
+    public int finalSlot() {
+        return sampleNs.length - 1;
+    }
+
+    public long[] sampleNs() {
+        return sampleNs;
+    }
+
+    public long[] threadCpuNs() {
+        return threadCpuNs;
+    }
+
+    public long[] processCpuNs() {
+        return processCpuNs;
+    }
+
+    public int slots() {
+        return sampleNs.length;
+    }
+
+    public long samples() {
+        return samples;
+    }
+
+    /** Total time spent inside {@link #sample}: the sampling overhead. */
+    public long samplingNs() {
+        return samplingNs;
+    }
+}
