@@ -39,6 +39,10 @@ public final class RunOutcome {
     public boolean sidecarSameBox;
     /** The receiver's data interface, where network utilisation was sampled (M4). */
     public String netInterface = "";
+    /** The destination the receiver reported (e.g. an AMQP server-named queue); empty for tcp. */
+    public String destination = "";
+    /** Counters the drivers reported (messages_acked, returned, errors, ...). */
+    public final Map<String, Long> driverCounters = new java.util.TreeMap<>();
     /** Heap bytes each role's hot thread allocated while measuring (-1 = unknown), by role name. */
     public final Map<String, Long> hotThreadAllocatedBytes = new LinkedHashMap<>();
     public boolean sendUploaded;

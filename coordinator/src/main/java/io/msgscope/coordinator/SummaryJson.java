@@ -39,8 +39,10 @@ public final class SummaryJson {
         root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
         root.put("run_id", out.runId);
         root.put("mode", "trace");
-        root.put("driver", "tcp");
-        root.put("topology", "sender -> relay -> receiver (raw TCP, loopback)");
+        root.put("driver", out.spec.driver());
+        root.put("topology", out.spec.driver().equals("tcp") ? "sender -> relay -> receiver (raw TCP, loopback)"
+                : "sender -> broker " + out.spec.uriForDisplay() + " -> receiver"
+                + (out.destination.isEmpty() ? "" : " (destination " + out.destination + ")"));
         root.put("started_at", startedAt);
         root.put("status", out.failed() ? "failed" : "ok");
         root.put("failure_reason", out.failure);
@@ -91,6 +93,7 @@ public final class SummaryJson {
         c.put("relay_forwarded", out.relayForwarded < 0 ? null : out.relayForwarded);
         c.put("negative_latencies_clamped", a.clampedNegative());
         c.put("latencies_above_histogram_range", a.aboveRange());
+        c.putAll(out.driverCounters);
         root.put("counters", c);
 
         Map<String, Object> alloc = new LinkedHashMap<>();
@@ -192,6 +195,10 @@ public final class SummaryJson {
         m.put("socket_buffer", s.socketBuffer());
         m.put("send_batch", s.sendBatch());
         m.put("seed", s.seed());
+        m.put("cpu_every", s.cpuEvery());
+        m.put("driver", s.driver());
+        m.put("uri", s.uriForDisplay());
+        m.put("driver_options", new java.util.TreeMap<>(s.driverOptions()));
         return m;
     }
 

@@ -74,34 +74,46 @@ public final class TraceRun {
             AgentLink sender = null;
             AgentLink probe = null;
             try {
-                relay = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.relay().port(), HANDSHAKE_MS,
-                        ep.relay()::deathReason);
+                io.msgscope.proto.RunSpec base = toProto(runId);
+                Ready relayReady = null;
+                if (ep.relay() != null) {
+                    relay = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.relay().port(), HANDSHAKE_MS,
+                            ep.relay()::deathReason);
+                    relay.send(spec(base.toBuilder().setPinCpu(cores.relay()).setBindHost(relayHost)
+                            .setIngressPort(ingressPort).setEgressPort(egressPort)));
+                    relayReady = hub.await(relay, READY_MS, "relay set-up", Envelope.BodyCase.READY).getReady();
+                    record(out, relay, relayReady);
+                }
                 receiver = AgentLink.connect(hub, Role.RECEIVER, ep.host(), ep.receiver().port(), HANDSHAKE_MS,
                         ep.receiver()::deathReason);
                 sender = AgentLink.connect(hub, Role.SENDER, ep.host(), ep.sender().port(), HANDSHAKE_MS,
                         ep.sender()::deathReason);
-
-                io.msgscope.proto.RunSpec base = toProto(runId);
-                relay.send(spec(base.toBuilder().setPinCpu(cores.relay()).setBindHost(relayHost)
-                        .setIngressPort(ingressPort).setEgressPort(egressPort)));
-                Ready relayReady = hub.await(relay, READY_MS, "relay set-up", Envelope.BodyCase.READY).getReady();
-                record(out, relay, relayReady);
                 if (ep.probe() != null) {
                     probe = AgentLink.connect(hub, Role.PROBE, ep.host(), ep.probe().port(), HANDSHAKE_MS,
                             ep.probe()::deathReason);
-                    long pid = brokerCpu.targetsEmbeddedRelay() ? relay.helloAck().getPid() : brokerCpu.brokerPid();
+                    long pid = brokerCpu.targetsEmbeddedRelay() && relay != null ? relay.helloAck().getPid()
+                            : brokerCpu.brokerPid();
                     probe.send(spec(base.toBuilder().setPinCpu(-1).setBrokerPid(pid)
                             .setBrokerProcess(brokerCpu.brokerProcess()).setBrokerCgroup(brokerCpu.brokerCgroup())
                             .setSamplePeriodUs(brokerCpu.periodUs())));
                     record(out, probe, hub.await(probe, READY_MS, "probe set-up", Envelope.BodyCase.READY).getReady());
                 }
 
-                receiver.send(spec(base.toBuilder().setPinCpu(cores.receiver()).setConnectHost(relayHost)
-                        .setConnectPort(relayReady.getEgressPort())));
-                record(out, receiver, hub.await(receiver, READY_MS, "receiver set-up", Envelope.BodyCase.READY)
-                        .getReady());
-                sender.send(spec(base.toBuilder().setPinCpu(cores.sender()).setConnectHost(relayHost)
-                        .setConnectPort(relayReady.getIngressPort())));
+                io.msgscope.proto.RunSpec.Builder rs = base.toBuilder().setPinCpu(cores.receiver());
+                if (relayReady != null) {
+                    rs.setConnectHost(relayHost).setConnectPort(relayReady.getEgressPort());
+                }
+                receiver.send(spec(rs));
+                Ready receiverReady = hub.await(receiver, READY_MS, "receiver set-up", Envelope.BodyCase.READY)
+                        .getReady();
+                record(out, receiver, receiverReady);
+                out.destination = receiverReady.getDestination();
+                io.msgscope.proto.RunSpec.Builder ss = base.toBuilder().setPinCpu(cores.sender())
+                        .setDestination(receiverReady.getDestination());
+                if (relayReady != null) {
+                    ss.setConnectHost(relayHost).setConnectPort(relayReady.getIngressPort());
+                }
+                sender.send(spec(ss));
                 record(out, sender, hub.await(sender, READY_MS, "sender set-up", Envelope.BodyCase.READY)
                         .getReady());
                 checkPinning(out);
@@ -145,11 +157,15 @@ public final class TraceRun {
                 if (got.getNote().startsWith("net:")) {
                     out.netInterface = got.getNote().substring(4);
                 }
-                relay.send(go(Phase.MEASURE));
-                PhaseDone forwarded = hub.await(relay, READY_MS, "the relay's count", Envelope.BodyCase.PHASE_DONE)
-                        .getPhaseDone();
-                out.relayForwarded = forwarded.getReceived();
-                out.hotThreadAllocatedBytes.put("relay", forwarded.getHotThreadAllocatedBytes());
+                out.driverCounters.putAll(sent.getCountersMap());
+                out.driverCounters.putAll(got.getCountersMap());
+                if (relay != null) {
+                    relay.send(go(Phase.MEASURE));
+                    PhaseDone forwarded = hub.await(relay, READY_MS, "the relay's count",
+                            Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                    out.relayForwarded = forwarded.getReceived();
+                    out.hotThreadAllocatedBytes.put("relay", forwarded.getHotThreadAllocatedBytes());
+                }
                 if (probe != null) {
                     probe.send(go(Phase.MEASURE));
                     PhaseDone p = hub.await(probe, READY_MS, "the probe's report", Envelope.BodyCase.PHASE_DONE)
@@ -284,7 +300,8 @@ public final class TraceRun {
                 .setWarmupCount(spec.warmupCount()).setSize(spec.size()).setRate(spec.rate())
                 .setRandomPadding(spec.padding() == Padding.RANDOM).setDrainTimeoutMs(spec.drainTimeoutMs())
                 .setSocketBuffer(spec.socketBuffer()).setSeed(spec.seed()).setSendBatch(spec.sendBatch())
-                .setCpuEvery(spec.cpuEvery()).setRelayBurnNs(spec.relayBurnNs()).setPinCpu(-1).build();
+                .setCpuEvery(spec.cpuEvery()).setRelayBurnNs(spec.relayBurnNs()).setPinCpu(-1)
+                .setDriver(spec.driver()).setUri(spec.uri()).putAllDriverOptions(spec.driverOptions()).build();
     }
 
     private static Envelope spec(io.msgscope.proto.RunSpec.Builder b) {

@@ -19,10 +19,14 @@ import java.util.Objects;
  * @param seed             seed of random padding
  * @param cpuEvery         N of M3: CPU and network sampled every Nth message; 0 = off
  * @param relayBurnNs      test-only: the relay spins this long per message (a known CPU burner)
+ * @param driver           the driver's name (M10): tcp (through the built-in relay), amqp, ...
+ * @param uri              the broker's address for broker drivers; empty for tcp
+ * @param driverOptions    driver-specific options ({@code --opt key=value})
  */
 public record RunSpec(long count, long warmupCount, int size, double rate, Padding padding, int window,
                       boolean pin, long drainTimeoutMs, int socketBuffer, int sendBatch, long seed,
-                      int cpuEvery, long relayBurnNs) {
+                      int cpuEvery, long relayBurnNs, String driver, String uri,
+                      java.util.Map<String, String> driverOptions) {
 
     /**
      * Default N of M3. Thread CPU has ns resolution and costs ~1 µs to read, so every 1,000th message
@@ -36,6 +40,9 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
 
     public RunSpec {
         Objects.requireNonNull(padding, "padding");
+        Objects.requireNonNull(driver, "driver");
+        uri = uri == null ? "" : uri;
+        driverOptions = java.util.Map.copyOf(driverOptions);
     }
 
     public static Builder builder() {
@@ -45,7 +52,12 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
     public Builder toBuilder() {
         return new Builder().count(count).warmupCount(warmupCount).size(size).rate(rate).padding(padding)
                 .window(window).pin(pin).drainTimeoutMs(drainTimeoutMs).socketBuffer(socketBuffer)
-                .sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs);
+                .sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs).driver(driver).uri(uri).driverOptions(driverOptions);
+    }
+
+    /** The URI without its password, for results and logs. */
+    public String uriForDisplay() {
+        return uri.replaceAll("(://[^:/@]+:)[^@/]*@", "$1****@");
     }
 
     /** Fluent builder; defaults are the CLI defaults. */
@@ -63,6 +75,9 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
         private long seed = 42;
         private int cpuEvery = DEFAULT_CPU_EVERY;
         private long relayBurnNs = 0;
+        private String driver = "tcp";
+        private String uri = "";
+        private java.util.Map<String, String> driverOptions = java.util.Map.of();
 
         public Builder count(long v) { count = v; return this; }
         public Builder warmupCount(long v) { warmupCount = v; return this; }
@@ -77,6 +92,9 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
         public Builder seed(long v) { seed = v; return this; }
         public Builder cpuEvery(int v) { cpuEvery = v; return this; }
         public Builder relayBurnNs(long v) { relayBurnNs = v; return this; }
+        public Builder driver(String v) { driver = v; return this; }
+        public Builder uri(String v) { uri = v; return this; }
+        public Builder driverOptions(java.util.Map<String, String> v) { driverOptions = v; return this; }
 
         public RunSpec build() {
             if (count < 1 || count > MAX_COUNT) {
@@ -115,8 +133,11 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
             if (relayBurnNs < 0 || relayBurnNs > 1_000_000_000L) {
                 throw new SpecException("--relay-burn-ns", "must be between 0 and 1000000000, got " + relayBurnNs);
             }
+            if (driver.isBlank()) {
+                throw new SpecException("--driver", "must name a driver, e.g. tcp");
+            }
             return new RunSpec(count, warmupCount, size, rate, padding, window, pin, drainTimeoutMs, socketBuffer,
-                    sendBatch, seed, cpuEvery, relayBurnNs);
+                    sendBatch, seed, cpuEvery, relayBurnNs, driver, uri, driverOptions);
         }
     }
 }

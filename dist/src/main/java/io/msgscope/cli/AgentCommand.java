@@ -9,7 +9,7 @@ import io.msgscope.control.AgentServer;
 import io.msgscope.control.ControlCodec;
 import io.msgscope.coordinator.cli.ExitCodes;
 import io.msgscope.core.SpecException;
-import io.msgscope.driver.tcp.TcpDriver;
+import io.msgscope.core.driver.Drivers;
 import io.msgscope.proto.Role;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -76,9 +76,10 @@ public final class AgentCommand implements Callable<Integer> {
         if (maxFrame < 1024 || maxFrame > (256 << 20)) {
             throw new SpecException("--max-frame", "must be between 1024 and 268435456, got " + maxFrame);
         }
+        Drivers drivers = Drivers.load();
         Supplier<AgentRole> factory = switch (r) {
-            case SENDER -> () -> new SenderRole(new TcpDriver());
-            case RECEIVER -> () -> new ReceiverRole(new TcpDriver());
+            case SENDER -> () -> new SenderRole(drivers);
+            case RECEIVER -> () -> new ReceiverRole(drivers);
             case PROBE -> SidecarRole::new;
             default -> RelayRole::new;
         };

@@ -1,13 +1,13 @@
 package io.msgscope.agent.receiver;
 
 import io.msgscope.control.AgentRole;
+import io.msgscope.control.DriverSpecs;
 import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.CpuSampler;
 import io.msgscope.core.ReceiveRecorder;
 import io.msgscope.core.WireHeader;
-import io.msgscope.core.driver.Driver;
-import io.msgscope.core.driver.Endpoint;
+import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
 import io.msgscope.core.proc.NetDevReader;
@@ -32,7 +32,7 @@ public final class ReceiverRole implements AgentRole {
     private static final long POLL_MS = 50;
     private static final long NET_MIN_INTERVAL_NS = 10_000_000L;
 
-    private final Driver driver;
+    private final Drivers drivers;
     private RunSpec spec;
     private ReceiveRecorder recorder;
     private Subscriber subscriber;
@@ -42,8 +42,8 @@ public final class ReceiverRole implements AgentRole {
     private volatile PhaseListener measureListener;
     private final Handler handler = new Handler();
 
-    public ReceiverRole(Driver driver) {
-        this.driver = driver;
+    public ReceiverRole(Drivers drivers) {
+        this.drivers = drivers;
     }
 
     /**
@@ -148,12 +148,11 @@ public final class ReceiverRole implements AgentRole {
             handler.lastSeq = spec.getCount() - 1;
         }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
-        subscriber = driver.openSubscriber(new Endpoint(spec.getConnectHost(), spec.getConnectPort(),
-                spec.getSocketBuffer()), spec.getSize());
+        subscriber = DriverSpecs.driverOf(drivers, spec).openSubscriber(DriverSpecs.of(spec));
         if (handler.cpu != null) {
             openNetwork();
         }
-        return thread.ready().setRole(Role.RECEIVER).build();
+        return thread.ready().setRole(Role.RECEIVER).setDestination(subscriber.destination()).build();
     }
 
     /** Network utilisation on the interface the data arrives on (M4), when /proc/net/dev lists it. */
@@ -250,6 +249,7 @@ public final class ReceiverRole implements AgentRole {
                 .setSamples(h.cpu == null ? 0 : h.cpu.samples())
                 .setSamplingNs(h.cpu == null ? 0 : h.cpu.samplingNs() + h.netSamplingNs)
                 .setNote(h.net == null ? "" : "net:" + h.net.iface())
+                .putAllCounters(subscriber.counters())
                 .setHotThreadAllocatedBytes(allocatedAtMeasureStart < 0 ? -1
                         : thread.allocatedBytes() - allocatedAtMeasureStart).build();
         PhaseListener l = awaitMeasureListener();

@@ -1,6 +1,7 @@
 package io.msgscope.agent.sender;
 
 import io.msgscope.control.AgentRole;
+import io.msgscope.control.DriverSpecs;
 import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.Clock;
@@ -8,7 +9,7 @@ import io.msgscope.core.CpuSampler;
 import io.msgscope.core.SendRecorder;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
-import io.msgscope.core.driver.Endpoint;
+import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
@@ -30,8 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SenderRole implements AgentRole {
     private static final long SPIN_NS = 50_000;
+    private static final long DRAIN_MS = 30_000;
 
-    private final Driver driver;
+    private final Drivers drivers;
     private RunSpec spec;
     private SendRecorder recorder;
     private ByteBuffer payload;
@@ -41,9 +43,10 @@ public final class SenderRole implements AgentRole {
     private CpuSampler sampler; // null when --cpu-every 0
     private volatile boolean stopped;
 
-    public SenderRole(Driver driver) {
-        this.driver = driver;
+    public SenderRole(Drivers drivers) {
+        this.drivers = drivers;
     }
+
 
     @Override
     public Role role() {
@@ -60,7 +63,8 @@ public final class SenderRole implements AgentRole {
             sampler.warmUp();
         }
         int batch = Math.max(1, spec.getSendBatch());
-        payload = WireHeader.allocate(spec.getSize() * batch);
+        Driver driver = DriverSpecs.driverOf(drivers, spec);
+        payload = driver.allocatePayload(spec.getSize() * batch);
         if (spec.getRandomPadding()) {
             byte[] noise = new byte[payload.capacity()];
             new Random(spec.getSeed()).nextBytes(noise);
@@ -71,8 +75,7 @@ public final class SenderRole implements AgentRole {
         }
         clock = Clock.calibrate();
         thread = new RoleThread("msgscope-sender", spec.getPinCpu());
-        publisher = driver.openPublisher(new Endpoint(spec.getConnectHost(), spec.getConnectPort(),
-                spec.getSocketBuffer()), spec.getSize());
+        publisher = driver.openPublisher(DriverSpecs.of(spec));
         return thread.ready().setRole(Role.SENDER).build();
     }
 
@@ -85,12 +88,14 @@ public final class SenderRole implements AgentRole {
                 if (phase == Phase.WARMUP) {
                     sendWarmup(spec.getWarmupCount());
                     done.setSent(spec.getWarmupCount());
-                } else if (spec.getRate() > 0) {
-                    sendAtRate();
-                    done.setSent(recorder.sent());
                 } else {
-                    sendFullSpeed();
-                    done.setSent(recorder.sent());
+                    if (spec.getRate() > 0) {
+                        sendAtRate();
+                    } else {
+                        sendFullSpeed();
+                    }
+                    publisher.drain(DRAIN_MS); // e.g. outstanding publisher confirms
+                    done.setSent(recorder.sent()).putAllCounters(publisher.counters());
                 }
                 done.setBytes(done.getSent() * spec.getSize());
                 if (phase == Phase.MEASURE && sampler != null) {

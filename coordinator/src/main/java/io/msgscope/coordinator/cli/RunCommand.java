@@ -20,6 +20,9 @@ import io.msgscope.core.EnvironmentInfo;
 import io.msgscope.core.Padding;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Drivers;
 import io.msgscope.proto.Role;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -54,6 +57,20 @@ import java.util.concurrent.Callable;
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
+
+    @Option(names = "--driver", paramLabel = "NAME", defaultValue = "tcp",
+            description = "The messaging system (M10): tcp (raw TCP through the built-in relay; no broker), or a "
+                    + "broker driver on the class path (default: ${DEFAULT-VALUE}).")
+    String driver;
+
+    @Option(names = "--uri", paramLabel = "URI",
+            description = "Broker address for broker drivers, e.g. amqp://guest:guest@127.0.0.1:5672/%%2f "
+                    + "(default: none; the driver's own default).")
+    String uri;
+
+    @Option(names = "--opt", paramLabel = "KEY=VALUE",
+            description = "A driver option, repeatable; each driver documents its keys (default: none).")
+    Map<String, String> driverOptions;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "1000000",
             description = "Measured messages (default: ${DEFAULT-VALUE}).")
@@ -107,10 +124,11 @@ public final class RunCommand implements Callable<Integer> {
                     + "over windows of at least 100 ms.")
     int cpuEvery;
 
-    @Option(names = "--broker-cpu", paramLabel = "relay|sidecar|off", defaultValue = "relay",
+    @Option(names = "--broker-cpu", paramLabel = "auto|relay|sidecar|off", defaultValue = "auto",
             description = "Broker CPU from the relay's stamps in the messages (relay), from a probe agent sampling "
-                    + "the broker process (sidecar; by default the embedded relay's process), or not at all "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "the broker process (sidecar; by default the embedded relay's process), or not at all; "
+                    + "auto = relay with the tcp driver, sidecar when a --broker-pid/-process/-cgroup is given, "
+                    + "else off (default: ${DEFAULT-VALUE}).")
     String brokerCpuMode;
 
     @Option(names = "--broker-pid", paramLabel = "PID", defaultValue = "0",
@@ -169,8 +187,12 @@ public final class RunCommand implements Callable<Integer> {
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
                 .padding(parsePadding(padding)).window(window).pin(pin).drainTimeoutMs(drainTimeoutMs)
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
-                .relayBurnNs(relayBurnNs).build();
-        BrokerCpu brokerCpu = brokerCpu();
+                .relayBurnNs(relayBurnNs).driver(driver).uri(uri == null ? "" : uri)
+                .driverOptions(driverOptions == null ? Map.of() : driverOptions).build();
+        Driver drv = Drivers.load().get(spec.driver());
+        new DriverSpec("", 0, spec.uri(), spec.size(), 0, spec.driverOptions(), "")
+                .requireKnownOptions(drv.name(), drv.optionKeys());
+        BrokerCpu brokerCpu = brokerCpu(drv.usesRelay());
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
         }
@@ -199,7 +221,7 @@ public final class RunCommand implements Callable<Integer> {
             LocalAgents.Agent sender;
             LocalAgents.Agent probe = null;
             try {
-                relay = agents.start(Role.RELAY, dir, jvm, 30_000);
+                relay = drv.usesRelay() ? agents.start(Role.RELAY, dir, jvm, 30_000) : null;
                 receiver = agents.start(Role.RECEIVER, dir, jvm, 30_000);
                 sender = agents.start(Role.SENDER, dir, jvm, 30_000);
                 if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
@@ -285,18 +307,32 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private BrokerCpu brokerCpu() {
+    private BrokerCpu brokerCpu(boolean relayed) {
         if (brokerProcess == null) {
             brokerProcess = "";
         }
         if (brokerCgroup == null) {
             brokerCgroup = "";
         }
+        boolean target = brokerPid > 0 || !brokerProcess.isEmpty() || !brokerCgroup.isEmpty();
         BrokerCpu.Mode mode;
-        try {
-            mode = BrokerCpu.Mode.valueOf(brokerCpuMode.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new SpecException("--broker-cpu", "must be relay, sidecar or off, got '" + brokerCpuMode + "'");
+        if (brokerCpuMode.equalsIgnoreCase("auto")) {
+            mode = target ? BrokerCpu.Mode.SIDECAR : relayed && cpuEvery > 0 ? BrokerCpu.Mode.RELAY : BrokerCpu.Mode.OFF;
+        } else {
+            try {
+                mode = BrokerCpu.Mode.valueOf(brokerCpuMode.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new SpecException("--broker-cpu", "must be auto, relay, sidecar or off, got '" + brokerCpuMode
+                        + "'");
+            }
+        }
+        if (mode == BrokerCpu.Mode.RELAY && !relayed) {
+            throw new SpecException("--broker-cpu", "relay mode needs the tcp driver (the relay is the broker); "
+                    + "use sidecar with --broker-process NAME, or off");
+        }
+        if (mode == BrokerCpu.Mode.SIDECAR && !relayed && !target) {
+            throw new SpecException("--broker-pid", "sidecar mode with a broker driver needs --broker-pid, "
+                    + "--broker-process or --broker-cgroup");
         }
         if (probePeriodMs < 1 || probePeriodMs > 1000) {
             throw new SpecException("--probe-period", "must be between 1 and 1000 ms, got " + probePeriodMs);
@@ -304,13 +340,12 @@ public final class RunCommand implements Callable<Integer> {
         if (brokerPid < 0) {
             throw new SpecException("--broker-pid", "must be a process id (> 0), got " + brokerPid);
         }
-        boolean target = brokerPid > 0 || !brokerProcess.isEmpty() || !brokerCgroup.isEmpty();
         if (target && mode != BrokerCpu.Mode.SIDECAR) {
             throw new SpecException(brokerPid > 0 ? "--broker-pid" : !brokerProcess.isEmpty() ? "--broker-process"
                     : "--broker-cgroup", "only applies with --broker-cpu sidecar");
         }
         if (mode != BrokerCpu.Mode.OFF && cpuEvery == 0) {
-            throw new SpecException("--cpu-every", "is 0 (CPU sampling off): also give --broker-cpu off");
+            throw new SpecException("--cpu-every", "is 0 (CPU sampling off): broker CPU needs it; give --broker-cpu off");
         }
         return new BrokerCpu(mode, brokerPid, brokerProcess, brokerCgroup, probePeriodMs * 1000);
     }

@@ -1,17 +1,40 @@
 package io.msgscope.core.driver;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Set;
 
 /**
- * One messaging system behind one interface (M10): raw TCP now; AMQP, MQTT, NATS and ZeroMQ plug in
- * the same way and never depend on each other. A driver opens the sender's and the receiver's
- * separate connections (M5.6) to the system under test at {@link Endpoint}.
+ * One messaging system behind one interface (M10): raw TCP, AMQP 0-9-1, MQTT, NATS, ZeroMQ. Drivers
+ * register through {@link java.util.ServiceLoader} and never depend on each other or on the agents.
+ * The receiver opens its subscriber first (it may create the destination, e.g. a server-named AMQP
+ * queue, and reports {@link Subscriber#destination()}); the sender then opens its publisher to that
+ * destination on its own connection (M5.6).
+ *
+ * <p>Hot-path contract: {@link Publisher#send} and the {@link MessageHandler} calls must not allocate
+ * in the driver's own code per message; a client library that allocates per message (most broker
+ * clients do) is reported by the agents' hot-thread allocation figures, not hidden.
  */
 public interface Driver {
     /** Short name used in results and on the command line, e.g. "tcp". */
     String name();
 
-    Publisher openPublisher(Endpoint endpoint, int messageSize) throws IOException;
+    /** The {@code --opt} keys this driver understands (documented in its javadoc and the README). */
+    default Set<String> optionKeys() {
+        return Set.of();
+    }
 
-    Subscriber openSubscriber(Endpoint endpoint, int messageSize) throws IOException;
+    /** True when the driver talks to its peer through the built-in relay rather than a broker. */
+    default boolean usesRelay() {
+        return false;
+    }
+
+    /** The payload buffer the sender writes headers into: direct for socket drivers, heap for byte[] clients. */
+    default ByteBuffer allocatePayload(int capacity) {
+        return io.msgscope.core.WireHeader.allocate(capacity);
+    }
+
+    Subscriber openSubscriber(DriverSpec spec) throws IOException;
+
+    Publisher openPublisher(DriverSpec spec) throws IOException;
 }

@@ -13,6 +13,18 @@ public interface Publisher extends AutoCloseable {
      */
     void send(ByteBuffer buffer, int offset, int length) throws IOException;
 
+    /**
+     * Waits until everything sent has been taken by the system under test as far as the driver's
+     * guarantees go (publisher confirms, PUBACK/PUBCOMP, a flush); a no-op where nothing is pending.
+     */
+    default void drain(long timeoutMs) throws IOException {
+    }
+
+    /** Driver counters for the results (e.g. messages_acked, returned); read after the run. */
+    default java.util.Map<String, Long> counters() {
+        return java.util.Map.of();
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ProcReadersLiveTest {
     private static final Path PROC = Path.of("/proc");
     /** JIT compilation and the first call's buffers may allocate a little; reading itself must not. */
-    private static final long ALLOCATION_SLACK = 512;
+    private static final long ALLOCATION_SLACK = 4_096; // JIT and OSR noise; one object per call would be >= 160,000 bytes
     private static final int CALLS = 10_000;
 
     @TempDir

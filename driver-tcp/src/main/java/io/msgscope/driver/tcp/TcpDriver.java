@@ -1,16 +1,16 @@
 package io.msgscope.driver.tcp;
 
 import io.msgscope.core.driver.Driver;
-import io.msgscope.core.driver.Endpoint;
+import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.Subscriber;
 
 import java.io.IOException;
 
 /**
- * Raw TCP (M10's lower bound): fixed-size messages back to back on a stream, no framing bytes,
- * since every message of a run has the same size. Sender and receiver each open their own
- * connection to the middle box (M5.6).
+ * Raw TCP (M10's lower bound) through the built-in relay: fixed-size messages back to back on a
+ * stream, no framing bytes, since every message of a run has the same size. Sender and receiver
+ * each open their own connection to the relay (M5.6). No options.
  */
 public final class TcpDriver implements Driver {
     @Override
@@ -19,13 +19,20 @@ public final class TcpDriver implements Driver {
     }
 
     @Override
-    public Publisher openPublisher(Endpoint endpoint, int messageSize) throws IOException {
-        return new TcpPublisher(TcpSockets.connect(endpoint.host(), endpoint.port(), endpoint.socketBuffer()));
+    public boolean usesRelay() {
+        return true;
     }
 
     @Override
-    public Subscriber openSubscriber(Endpoint endpoint, int messageSize) throws IOException {
-        return new TcpSubscriber(TcpSockets.connect(endpoint.host(), endpoint.port(), endpoint.socketBuffer()),
-                messageSize);
+    public Publisher openPublisher(DriverSpec spec) throws IOException {
+        spec.requireKnownOptions(name(), optionKeys());
+        return new TcpPublisher(TcpSockets.connect(spec.host(), spec.port(), spec.socketBuffer()));
+    }
+
+    @Override
+    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+        spec.requireKnownOptions(name(), optionKeys());
+        return new TcpSubscriber(TcpSockets.connect(spec.host(), spec.port(), spec.socketBuffer()),
+                spec.messageSize());
     }
 }
