@@ -152,7 +152,28 @@ public final class ReceiverRole implements AgentRole {
         if (handler.cpu != null) {
             openNetwork();
         }
+        primeSubscriber();
         return thread.ready().setRole(Role.RECEIVER).setDestination(subscriber.destination()).build();
+    }
+
+    /**
+     * One short poll on the receiving thread before the sender may start: push drivers take the handler
+     * from their first poll, so no delivery can find them without one; pull drivers just find nothing.
+     */
+    private void primeSubscriber() throws Exception {
+        java.util.concurrent.CompletableFuture<Integer> primed = new java.util.concurrent.CompletableFuture<>();
+        thread.submit(() -> {
+            try {
+                primed.complete(subscriber.poll(handler, 1));
+            } catch (Throwable t) {
+                primed.completeExceptionally(t);
+            }
+        });
+        try {
+            primed.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
     }
 
     /** Network utilisation on the interface the data arrives on (M4), when /proc/net/dev lists it. */
