@@ -27,6 +27,14 @@ public interface AgentRole {
     /** Streams the recorded series to the coordinator. */
     void upload(TraceSink sink) throws Exception;
 
+    /**
+     * Runs one flow-controlled throughput probe (A5-A7) and returns its samples; blocking. Only the
+     * flow role implements it.
+     */
+    default io.msgscope.proto.FlowResult flow(io.msgscope.proto.FlowProbe probe) throws Exception {
+        throw new UnsupportedOperationException(Frames.name(role()) + " agents do not run throughput probes");
+    }
+
     /** Stops any running phase and releases every socket and thread; idempotent. */
     void close();
 

@@ -88,6 +88,18 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     worker.execute(() -> upload(ch, r));
                 }
             }
+            case FLOW_PROBE -> {
+                AgentRole r = requirePrepared(ch, "flow probe");
+                if (r != null) {
+                    worker.execute(() -> {
+                        try {
+                            ch.writeAndFlush(Envelope.newBuilder().setFlowResult(r.flow(env.getFlowProbe())).build());
+                        } catch (Exception e) {
+                            ch.writeAndFlush(Frames.error(role, "throughput probe failed: " + describe(e), false));
+                        }
+                    });
+                }
+            }
             case CLOCK_PROBE -> ch.writeAndFlush(Envelope.newBuilder().setClockProbe(env.getClockProbe().toBuilder()
                     .setAgentNs(System.nanoTime())).build());
             case HEARTBEAT -> ch.writeAndFlush(Envelope.newBuilder()

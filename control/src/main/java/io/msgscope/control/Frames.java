@@ -68,6 +68,7 @@ public final class Frames {
             case RECEIVER -> "receiver";
             case RELAY -> "relay";
             case PROBE -> "probe";
+            case FLOW -> "flow";
             default -> "agent";
         };
     }

@@ -14,6 +14,11 @@ import java.util.List;
  */
 public record CorePlan(int sender, int receiver, int relay, List<String> warnings) {
 
+    /** The sidecar probe's core: its own when a fourth core is free (M5), else none (it sleeps between samples). */
+    public int probe(int cores) {
+        return relay >= 0 && cores >= 4 ? 3 : -1;
+    }
+
     public static CorePlan plan(int cores, boolean pin) {
         List<String> warnings = new ArrayList<>();
         if (!pin) {

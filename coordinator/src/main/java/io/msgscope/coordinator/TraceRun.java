@@ -93,7 +93,8 @@ public final class TraceRun {
                             ep.probe()::deathReason);
                     long pid = brokerCpu.targetsEmbeddedRelay() && relay != null ? relay.helloAck().getPid()
                             : brokerCpu.brokerPid();
-                    probe.send(spec(base.toBuilder().setPinCpu(-1).setBrokerPid(pid)
+                    probe.send(spec(base.toBuilder().setPinCpu(cores.probe(Runtime.getRuntime().availableProcessors()))
+                            .setBrokerPid(pid)
                             .setBrokerProcess(brokerCpu.brokerProcess()).setBrokerCgroup(brokerCpu.brokerCgroup())
                             .setSamplePeriodUs(brokerCpu.periodUs())));
                     record(out, probe, hub.await(probe, READY_MS, "probe set-up", Envelope.BodyCase.READY).getReady());

@@ -3,6 +3,7 @@ package io.msgscope.cli;
 import io.msgscope.agent.probe.RelayRole;
 import io.msgscope.agent.probe.SidecarRole;
 import io.msgscope.agent.receiver.ReceiverRole;
+import io.msgscope.agent.sender.FlowRole;
 import io.msgscope.agent.sender.SenderRole;
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.AgentServer;
@@ -28,14 +29,15 @@ import java.util.function.Supplier;
  */
 @Command(name = "agent", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run an agent: sender, receiver, relay (the broker-probe agent in relay mode) or probe",
-                "(the broker-probe agent in sidecar mode, sampling a broker process's CPU on its host).",
+                "(the broker-probe agent in sidecar mode, sampling a broker process's CPU on its host), or flow",
+                "(seed 000's client: publisher and consumer in one process, for msgscope throughput).",
                 "Prints 'msgscope agent ROLE listening on HOST:PORT' once it listens."},
         footer = {"", "Exit codes: 0 served and exited, 2 bad usage (e.g. --listen address in use)."})
 public final class AgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
-    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay|probe",
+    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay|probe|flow",
             description = "What this agent does.")
     String role;
 
@@ -81,6 +83,7 @@ public final class AgentCommand implements Callable<Integer> {
             case SENDER -> () -> new SenderRole(drivers);
             case RECEIVER -> () -> new ReceiverRole(drivers);
             case PROBE -> SidecarRole::new;
+            case FLOW -> () -> new FlowRole(drivers);
             default -> RelayRole::new;
         };
         AgentServer server = AgentServer.start(host, port, r, factory, once, maxFrame);
@@ -97,7 +100,8 @@ public final class AgentCommand implements Callable<Integer> {
             case "receiver" -> Role.RECEIVER;
             case "relay" -> Role.RELAY;
             case "probe" -> Role.PROBE;
-            default -> throw new SpecException("--role", "must be sender, receiver, relay or probe, got '" + role + "'");
+            case "flow" -> Role.FLOW;
+            default -> throw new SpecException("--role", "must be sender, receiver, relay, probe or flow, got '" + role + "'");
         };
     }
 

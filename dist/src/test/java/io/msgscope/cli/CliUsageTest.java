@@ -150,7 +150,7 @@ class CliUsageTest {
     @Test
     void unknownAgentRole() {
         assertUsageError(run("agent", "--role", "juggler"), "msgscope agent", "--role",
-                "sender, receiver, relay or probe", "juggler");
+                "sender, receiver, relay, probe or flow", "juggler");
     }
 
     @Test

@@ -21,10 +21,9 @@ import io.msgscope.core.Padding;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
-import io.msgscope.core.driver.DriverSpec;
-import io.msgscope.core.driver.Drivers;
 import io.msgscope.proto.Role;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -58,19 +57,8 @@ public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
-    @Option(names = "--driver", paramLabel = "NAME", defaultValue = "tcp",
-            description = "The messaging system (M10): tcp (raw TCP through the built-in relay; no broker), or a "
-                    + "broker driver on the class path (default: ${DEFAULT-VALUE}).")
-    String driver;
-
-    @Option(names = "--uri", paramLabel = "URI",
-            description = "Broker address for broker drivers, e.g. amqp://guest:guest@127.0.0.1:5672/%%2f "
-                    + "(default: none; the driver's own default).")
-    String uri;
-
-    @Option(names = "--opt", paramLabel = "KEY=VALUE",
-            description = "A driver option, repeatable; each driver documents its keys (default: none).")
-    Map<String, String> driverOptions;
+    @Mixin
+    DriverOptions driverOptions;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "1000000",
             description = "Measured messages (default: ${DEFAULT-VALUE}).")
@@ -187,11 +175,9 @@ public final class RunCommand implements Callable<Integer> {
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
                 .padding(parsePadding(padding)).window(window).pin(pin).drainTimeoutMs(drainTimeoutMs)
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
-                .relayBurnNs(relayBurnNs).driver(driver).uri(uri == null ? "" : uri)
-                .driverOptions(driverOptions == null ? Map.of() : driverOptions).build();
-        Driver drv = Drivers.load().get(spec.driver());
-        new DriverSpec("", 0, spec.uri(), spec.size(), 0, spec.driverOptions(), "")
-                .requireKnownOptions(drv.name(), drv.optionKeys());
+                .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
+                .driverOptions(driverOptions.options()).build();
+        Driver drv = driverOptions.resolve(spec.size());
         BrokerCpu brokerCpu = brokerCpu(drv.usesRelay());
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
@@ -374,7 +360,11 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     static Path prepareOut(Path out) {
-        Path dir = out != null ? out : Path.of("results", "run-"
+        return prepareOut(out, "run");
+    }
+
+    static Path prepareOut(Path out, String prefix) {
+        Path dir = out != null ? out : Path.of("results", prefix + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
         try {
             Files.createDirectories(dir);
@@ -406,6 +396,10 @@ public final class RunCommand implements Callable<Integer> {
     private List<String> agentJvmArgs(RunSpec spec) {
         long mb = agentHeapMb > 0 ? agentHeapMb : 128 + spec.count() * 16 / (1 << 20)
                 + (long) spec.size() * Math.max(1, spec.sendBatch()) / (1 << 20);
+        return agentJvmArgs(mb);
+    }
+
+    static List<String> agentJvmArgs(long mb) {
         return List.of("-Xms" + mb + "m", "-Xmx" + mb + "m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch");
     }
 }

@@ -1,0 +1,255 @@
+package io.msgscope.agent.sender;
+
+import io.msgscope.control.AgentRole;
+import io.msgscope.control.DriverSpecs;
+import io.msgscope.control.RoleThread;
+import io.msgscope.control.TraceSink;
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Drivers;
+import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.Subscriber;
+import io.msgscope.proto.FlowProbe;
+import io.msgscope.proto.FlowResult;
+import io.msgscope.proto.Phase;
+import io.msgscope.proto.PhaseDone;
+import io.msgscope.proto.Ready;
+import io.msgscope.proto.Role;
+import io.msgscope.proto.RunSpec;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Seed 000's single client program (A1, A5-A7): one process with two connections — the publisher
+ * and the consumer — and a fixed number F of messages in flight. The producer sends F messages,
+ * then one more for each message consumed; the consumer skips the first ~2F messages, then takes
+ * throughput samples over groups of messages spanning at least the threshold (~10 ms), until it
+ * has enough. Between probes the pipeline is drained, so every probe starts empty.
+ */
+public final class FlowRole implements AgentRole {
+    private final Drivers drivers;
+    private RunSpec spec;
+    private Publisher publisher;
+    private Subscriber subscriber;
+    private ByteBuffer payload;
+    private final io.msgscope.core.Clock clock = io.msgscope.core.Clock.calibrate();
+    private RoleThread producer;
+    private RoleThread consumer;
+    private volatile boolean closed;
+    private final Consumer handler = new Consumer();
+
+    public FlowRole(Drivers drivers) {
+        this.drivers = drivers;
+    }
+
+    /** The consumer side: counts, and samples throughput; one object for the whole session. */
+    private static final class Consumer implements MessageHandler {
+        volatile long received;
+        volatile boolean done;
+        volatile Thread producerThread;
+        volatile boolean producerParked;
+        long skip;
+        long thresholdNs;
+        double[] samples;
+        int taken;
+        long groupStartNs;
+        long groupCount;
+
+        void reset(long skip, long thresholdNs, int samples) {
+            this.skip = skip;
+            this.thresholdNs = thresholdNs;
+            this.samples = new double[samples];
+            taken = 0;
+            groupStartNs = 0;
+            groupCount = 0;
+            received = 0;
+            done = false;
+        }
+
+        @Override
+        public void onMessage(ByteBuffer buffer, int offset) {
+            final long t = System.nanoTime();
+            final long n = received + 1;
+            received = n; // single writer: the delivery thread
+            if (producerParked) {
+                LockSupport.unpark(producerThread);
+            }
+            if (done || n <= skip) {
+                return;
+            }
+            if (groupStartNs == 0) {
+                groupStartNs = t;
+                return;
+            }
+            groupCount++;
+            final long span = t - groupStartNs;
+            if (span >= thresholdNs) {
+                samples[taken++] = groupCount * 1e9 / span;
+                groupStartNs = t;
+                groupCount = 0;
+                if (taken == samples.length) {
+                    done = true;
+                }
+            }
+        }
+    }
+
+    @Override
+    public Role role() {
+        return Role.FLOW;
+    }
+
+    @Override
+    public Ready prepare(RunSpec spec) throws Exception {
+        this.spec = spec;
+        Driver driver = DriverSpecs.driverOf(drivers, spec);
+        DriverSpec ds = DriverSpecs.of(spec);
+        subscriber = driver.openSubscriber(ds);
+        // through the relay the publisher has its own port (the relay's ingress)
+        DriverSpec pub = new DriverSpec(ds.host(), spec.getIngressPort() > 0 ? spec.getIngressPort() : ds.port(),
+                ds.uri(), ds.messageSize(), ds.socketBuffer(), ds.options(), subscriber.destination());
+        publisher = driver.openPublisher(pub);
+        payload = driver.allocatePayload(spec.getSize());
+        if (spec.getRandomPadding()) {
+            byte[] noise = new byte[payload.capacity()];
+            new Random(spec.getSeed()).nextBytes(noise);
+            payload.put(0, noise);
+        }
+        WireHeader.writeProbe(payload, 0, 0, 0);
+        producer = new RoleThread("msgscope-flow-producer", spec.getPinCpu());
+        int consumerCpu = spec.getPinCpu() >= 0 ? spec.getPinCpu() + 1 : -1;
+        consumer = new RoleThread("msgscope-flow-consumer", consumerCpu < Runtime.getRuntime().availableProcessors()
+                ? consumerCpu : -1);
+        consumer.submit(this::consumeLoop);
+        return producer.ready().setRole(Role.FLOW).setDestination(subscriber.destination()).build();
+    }
+
+    /** Polls for the whole session: pull drivers deliver here, push drivers on their own thread. */
+    private void consumeLoop() {
+        try {
+            while (!closed) {
+                if (subscriber.poll(handler, 50) < 0) {
+                    return;
+                }
+            }
+        } catch (Exception e) {
+            // the producer sees no progress and reports the probe as timed out
+        }
+    }
+
+    @Override
+    public void start(Phase phase, PhaseListener listener) {
+        listener.done(PhaseDone.newBuilder().setPhase(phase).build());
+    }
+
+    @Override
+    public FlowResult flow(FlowProbe probe) throws Exception {
+        CompletableFuture<FlowResult> result = new CompletableFuture<>();
+        producer.submit(() -> {
+            try {
+                result.complete(runProbe(probe));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        return result.get(probe.getTimeoutMs() + 30_000, TimeUnit.MILLISECONDS);
+    }
+
+    private FlowResult runProbe(FlowProbe probe) throws Exception {
+        final long inFlight = probe.getInFlight();
+        final Consumer c = handler;
+        c.producerThread = Thread.currentThread();
+        c.reset(probe.getSkip(), probe.getThresholdNs(), probe.getSamples());
+        final long alloc0 = producer.allocatedBytes();
+        final Publisher pub = publisher;
+        final ByteBuffer buf = payload;
+        final int size = spec.getSize();
+        final long epochOffset = clock.epochMinusMono();
+        final long t0 = System.nanoTime();
+        final long deadline = t0 + TimeUnit.MILLISECONDS.toNanos(probe.getTimeoutMs());
+        long sent = 0;
+        boolean timedOut = false;
+        while (!c.done && !closed) {
+            if (sent - c.received < inFlight) {
+                WireHeader.writeSendTime(buf, 0, System.nanoTime() + epochOffset);
+                WireHeader.writeSequence(buf, 0, sent);
+                pub.send(buf, 0, size);
+                sent++;
+                continue;
+            }
+            if (!awaitProgress(c, sent - inFlight, deadline)) {
+                timedOut = true;
+                break;
+            }
+        }
+        pub.drain(10_000);
+        // drain the pipeline so the next probe starts empty
+        final long drainUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.received < sent && System.nanoTime() < drainUntil && !closed) {
+            LockSupport.parkNanos(100_000);
+        }
+        long elapsed = System.nanoTime() - t0;
+        FlowResult.Builder r = FlowResult.newBuilder().setInFlight(inFlight).setSent(sent).setReceived(c.received)
+                .setElapsedNs(elapsed).setTimedOut(timedOut).putAllCounters(pub.counters())
+                .putAllCounters(subscriber.counters());
+        long alloc = producer.allocatedBytes();
+        r.setHotThreadAllocatedBytes(alloc0 < 0 ? -1 : alloc - alloc0);
+        for (int i = 0; i < c.taken; i++) {
+            r.addSamples(c.samples[i]);
+        }
+        return r.build();
+    }
+
+    /** Waits until the consumer has taken more than {@code target} messages; spins briefly, then parks. */
+    private static boolean awaitProgress(Consumer c, long target, long deadline) {
+        for (int spin = 0; spin < 200; spin++) {
+            if (c.received > target || c.done) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        c.producerParked = true;
+        try {
+            while (c.received <= target && !c.done) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+            return true;
+        } finally {
+            c.producerParked = false;
+        }
+    }
+
+    @Override
+    public void upload(TraceSink sink) {
+        // throughput probes return their samples directly
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (producer != null) {
+            producer.close();
+        }
+        if (consumer != null) {
+            consumer.close();
+        }
+        for (AutoCloseable c : new AutoCloseable[] {publisher, subscriber}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // closing anyway
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.msgscope.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Seed 000's flow-controlled throughput mode (A5-A7) through the real CLI, on the embedded relay. */
+class ThroughputIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aFixedInFlightCountGivesTheRequestedSamples() throws Exception {
+        Path out = tmp.resolve("fixed");
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-fixed"), "throughput", "--in-flight", "50",
+                "--samples", "30", "--out", out.toString());
+        assertEquals(0, p.waitFor(180), () -> TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertEquals("ok", s.get("status").asText());
+        assertEquals("throughput", s.get("mode").asText());
+        JsonNode r = s.get("result");
+        assertEquals(50, r.get("in_flight").asLong());
+        assertEquals(30, r.get("samples").asInt());
+        assertEquals(30, r.get("sample_values_msg_s").size());
+        double median = r.get("median_msg_s").asDouble();
+        assertTrue(median > 1000, "median " + median);
+        assertEquals(median * 64, r.get("median_bytes_s").asDouble(), 1e-6 * median * 64);
+        // every message sent came back: the window was kept and drained
+        assertEquals(r.get("messages_sent").asLong(), r.get("messages_received").asLong());
+        assertTrue(r.get("messages_sent").asLong() >= 2 * 50 + 30, "skipped 2F, then sampled");
+        assertTrue(p.out().contains("50 in flight"), p.out());
+    }
+
+    @Test
+    void theAutomaticSearchStepsThenNarrowsAndWritesItsCurve() throws Exception {
+        Path out = tmp.resolve("auto");
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-auto"), "throughput", "--samples", "20",
+                "--max-exponent", "3", "--out", out.toString());
+        assertEquals(0, p.waitFor(300), () -> TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertEquals("ok", s.get("status").asText());
+        JsonNode probes = s.get("probes");
+        assertTrue(probes.size() >= 3);
+        assertEquals(1, probes.get(0).get("in_flight").asLong());
+        assertEquals(10, probes.get(1).get("in_flight").asLong());
+        long optimal = s.get("search").get("optimal_in_flight").asLong();
+        long lo = s.get("search").get("bounds").get(0).asLong();
+        long hi = s.get("search").get("bounds").get(1).asLong();
+        assertTrue(lo <= optimal && optimal <= hi && hi - lo < 0.01 * (lo + hi) / 2 + 1, lo + " " + optimal + " " + hi);
+        assertEquals(optimal, s.get("result").get("in_flight").asLong());
+        List<String> lines = Files.readAllLines(out.resolve("search.dat"));
+        assertEquals("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase", lines.get(0));
+        assertEquals(probes.size() + 1, lines.size());
+        assertTrue(Files.readString(out.resolve("search.gp")).contains("set logscale x"));
+        assertTrue(p.out().contains("F = 1 "), p.out());
+    }
+
+    @Test
+    void badInFlightIsAUsageError() throws Exception {
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-bad"), "throughput", "--in-flight", "0",
+                "--out", tmp.resolve("bad").toString());
+        assertEquals(2, p.waitFor(60));
+        assertTrue(p.err().contains("--in-flight"), p.err());
+        assertTrue(!p.err().contains("Exception"), p.err());
+    }
+}
