@@ -60,6 +60,8 @@ public final class FlowRole implements AgentRole {
         int taken;
         long groupStartNs;
         long groupCount;
+        long epochOffset;
+        final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(1_000L, 10_000_000_000L, 3);
 
         void reset(long skip, long thresholdNs, int samples) {
             this.skip = skip;
@@ -70,6 +72,7 @@ public final class FlowRole implements AgentRole {
             groupCount = 0;
             received = 0;
             done = false;
+            latency.reset();
         }
 
         @Override
@@ -83,6 +86,9 @@ public final class FlowRole implements AgentRole {
             if (done || n <= skip) {
                 return;
             }
+            // latency from the header's epoch send time, taken on this box by this process (M1, Q1)
+            long l = t + epochOffset - WireHeader.sendTime(buffer, offset);
+            latency.recordValue(Math.min(Math.max(l, 0), 10_000_000_000L));
             if (groupStartNs == 0) {
                 groupStartNs = t;
                 return;
@@ -166,6 +172,8 @@ public final class FlowRole implements AgentRole {
         final Consumer c = handler;
         c.producerThread = Thread.currentThread();
         c.reset(probe.getSkip(), probe.getThresholdNs(), probe.getSamples());
+        c.epochOffset = clock.epochMinusMono();
+        final long cpu0 = io.msgscope.core.CpuClock.processCpuNs();
         final long alloc0 = producer.allocatedBytes();
         final Publisher pub = publisher;
         final ByteBuffer buf = payload;
@@ -199,6 +207,10 @@ public final class FlowRole implements AgentRole {
                 .setElapsedNs(elapsed).setTimedOut(timedOut).putAllCounters(pub.counters())
                 .putAllCounters(subscriber.counters());
         long alloc = producer.allocatedBytes();
+        r.setProcessCpuNs(io.msgscope.core.CpuClock.processCpuNs() - cpu0);
+        java.nio.ByteBuffer hb = java.nio.ByteBuffer.allocate(c.latency.getNeededByteBufferCapacity());
+        int len = c.latency.encodeIntoCompressedByteBuffer(hb);
+        r.setLatencyHistogram(com.google.protobuf.ByteString.copyFrom(hb.array(), 0, len));
         r.setHotThreadAllocatedBytes(alloc0 < 0 ? -1 : alloc - alloc0);
         for (int i = 0; i < c.taken; i++) {
             r.addSamples(c.samples[i]);

@@ -213,6 +213,21 @@ public final class ThroughputCommand implements Callable<Integer> {
             r.put("messages_sent", o.finalResult.getSent());
             r.put("messages_received", o.finalResult.getReceived());
             r.put("counters", o.finalResult.getCountersMap());
+            org.HdrHistogram.Histogram h = latency(o.finalResult);
+            if (h != null && h.getTotalCount() > 0) {
+                Map<String, Object> l = new LinkedHashMap<>();
+                l.put("source", "epoch send time in the header vs receive time, one process (M1, Q1); "
+                        + "messages after the skipped 2F");
+                l.put("count", h.getTotalCount());
+                l.put("latency_min_us", h.getMinValue() / 1e3);
+                l.put("latency_p50_us", h.getValueAtPercentile(50) / 1e3);
+                l.put("latency_p99_us", h.getValueAtPercentile(99) / 1e3);
+                l.put("latency_max_us", h.getMaxValue() / 1e3);
+                r.put("latency", l);
+            }
+            long received = o.finalResult.getReceived();
+            r.put("client_process_cpu_ns", o.finalResult.getProcessCpuNs());
+            r.put("client_cpu_ns_per_message", received > 0 ? (double) o.finalResult.getProcessCpuNs() / received : null);
             r.put("producer_allocated_bytes", o.finalResult.getHotThreadAllocatedBytes());
             r.put("sample_values_msg_s", o.finalResult.getSamplesList());
             root.put("result", r);
@@ -225,6 +240,13 @@ public final class ThroughputCommand implements Callable<Integer> {
                     spec.driver(), size, HumanFormat.count(o.finalResult.getInFlight()),
                     HumanFormat.rate(o.finalStats.median()), HumanFormat.rate(o.finalStats.median() * size),
                     HumanFormat.rate(o.finalStats.mean()), HumanFormat.rate(o.finalStats.stddev()), o.finalStats.n());
+        }
+        org.HdrHistogram.Histogram lat = o.finalResult == null ? null : latency(o.finalResult);
+        if (lat != null && lat.getTotalCount() > 0) {
+            stdout.println("latency at that F: p50 " + HumanFormat.duration(lat.getValueAtPercentile(50)) + ", p99 "
+                    + HumanFormat.duration(lat.getValueAtPercentile(99)) + "; client CPU "
+                    + HumanFormat.duration((double) o.finalResult.getProcessCpuNs()
+                    / Math.max(1, o.finalResult.getReceived())) + " per message");
         }
         for (String w : o.warnings) {
             stdout.println("warning: " + w);
@@ -280,6 +302,18 @@ public final class ThroughputCommand implements Callable<Integer> {
             return f;
         } catch (NumberFormatException e) {
             throw new SpecException("--in-flight", "must be auto or a whole number of messages, got '" + inFlight + "'");
+        }
+    }
+
+    private static org.HdrHistogram.Histogram latency(io.msgscope.proto.FlowResult r) {
+        if (r.getLatencyHistogram().isEmpty()) {
+            return null;
+        }
+        try {
+            return org.HdrHistogram.Histogram.decodeFromCompressedByteBuffer(
+                    r.getLatencyHistogram().asReadOnlyByteBuffer(), 0);
+        } catch (java.util.zip.DataFormatException e) {
+            return null;
         }
     }
 
