@@ -158,8 +158,13 @@ public final class TraceRun {
                 if (got.getNote().startsWith("net:")) {
                     out.netInterface = got.getNote().substring(4);
                 }
-                out.driverCounters.putAll(sent.getCountersMap());
-                out.driverCounters.putAll(got.getCountersMap());
+                // counters of both sides add up (Q5 errors = the publisher's and the subscriber's)
+                sent.getCountersMap().forEach((k, v) -> out.driverCounters.merge(k, v, Long::sum));
+                got.getCountersMap().forEach((k, v) -> out.driverCounters.merge(k, v, Long::sum));
+                long publishErrors = out.driverCounters.getOrDefault("publish_errors", 0L);
+                if (publishErrors > 0 || out.driverCounters.containsKey("errors")) {
+                    out.driverCounters.merge("errors", publishErrors, Long::sum);
+                }
                 if (relay != null) {
                     relay.send(go(Phase.MEASURE));
                     PhaseDone forwarded = hub.await(relay, READY_MS, "the relay's count",

@@ -1,0 +1,65 @@
+package io.msgscope.driver.mqtt;
+
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.Subscriber;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Set;
+
+/**
+ * MQTT 3.1.1 and 5 through the HiveMQ async client (seed 002). The subscriber connects first,
+ * subscribes to its topic (by default {@code msgscope/<random>}), waits for the SUBACK and reports
+ * the topic as its destination; the publisher publishes every message to it on its own connection.
+ *
+ * <p>{@code --uri}: {@code tcp://host:port} or {@code mqtt://} (default {@code tcp://127.0.0.1:1883}),
+ * {@code ssl://} or {@code mqtts://} for TLS (default port 8883); user info in the URI is taken as the
+ * credentials. Options ({@code --opt key=value}):
+ * <ul>
+ *   <li>{@code version} 3 (MQTT 3.1.1) or 5 (default 5)</li>
+ *   <li>{@code qos} 0, 1 or 2 for both the publishes and the subscription (default 1); PUBACK (QoS 1)
+ *       and PUBCOMP (QoS 2) are counted as {@code messages_acked}</li>
+ *   <li>{@code clean_session} true/false (default true; MQTT 5: clean start, and a session expiry of
+ *       one hour when false)</li>
+ *   <li>{@code keep_alive} seconds, 0-65535 (default 60)</li>
+ *   <li>{@code topic} the topic to use (default chosen by the subscriber); no wildcards</li>
+ *   <li>{@code username}, {@code password} credentials</li>
+ *   <li>{@code max_inflight} publishes not yet completed before {@code send} waits, 1-1000000
+ *       (default 20 with MQTT 3.1.1, which has no flow control of its own, as Mosquitto's
+ *       max_inflight_messages; 10000 with MQTT 5, where the client also keeps to the broker's Receive
+ *       Maximum): bounds the client's queue at full speed and the broker's queue for the subscriber</li>
+ * </ul>
+ */
+public final class MqttDriver implements Driver {
+    static final Set<String> OPTIONS = Set.of("version", "qos", "clean_session", "keep_alive", "topic", "username",
+            "password", "max_inflight");
+
+    @Override
+    public String name() {
+        return "mqtt";
+    }
+
+    @Override
+    public Set<String> optionKeys() {
+        return OPTIONS;
+    }
+
+    /** Heap: the client takes byte arrays, and each message is copied out of this buffer anyway. */
+    @Override
+    public ByteBuffer allocatePayload(int capacity) {
+        return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+        return new MqttSubscriber(MqttSettings.of(spec, false));
+    }
+
+    @Override
+    public Publisher openPublisher(DriverSpec spec) throws IOException {
+        return new MqttPublisher(MqttSettings.of(spec, true), spec.messageSize());
+    }
+}

@@ -1,0 +1,77 @@
+package io.msgscope.driver.mqtt;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.DriverSpec;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** The MQTT options of one side, checked once, each error naming its option. */
+record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
+                    String topic, String username, String password, int maxInflight) {
+    static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
+
+    static MqttSettings of(DriverSpec spec, boolean publisher) {
+        spec.requireKnownOptions("mqtt", MqttDriver.OPTIONS);
+        String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        URI uri;
+        try {
+            uri = new URI(raw);
+        } catch (URISyntaxException e) {
+            throw new SpecException("--uri", "is not a URI: " + e.getMessage());
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        boolean tls = switch (scheme) {
+            case "tcp", "mqtt" -> false;
+            case "ssl", "mqtts" -> true;
+            default -> throw new SpecException("--uri", "must start with tcp://, mqtt://, ssl:// or mqtts://, got '"
+                    + raw + "'");
+        };
+        if (uri.getHost() == null) {
+            throw new SpecException("--uri", "names no host: '" + raw + "'");
+        }
+        int port = uri.getPort() < 0 ? (tls ? 8883 : 1883) : uri.getPort();
+        String user = spec.option("username", null);
+        String pass = spec.option("password", null);
+        if (uri.getRawUserInfo() != null) {
+            String[] up = uri.getRawUserInfo().split(":", 2);
+            if (user == null) {
+                user = URLDecoder.decode(up[0], StandardCharsets.UTF_8);
+            }
+            if (pass == null && up.length > 1) {
+                pass = URLDecoder.decode(up[1], StandardCharsets.UTF_8);
+            }
+        }
+        if (pass != null && user == null) {
+            throw new SpecException("--opt password", "needs --opt username as well");
+        }
+        int version = (int) spec.longOption("version", 5, 3, 5);
+        if (version == 4) {
+            throw new SpecException("--opt version", "must be 3 (MQTT 3.1.1) or 5, got 4");
+        }
+        int qos = (int) spec.longOption("qos", 1, 0, 2);
+        boolean clean = spec.boolOption("clean_session", true);
+        int keepAlive = (int) spec.longOption("keep_alive", 60, 0, 65_535);
+        // MQTT 3.1.1 has no flow control: without a window the client sends as fast as it can and a broker
+        // such as Mosquitto (max_queued_messages 1000) drops what its subscriber queue cannot hold.
+        // MQTT 5 brokers announce a Receive Maximum, which the client enforces itself.
+        int maxInflight = (int) spec.longOption("max_inflight", version == 3 ? 20 : 10_000, 1, 1_000_000);
+        String topic = publisher && !spec.destination().isEmpty() ? spec.destination()
+                : spec.option("topic", publisher ? "" : "msgscope/" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        if (topic.isEmpty()) {
+            throw new SpecException("--opt topic", "the publisher has no topic: give --opt topic or let the subscriber choose one");
+        }
+        if (topic.indexOf('#') >= 0 || topic.indexOf('+') >= 0) {
+            throw new SpecException("--opt topic", "must be a topic name without wildcards (+, #), got '" + topic + "'");
+        }
+        return new MqttSettings(uri.getHost(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight);
+    }
+
+    String address() {
+        return host + ":" + port;
+    }
+}

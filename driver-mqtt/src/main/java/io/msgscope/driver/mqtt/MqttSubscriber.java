@@ -1,0 +1,169 @@
+package io.msgscope.driver.mqtt;
+
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.datatypes.MqttTopicFilter;
+import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
+import com.hivemq.client.mqtt.mqtt3.message.subscribe.suback.Mqtt3SubAck;
+import com.hivemq.client.mqtt.mqtt3.message.subscribe.suback.Mqtt3SubAckReturnCode;
+import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
+import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
+import io.msgscope.core.SpecException;
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.Subscriber;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * Subscribes before reporting its topic as the destination and waits for the SUBACK: a rejected
+ * subscription is an IOException, a granted QoS below the one asked a {@link SpecException} on
+ * {@code --opt qos}. Messages are delivered on the client's Netty I/O thread (a direct executor, no
+ * hand-over to another thread), where the handler runs first thing with the payload buffer the client
+ * decoded (its {@code getPayload} wraps it in an Optional and a read-only view: the client's
+ * allocation). Payloads shorter than the header are not handed on: counted as {@code errors} and
+ * {@code short_payloads}.
+ */
+final class MqttSubscriber implements Subscriber {
+    private static final Executor DIRECT = Runnable::run;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final MqttConnection conn;
+    private final DeliveryCount count = new DeliveryCount();
+    private final String topic;
+    private final int grantedQos;
+    private final java.util.ArrayList<ByteBuffer> pending = new java.util.ArrayList<>();
+    private volatile MessageHandler handler;
+    private volatile boolean early;
+    // written on the delivery thread only; read after the run
+    private long shortPayloads;
+
+    MqttSubscriber(MqttSettings s) throws IOException {
+        this.topic = s.topic();
+        this.conn = MqttConnection.open(s, "sub", count);
+        MqttTopicFilter filter = MqttTopicFilter.of(s.topic());
+        MqttQos qos = MqttQos.fromCode(s.qos());
+        int granted;
+        try {
+            if (conn.v5 != null) {
+                Consumer<Mqtt5Publish> cb = this::onPublish5;
+                Mqtt5SubAck ack = MqttConnection.await(conn.v5.subscribeWith().topicFilter(filter).qos(qos)
+                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.topic() + "'");
+                Mqtt5SubAckReasonCode code = ack.getReasonCodes().get(0);
+                if (code.isError()) {
+                    throw new IOException("MQTT broker at " + s.address() + " rejected the subscription to '"
+                            + s.topic() + "': " + code);
+                }
+                granted = code.getCode();
+            } else {
+                Consumer<Mqtt3Publish> cb = this::onPublish3;
+                Mqtt3SubAck ack = MqttConnection.await(conn.v3.subscribeWith().topicFilter(filter).qos(qos)
+                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.topic() + "'");
+                Mqtt3SubAckReturnCode code = ack.getReturnCodes().get(0);
+                if (code.isError()) {
+                    throw new IOException("MQTT broker at " + s.address() + " rejected the subscription to '"
+                            + s.topic() + "'");
+                }
+                granted = code.getCode();
+            }
+            if (granted < s.qos()) {
+                throw new SpecException("--opt qos", "the MQTT broker at " + s.address() + " granted QoS " + granted
+                        + " only, asked " + s.qos());
+            }
+        } catch (IOException | RuntimeException e) {
+            conn.close();
+            throw e;
+        }
+        this.grantedQos = granted;
+    }
+
+    private void onPublish5(Mqtt5Publish p) {
+        deliver(p.getPayload().orElse(EMPTY));
+    }
+
+    private void onPublish3(Mqtt3Publish p) {
+        deliver(p.getPayload().orElse(EMPTY));
+    }
+
+    private void deliver(ByteBuffer payload) {
+        final MessageHandler h = handler;
+        if (h == null || early) {
+            deliverEarly(payload);
+            return;
+        }
+        if (payload.remaining() < WireHeader.SIZE) {
+            shortPayloads++;
+        } else {
+            h.onMessage(payload.order(ByteOrder.LITTLE_ENDIAN), payload.position());
+        }
+        count.delivered();
+    }
+
+    /**
+     * Start-up only: messages that arrive before the receiver's first poll are copied aside (blocking
+     * the I/O thread instead would stop the acks, and Mosquitto drops what overflows its queue) and
+     * handed over, in order, by whichever thread gets there first once the handler is known. Their
+     * receive time is that of the hand-over; they are warm-up messages in practice.
+     */
+    private void deliverEarly(ByteBuffer payload) {
+        synchronized (pending) {
+            if (handler == null) {
+                ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).order(ByteOrder.LITTLE_ENDIAN);
+                copy.put(0, payload, payload.position(), payload.remaining());
+                pending.add(copy);
+                early = true;
+                return;
+            }
+            drainPending(handler);
+            deliver(payload);
+        }
+    }
+
+    /** Holding the lock: delivers what arrived before the first poll. */
+    private void drainPending(MessageHandler h) {
+        for (ByteBuffer b : pending) {
+            if (b.capacity() < WireHeader.SIZE) {
+                shortPayloads++;
+            } else {
+                h.onMessage(b, 0);
+            }
+            count.delivered();
+        }
+        pending.clear();
+        early = false;
+    }
+
+    @Override
+    public int poll(MessageHandler handler, long timeoutMs) {
+        if (this.handler != handler) {
+            synchronized (pending) {
+                this.handler = handler;
+                if (early) {
+                    drainPending(handler);
+                }
+            }
+        }
+        return count.await(timeoutMs);
+    }
+
+    @Override
+    public String destination() {
+        return topic;
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        long shorts = shortPayloads;
+        return Map.of("errors", shorts, "short_payloads", shorts, "qos_granted", (long) grantedQos);
+    }
+
+    @Override
+    public void close() {
+        conn.close();
+    }
+}

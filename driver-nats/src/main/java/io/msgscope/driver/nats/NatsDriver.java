@@ -1,0 +1,60 @@
+package io.msgscope.driver.nats;
+
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.Subscriber;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Set;
+
+/**
+ * NATS through jnats: core pub/sub, or JetStream. The subscriber connects first, subscribes to its
+ * subject (by default {@code msgscope.<random>}), flushes so the server has the subscription, and
+ * reports the subject as its destination.
+ *
+ * <p>{@code --uri}: {@code nats://host:port} (default {@code nats://127.0.0.1:4222}; {@code tls://} for
+ * TLS; user info in the URI as credentials). Options ({@code --opt key=value}):
+ * <ul>
+ *   <li>{@code subject} the subject (default chosen by the subscriber); no wildcards</li>
+ *   <li>{@code jetstream} true/false (default false): the subscriber creates a stream for the subject
+ *       (deleted on close) and consumes it with an ordered push consumer; the publisher publishes
+ *       asynchronously with JetStream and counts the stream's acks as {@code messages_acked}</li>
+ *   <li>{@code storage} file or memory, the stream's storage with JetStream (default file)</li>
+ *   <li>{@code max_inflight} JetStream publishes not yet acknowledged before {@code send} waits,
+ *       1-1000000 (default 1000)</li>
+ *   <li>{@code username}, {@code password}, or {@code token} credentials</li>
+ * </ul>
+ */
+public final class NatsDriver implements Driver {
+    static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
+            "password", "token");
+
+    @Override
+    public String name() {
+        return "nats";
+    }
+
+    @Override
+    public Set<String> optionKeys() {
+        return OPTIONS;
+    }
+
+    /** Heap: jnats takes byte arrays, and each message is copied out of this buffer anyway. */
+    @Override
+    public ByteBuffer allocatePayload(int capacity) {
+        return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+        return new NatsSubscriber(NatsSettings.of(spec, false), spec.messageSize());
+    }
+
+    @Override
+    public Publisher openPublisher(DriverSpec spec) throws IOException {
+        return new NatsPublisher(NatsSettings.of(spec, true), spec.messageSize());
+    }
+}

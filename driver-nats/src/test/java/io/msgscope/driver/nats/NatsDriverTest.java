@@ -1,0 +1,147 @@
+package io.msgscope.driver.nats;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Drivers;
+import io.nats.NatsServerRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The NATS driver against the real nats-server on 127.0.0.1:4222 (required under CI=true) and against
+ * a private nats-server (with JetStream) started by jnats-server-runner when nats-server is on PATH.
+ */
+class NatsDriverTest {
+    private static final int N = 5000;
+    private static final String SYSTEM = "nats://127.0.0.1:4222";
+    private static NatsServerRunner privateServer;
+
+    @BeforeAll
+    static void startPrivateServer() throws IOException {
+        if (onPath("nats-server")) {
+            privateServer = new NatsServerRunner(false, true);
+        }
+    }
+
+    @AfterAll
+    static void stopPrivateServer() throws Exception {
+        if (privateServer != null) {
+            privateServer.close();
+        }
+    }
+
+    static boolean onPath(String exe) {
+        String path = System.getenv("PATH");
+        for (String d : (path == null ? "" : path).split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, exe))) {
+                return true;
+            }
+        }
+        return Files.isExecutable(Path.of("/usr/sbin", exe));
+    }
+
+    static void requireSystemServer() {
+        boolean up;
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", 4222), 1000);
+            up = true;
+        } catch (IOException e) {
+            up = false;
+        }
+        if (!up && "true".equals(System.getenv("CI"))) {
+            fail("nats-server must listen on 127.0.0.1:4222 under CI=true");
+        }
+        Assumptions.assumeTrue(up, "nats-server is not listening on 127.0.0.1:4222: real-server test skipped");
+    }
+
+    static String privateUri() {
+        Assumptions.assumeTrue(privateServer != null, "nats-server is not on PATH: private-server test skipped");
+        return privateServer.getURI();
+    }
+
+    private static NatsDriver driver() {
+        return (NatsDriver) Drivers.load().get("nats");
+    }
+
+    @Test
+    void coreOnTheSystemServerDeliversEveryMessageOnceInOrder() throws Exception {
+        requireSystemServer();
+        RoundTrip rt = RoundTrip.run(driver(), SYSTEM, Map.of(), N, 64);
+        rt.assertAllOnce(N, true);
+        assertTrue(rt.destination.startsWith("msgscope."), rt.destination);
+        assertEquals(0L, rt.publisherCounters.get("publish_errors"));
+        System.out.println("nats core (system server): " + rt.rate());
+    }
+
+    @Test
+    void jetStreamOnTheSystemServerCountsAcks() throws Exception {
+        requireSystemServer();
+        RoundTrip rt = RoundTrip.run(driver(), "", Map.of("jetstream", "true", "storage", "memory"), N, 64);
+        rt.assertAllOnce(N, true);
+        assertEquals((long) N, rt.publisherCounters.get("messages_acked"));
+        System.out.println("nats jetstream memory (system server): " + rt.rate());
+    }
+
+    @Test
+    void coreOnAPrivateServer() throws Exception {
+        RoundTrip rt = RoundTrip.run(driver(), privateUri(), Map.of("subject", "msgscope.test.core"), N, 1024);
+        rt.assertAllOnce(N, true);
+        assertEquals("msgscope.test.core", rt.destination);
+    }
+
+    @Test
+    void jetStreamFileStorageOnAPrivateServer() throws Exception {
+        RoundTrip rt = RoundTrip.run(driver(), privateUri(), Map.of("jetstream", "true"), N, 64);
+        rt.assertAllOnce(N, true);
+        assertEquals((long) N, rt.publisherCounters.get("messages_acked"));
+        assertEquals(0L, rt.publisherCounters.get("publish_errors"));
+        System.out.println("nats jetstream file (private server): " + rt.rate());
+    }
+
+    @Test
+    void connectionRefusedIsOneLineNamingTheAddress() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        long t0 = System.nanoTime();
+        DriverSpec spec = new DriverSpec("", 0, "nats://127.0.0.1:" + port, 64, 0, Map.of(), "msgscope.x");
+        IOException e = assertThrows(IOException.class, () -> driver().openPublisher(spec));
+        assertTrue((System.nanoTime() - t0) / 1e9 < 10, "took too long");
+        assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        assertThrows(IOException.class, () -> driver().openSubscriber(spec));
+        System.out.println("refused: " + e.getMessage());
+    }
+
+    @Test
+    void badOptionsNameTheOption() {
+        NatsDriver d = driver();
+        assertEquals("--opt subject", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "", 64, 0, Map.of("subject", "a.>"), ""))).option());
+        assertEquals("--opt storage", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "", 64, 0, Map.of("storage", "memory"), ""))).option());
+        assertEquals("--opt jetstream", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "", 64, 0, Map.of("jetstream", "perhaps"), ""))).option());
+        assertEquals("--opt token", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "", 64, 0, Map.of("token", "t", "username", "u"), ""))).option());
+        assertEquals("--uri", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "tcp://127.0.0.1:4222", 64, 0, Map.of(), ""))).option());
+    }
+}
