@@ -258,9 +258,18 @@ public final class ReceiverRole implements AgentRole {
             h.cpu.sample(h.cpu.finalSlot());
             h.sampleNetwork(h.cpu.finalSlot(), true);
         }
+        String closed = eof ? subscriber.closeReason() : null;
         if (!warmupReported) {
             warmupListener.failed("connection closed during the warm-up after " + h.warmupReceived + " of "
-                    + warmup + " warm-up messages");
+                    + warmup + " warm-up messages" + (closed != null ? ": " + closed : ""));
+            return;
+        }
+        if (closed != null && !rec.complete()) {
+            PhaseListener l = awaitMeasureListener();
+            if (l != null) {
+                l.failed("the subscription ended after " + rec.received() + " of " + spec.getCount()
+                        + " measured messages: " + closed);
+            }
             return;
         }
         PhaseDone done = PhaseDone.newBuilder().setPhase(Phase.MEASURE).setReceived(rec.received())

@@ -30,6 +30,11 @@ public interface Subscriber extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /** Why the system under test ended the subscription (poll returned -1), or null when unknown. */
+    default String closeReason() {
+        return null;
+    }
+
     /** The local address of the receiving connection (for network sampling, M4), or null if unknown. */
     default java.net.InetAddress localAddress() {
         return null;

@@ -1,0 +1,203 @@
+package io.msgscope.driver.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AuthenticationFailureException;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Method;
+import com.rabbitmq.client.PossibleAuthenticationFailureException;
+import com.rabbitmq.client.ShutdownSignalException;
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.DriverSpec;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.security.GeneralSecurityException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Connection set-up shared by the publisher and the subscriber, and the translation of everything
+ * amqp-client can throw into one line that names the broker's address (never the password).
+ */
+final class AmqpConnections {
+    static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672/%2f";
+    static final int CONNECT_TIMEOUT_MS = 5_000;
+    static final int HANDSHAKE_TIMEOUT_MS = 10_000;
+    /** Bounds every synchronous AMQP method (queue.declare, tx.commit, ...): a silent broker fails, never hangs. */
+    static final int RPC_TIMEOUT_MS = 30_000;
+    static final int CLOSE_TIMEOUT_MS = 3_000;
+
+    private AmqpConnections() {
+    }
+
+    /** A factory for the spec's URI (default {@value #DEFAULT_URI}); bad URIs are bad input naming --uri. */
+    static ConnectionFactory factory(DriverSpec spec, AmqpOptions o) {
+        String uri = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        ConnectionFactory f = new ConnectionFactory();
+        try {
+            f.setUri(uri); // user, password, host, port, vhost; amqps:// switches TLS on (trusting any certificate)
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw new SpecException("--uri", "is not an AMQP URI such as " + DEFAULT_URI + " or amqps://...: '"
+                    + redact(uri) + "' (" + e.getMessage() + ")");
+        } catch (GeneralSecurityException e) {
+            throw new SpecException("--uri", "cannot set up TLS for '" + redact(uri) + "': " + e.getMessage());
+        }
+        if (o.tlsVerify()) {
+            if (!f.isSSL()) {
+                throw new SpecException("--opt " + AmqpOptions.TLS_VERIFY, "applies to amqps:// URIs only; got '"
+                        + redact(uri) + "'");
+            }
+            try {
+                f.useSslProtocol(SSLContext.getDefault()); // the JVM's default trust store
+            } catch (GeneralSecurityException e) {
+                throw new SpecException("--opt " + AmqpOptions.TLS_VERIFY, "the JVM's default TLS context is not "
+                        + "available: " + e.getMessage());
+            }
+            f.enableHostnameVerification();
+        }
+        f.setAutomaticRecoveryEnabled(false); // a measurement must see a broken connection, not paper over it
+        f.setTopologyRecoveryEnabled(false);
+        f.setConnectionTimeout(CONNECT_TIMEOUT_MS);
+        f.setHandshakeTimeout(HANDSHAKE_TIMEOUT_MS);
+        f.setChannelRpcTimeout(RPC_TIMEOUT_MS);
+        f.setShutdownTimeout(CLOSE_TIMEOUT_MS);
+        return f;
+    }
+
+    /** "amqp://host:port/vhost" with neither user nor password. */
+    static String address(ConnectionFactory f) {
+        String vhost = f.getVirtualHost();
+        return (f.isSSL() ? "amqps://" : "amqp://") + f.getHost() + ":" + f.getPort() + "/"
+                + ("/".equals(vhost) ? "%2f" : vhost);
+    }
+
+    /** One named daemon thread, created lazily or by {@link ThreadPoolExecutor#prestartCoreThread()}. */
+    static ThreadPoolExecutor singleThread(String name) {
+        return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Opens a connection; every failure becomes one line naming the address: unreachable, no answer
+     * within the connect/handshake timeout, login refused, virtual host refused, TLS.
+     */
+    static Connection open(ConnectionFactory f, ExecutorService executor, String name) throws IOException {
+        String addr = address(f);
+        try {
+            return f.newConnection(executor, name);
+        } catch (AuthenticationFailureException e) {
+            throw new IOException("amqp: " + addr + " refused the login of user '" + f.getUsername() + "': "
+                    + e.getMessage(), e);
+        } catch (PossibleAuthenticationFailureException e) {
+            throw new IOException("amqp: " + addr + " closed the connection during the login of user '"
+                    + f.getUsername() + "' (wrong user name or password?)", e);
+        } catch (ConnectException | NoRouteToHostException e) {
+            throw new IOException("amqp: cannot connect to " + addr + ": " + e.getMessage(), e);
+        } catch (SocketTimeoutException e) {
+            throw new IOException("amqp: cannot connect to " + addr + ": no answer within " + CONNECT_TIMEOUT_MS
+                    + " ms", e);
+        } catch (UnknownHostException e) {
+            throw new IOException("amqp: cannot connect to " + addr + ": unknown host " + e.getMessage(), e);
+        } catch (SSLException e) {
+            throw new IOException("amqp: TLS with " + addr + " failed: " + e.getMessage()
+                    + (f.isSSL() ? "" : " (is this a TLS port? use amqps:// only for TLS listeners)"), e);
+        } catch (TimeoutException e) {
+            throw new IOException("amqp: " + addr + " did not complete the AMQP handshake within "
+                    + HANDSHAKE_TIMEOUT_MS + " ms", e);
+        } catch (IOException e) {
+            ShutdownSignalException s = shutdownCause(e);
+            if (s != null && s.getReason() instanceof AMQP.Connection.Close c && c.getReplyCode() == 530) {
+                throw new IOException("amqp: " + addr + " refused virtual host '" + f.getVirtualHost() + "': "
+                        + c.getReplyCode() + " " + c.getReplyText(), e);
+            }
+            if (s != null && s.getReason() instanceof AMQP.Connection.Close c && c.getReplyCode() == 403) {
+                throw new IOException("amqp: " + addr + " refused user '" + f.getUsername() + "': "
+                        + c.getReplyCode() + " " + c.getReplyText(), e);
+            }
+            throw new IOException("amqp: cannot connect to " + addr + ": "
+                    + (s != null ? closeReason(s) : describe(e)), e);
+        }
+    }
+
+    static ShutdownSignalException shutdownCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ShutdownSignalException s) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * "the broker closed the channel: 540 NOT_IMPLEMENTED - immediate=true", or how the connection was
+     * lost when the broker sent no close method.
+     */
+    static String closeReason(ShutdownSignalException s) {
+        Method m = s.getReason();
+        if (m instanceof AMQP.Connection.Close c) {
+            return "the broker closed the connection: " + c.getReplyCode() + " " + c.getReplyText();
+        }
+        if (m instanceof AMQP.Channel.Close c) {
+            return "the broker closed the channel: " + c.getReplyCode() + " " + c.getReplyText();
+        }
+        Throwable cause = s.getCause();
+        if (cause != null) {
+            return "the connection was lost: " + describe(cause);
+        }
+        return "the " + (s.isHardError() ? "connection" : "channel") + " was closed";
+    }
+
+    /** The reply code of a broker-initiated close, or 0. */
+    static int replyCode(ShutdownSignalException s) {
+        Method m = s.getReason();
+        if (m instanceof AMQP.Connection.Close c) {
+            return c.getReplyCode();
+        }
+        if (m instanceof AMQP.Channel.Close c) {
+            return c.getReplyCode();
+        }
+        return 0;
+    }
+
+    /** closeReason plus advice for the flags a broker is known to refuse. */
+    static String explain(ShutdownSignalException s, AmqpOptions o) {
+        String r = closeReason(s);
+        if (replyCode(s) == 540 && o.immediate()) {
+            return r + " (the broker does not implement the immediate flag, e.g. RabbitMQ >= 3.0; drop --opt "
+                    + AmqpOptions.IMMEDIATE + ")";
+        }
+        return r;
+    }
+
+    static String describe(Throwable e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+
+    /** The URI with its password replaced by "***". */
+    static String redact(String uri) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        if (scheme < 0 || at < scheme) {
+            return uri;
+        }
+        int colon = uri.indexOf(':', scheme + 3);
+        if (colon < 0 || colon > at) {
+            return uri;
+        }
+        return uri.substring(0, colon + 1) + "***" + uri.substring(at);
+    }
+}

@@ -1,0 +1,90 @@
+package io.msgscope.driver.amqp;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.DriverSpec;
+
+import java.util.Set;
+
+/**
+ * The {@code --opt} keys of the AMQP 0-9-1 driver (seed 000, A4), read and checked once, before any
+ * connection is made. Both sides read the whole set, so a combination the broker would refuse is bad
+ * input on either side, named after the option to drop.
+ *
+ * @param autoAck     {@code auto_ack}: basic.consume with no-ack; the broker forgets a message as it sends it
+ * @param txSize      {@code tx_size}: messages per producer and per consumer transaction (tx.select on both
+ *                    channels; tx.commit after every tx_size publishes, and after every tx_size deliveries
+ *                    once they are acked); 0 = no transactions
+ * @param mandatory   {@code mandatory}: basic.publish mandatory flag; unroutable messages come back
+ *                    as basic.return and are counted as {@code returned}
+ * @param immediate   {@code immediate}: basic.publish immediate flag (RabbitMQ 3.0 and later refuse it by
+ *                    closing the connection, 540 NOT_IMPLEMENTED; Qpid Broker-J returns the message,
+ *                    313 NO_CONSUMERS, when no consumer can take it)
+ * @param persistent  {@code persistent}: delivery mode 2 instead of 1
+ * @param confirm     {@code confirm}: publisher confirms, at most this many unconfirmed messages in flight
+ *                    (the publisher waits when the window is full; drain waits for every confirm); 0 = off
+ * @param prefetch    {@code prefetch}: basic.qos prefetch count of the consumer; 0 = unlimited
+ * @param multiAck    {@code multi_ack}: acknowledge every K deliveries with multiple=true; 1 = each one
+ * @param tlsVerify   {@code tls_verify}: for amqps:// URIs, check the broker's certificate against the JVM's
+ *                    default trust store and its host name; false (the default) trusts any certificate
+ */
+public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
+                          int confirm, int prefetch, int multiAck, boolean tlsVerify) {
+
+    public static final String AUTO_ACK = "auto_ack";
+    public static final String TX_SIZE = "tx_size";
+    public static final String MANDATORY = "mandatory";
+    public static final String IMMEDIATE = "immediate";
+    public static final String PERSISTENT = "persistent";
+    public static final String CONFIRM = "confirm";
+    public static final String PREFETCH = "prefetch";
+    public static final String MULTI_ACK = "multi_ack";
+    public static final String TLS_VERIFY = "tls_verify";
+
+    public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
+            PREFETCH, MULTI_ACK, TLS_VERIFY);
+
+    /** basic.qos prefetch-count is a short (0-65535) in AMQP 0-9-1. */
+    static final int MAX_PREFETCH = 65_535;
+    static final int MAX_WINDOW = 1 << 24;
+
+    /** Reads and cross-checks every option; bad values and bad combinations name the option. */
+    public static AmqpOptions of(DriverSpec spec) {
+        spec.requireKnownOptions("amqp", KEYS);
+        boolean autoAck = spec.boolOption(AUTO_ACK, false);
+        int txSize = (int) spec.longOption(TX_SIZE, 0, 0, MAX_WINDOW);
+        boolean mandatory = spec.boolOption(MANDATORY, false);
+        boolean immediate = spec.boolOption(IMMEDIATE, false);
+        boolean persistent = spec.boolOption(PERSISTENT, false);
+        int confirm = (int) spec.longOption(CONFIRM, 0, 0, MAX_WINDOW);
+        int prefetch = (int) spec.longOption(PREFETCH, 0, 0, MAX_PREFETCH);
+        int multiAck = (int) spec.longOption(MULTI_ACK, 1, 1, MAX_WINDOW);
+        boolean tlsVerify = spec.boolOption(TLS_VERIFY, false);
+        if (txSize > 0 && confirm > 0) {
+            throw new SpecException("--opt " + CONFIRM, "cannot be used with --opt " + TX_SIZE
+                    + ": an AMQP channel is either transactional or in confirm mode; drop one of them");
+        }
+        if (autoAck && txSize > 0) {
+            throw new SpecException("--opt " + TX_SIZE, "needs manual acks on the consumer (its transactions "
+                    + "commit acks); drop --opt " + AUTO_ACK + " or --opt " + TX_SIZE);
+        }
+        if (autoAck && multiAck > 1) {
+            throw new SpecException("--opt " + MULTI_ACK, "needs manual acks; with --opt " + AUTO_ACK
+                    + "=true nothing is acked; drop one of them");
+        }
+        if (autoAck && prefetch > 0) {
+            throw new SpecException("--opt " + PREFETCH, "has no effect with --opt " + AUTO_ACK
+                    + "=true (the broker ignores basic.qos for no-ack consumers); drop one of them");
+        }
+        if (prefetch > 0 && prefetch < multiAck) {
+            throw new SpecException("--opt " + PREFETCH, "must be at least --opt " + MULTI_ACK + " (" + multiAck
+                    + "), or the consumer waits forever for the delivery that would trigger its ack; got "
+                    + prefetch);
+        }
+        if (prefetch > 0 && prefetch < txSize) {
+            throw new SpecException("--opt " + PREFETCH, "must be at least --opt " + TX_SIZE + " (" + txSize
+                    + "): acks in a transaction free no prefetch credit until the commit; got " + prefetch);
+        }
+        return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
+                tlsVerify);
+    }
+}

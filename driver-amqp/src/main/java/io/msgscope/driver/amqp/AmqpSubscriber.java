@@ -1,0 +1,309 @@
+package io.msgscope.driver.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Consumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.Subscriber;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The consuming side (A1, A2): its own connection with one channel, a server-named, auto-delete,
+ * non-durable, non-exclusive queue bound only to the default exchange, basic.consume on it.
+ *
+ * <p>Push delivery: amqp-client calls {@link #handleDelivery} on one thread of this subscriber's own
+ * single-thread executor ("msgscope-amqp-consumer"), which hands the body to the
+ * {@link MessageHandler} first thing (Q2), then acks/commits, then publishes the delivered count
+ * through a volatile field that {@link #poll} waits on. That thread is started by the first poll, on
+ * the caller's thread, so it runs on the cores the receiver was pinned to. basic.consume is issued by the first
+ * {@link #poll}, once the handler is known: until then messages wait in the broker's queue, so none is
+ * lost and none is delivered without a handler.
+ *
+ * <p>Buffers: amqp-client allocates a new body array per delivery. A body of up to
+ * {@value #COPY_LIMIT} bytes is copied into one reused little-endian buffer (no allocation in this
+ * code); a larger one is wrapped, one small ByteBuffer per delivery, cheaper than copying it.
+ */
+final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
+    static final int COPY_LIMIT = 1024;
+    private static final long WAIT_SLICE_NS = 1_000_000;
+    /** After this long without a delivery, poll checks that the queue still exists (see pollIdle). */
+    static final long IDLE_CHECK_NS = 1_000_000_000L;
+
+    private final AmqpOptions options;
+    private final String address;
+    private final Connection connection;
+    private final Channel channel;
+    private final ThreadPoolExecutor executor;
+    private final String queue;
+    private final ByteBuffer reused;
+    private final boolean autoAck;
+    private final int multiAck;
+    private final int txSize;
+
+    private volatile MessageHandler handler;
+    private volatile long delivered;
+    private volatile String closeReason;
+    private volatile boolean closing;
+    private long lastPolled;
+    private long lastChangeNs;
+    private long lastCheckNs;
+    private volatile boolean idleCheckPending;
+    private final Runnable idleCheck = this::queueStillThere;
+
+    // consumer-thread state (read by others only after the run)
+    private int unacked;
+    private int inTx;
+    private long shortPayloads;
+    private long redelivered;
+    private long errors;
+    private long txCommits;
+
+    AmqpSubscriber(AmqpOptions options, String address, Connection connection, Channel channel,
+                   ThreadPoolExecutor executor, String queue, int messageSize) {
+        this.options = options;
+        this.address = address;
+        this.connection = connection;
+        this.channel = channel;
+        this.executor = executor;
+        this.queue = queue;
+        this.autoAck = options.autoAck();
+        this.multiAck = options.multiAck();
+        this.txSize = options.txSize();
+        this.reused = ByteBuffer.allocate(Math.min(Math.max(messageSize, WireHeader.SIZE), COPY_LIMIT))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        channel.addShutdownListener(this);
+        connection.addShutdownListener(this);
+    }
+
+    @Override
+    public String destination() {
+        return queue;
+    }
+
+    @Override
+    public int poll(MessageHandler h, long timeoutMs) throws IOException {
+        if (handler != h) {
+            boolean first = handler == null;
+            handler = h;
+            if (first) {
+                // the delivery thread is created here, by the caller's thread, so it inherits the
+                // caller's CPU affinity (the receiver pins its thread before polling, D3/M5)
+                executor.prestartCoreThread();
+                startConsuming();
+            }
+        }
+        final long seen = lastPolled;
+        long d = delivered;
+        if (d == seen && closeReason == null && timeoutMs > 0) {
+            final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+            while ((d = delivered) == seen && closeReason == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                // the delivery thread never wakes this one: nothing on its path but a volatile write
+                LockSupport.parkNanos(this, Math.min(left, WAIT_SLICE_NS));
+            }
+            d = delivered;
+        }
+        if (d == seen) {
+            if (closeReason == null) {
+                checkWhenIdle();
+            }
+            if (closeReason != null) {
+                return -1;
+            }
+            return 0;
+        }
+        lastPolled = d;
+        lastChangeNs = 0;
+        return (int) (d - seen);
+    }
+
+    /**
+     * RabbitMQ tells a consumer that its queue was deleted (basic.cancel); Qpid Broker-J does not, the
+     * channel simply goes quiet. So once nothing was delivered for {@link #IDLE_CHECK_NS}, and at most
+     * that often, poll asks the broker whether the queue still exists: a passive queue.declare, run on
+     * the delivery thread so that it never overlaps that thread's own acks and commits on the channel
+     * (404 NOT_FOUND closes the channel, and the reason is kept). Only on the idle path.
+     */
+    private void checkWhenIdle() {
+        final long now = System.nanoTime();
+        if (lastChangeNs == 0) {
+            lastChangeNs = now;
+            return;
+        }
+        if (now - lastChangeNs < IDLE_CHECK_NS || now - lastCheckNs < IDLE_CHECK_NS || idleCheckPending) {
+            return;
+        }
+        lastCheckNs = now;
+        idleCheckPending = true;
+        try {
+            executor.execute(idleCheck);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            idleCheckPending = false; // closing
+        }
+    }
+
+    private void queueStillThere() {
+        try {
+            channel.queueDeclarePassive(queue);
+        } catch (IOException | ShutdownSignalException e) {
+            ShutdownSignalException s = AmqpConnections.shutdownCause(e);
+            if (s != null && AmqpConnections.replyCode(s) == 404 && closeReason == null) {
+                closeReason = "amqp: queue '" + queue + "' no longer exists at " + address + " (it was deleted): "
+                        + AmqpConnections.closeReason(s);
+            } else if (closeReason == null && !closing) {
+                shutdownCompleted(s != null ? s : new ShutdownSignalException(false, false, null, channel,
+                        AmqpConnections.describe(e), e));
+            }
+        } finally {
+            idleCheckPending = false;
+        }
+    }
+
+    private void startConsuming() throws IOException {
+        try {
+            channel.basicConsume(queue, autoAck, "", false, false, null, this);
+        } catch (IOException | ShutdownSignalException e) {
+            ShutdownSignalException s = AmqpConnections.shutdownCause(e);
+            throw new IOException("amqp: cannot consume from queue '" + queue + "' at " + address + ": "
+                    + (s != null ? AmqpConnections.explain(s, options) : AmqpConnections.describe(e)), e);
+        }
+    }
+
+    // ---- amqp-client callbacks (the consumer thread) ----
+
+    @Override
+    public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+        final int n = body.length;
+        if (n >= WireHeader.SIZE) {
+            final ByteBuffer b;
+            if (n <= COPY_LIMIT && n <= reused.capacity()) {
+                System.arraycopy(body, 0, reused.array(), 0, n);
+                b = reused;
+            } else {
+                b = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            handler.onMessage(b, 0);
+            delivered = delivered + 1; // single writer; publishes the handler's writes to poll()
+        } else {
+            shortPayloads++;
+            errors++;
+        }
+        if (envelope.isRedeliver()) {
+            redelivered++;
+        }
+        if (!autoAck) {
+            acknowledge(envelope.getDeliveryTag());
+        }
+    }
+
+    private void acknowledge(long deliveryTag) {
+        try {
+            if (++unacked == multiAck) {
+                channel.basicAck(deliveryTag, multiAck > 1);
+                unacked = 0;
+            }
+            if (txSize > 0 && ++inTx == txSize) {
+                if (unacked > 0) {
+                    channel.basicAck(deliveryTag, true); // a transaction commits every ack it covers
+                    unacked = 0;
+                }
+                channel.txCommit();
+                inTx = 0;
+                txCommits++;
+            }
+        } catch (IOException | ShutdownSignalException e) {
+            errors++; // the shutdown listener keeps the reason; later batches ack and commit as usual
+            unacked = 0;
+            inTx = 0;
+        }
+    }
+
+    @Override
+    public void handleCancel(String consumerTag) {
+        if (closeReason == null) {
+            closeReason = "amqp: the broker cancelled the consumer of queue '" + queue + "' at " + address
+                    + " (the queue was deleted)";
+        }
+    }
+
+    @Override
+    public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
+        shutdownCompleted(sig);
+    }
+
+    @Override
+    public void shutdownCompleted(ShutdownSignalException cause) {
+        if (!cause.isInitiatedByApplication() && !closing && closeReason == null) {
+            String r = AmqpConnections.explain(cause, options);
+            closeReason = AmqpConnections.replyCode(cause) == 404
+                    ? "amqp: queue '" + queue + "' at " + address + " is gone (deleted?): " + r
+                    : "amqp: " + address + ": " + r;
+        }
+    }
+
+    @Override
+    public void handleConsumeOk(String consumerTag) {
+    }
+
+    @Override
+    public void handleCancelOk(String consumerTag) {
+    }
+
+    @Override
+    public void handleRecoverOk(String consumerTag) {
+    }
+
+    /** Why the broker ended the subscription (queue deleted, channel or connection closed), or null. */
+    @Override
+    public String closeReason() {
+        return closeReason;
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        Map<String, Long> c = new LinkedHashMap<>();
+        long d = delivered; // volatile read first: the consumer thread's counts are visible after it
+        c.put("errors", errors + (closeReason != null ? 1 : 0));
+        c.put("short_payloads", shortPayloads);
+        c.put("redelivered", redelivered);
+        c.put("consumer_tx_commits", txCommits);
+        c.put("broker_closed", closeReason != null ? 1L : 0L);
+        return c;
+    }
+
+    @Override
+    public InetAddress localAddress() {
+        return connection instanceof com.rabbitmq.client.impl.AMQConnection c ? c.getLocalAddress() : null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        closing = true;
+        try {
+            if (connection.isOpen()) {
+                connection.close(AmqpConnections.CLOSE_TIMEOUT_MS);
+            }
+        } catch (ShutdownSignalException | IOException e) {
+            // closing anyway
+        } finally {
+            connection.abort(AmqpConnections.CLOSE_TIMEOUT_MS);
+            executor.shutdownNow();
+        }
+    }
+}

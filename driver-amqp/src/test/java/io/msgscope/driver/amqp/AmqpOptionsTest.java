@@ -1,0 +1,93 @@
+package io.msgscope.driver.amqp;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.DriverSpec;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Option parsing and the combinations refused before any connection is made. */
+class AmqpOptionsTest {
+    private static DriverSpec spec(Map<String, String> opts) {
+        return new DriverSpec("", 0, "", 64, 0, opts, "");
+    }
+
+    private static SpecException refused(Map<String, String> opts) {
+        return assertThrows(SpecException.class, () -> AmqpOptions.of(spec(opts)));
+    }
+
+    @Test
+    void defaultsAreTheSeedsPlainSetUp() {
+        AmqpOptions o = AmqpOptions.of(spec(Map.of()));
+        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false), o);
+    }
+
+    @Test
+    void everyOptionIsRead() {
+        AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
+                "persistent", "on", "prefetch", "50", "multi_ack", "10")));
+        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false), o);
+        assertEquals(100, AmqpOptions.of(spec(Map.of("confirm", "100"))).confirm());
+        assertTrue(AmqpOptions.of(spec(Map.of("auto_ack", "true"))).autoAck());
+    }
+
+    @Test
+    void badValuesAndUnknownKeysNameTheOption() {
+        assertEquals("--opt confirm", refused(Map.of("confirm", "-1")).option());
+        assertEquals("--opt auto_ack", refused(Map.of("auto_ack", "maybe")).option());
+        assertEquals("--opt prefetch", refused(Map.of("prefetch", "70000")).option());
+        assertEquals("--opt multi_ack", refused(Map.of("multi_ack", "0")).option());
+        SpecException e = refused(Map.of("qos", "1"));
+        assertEquals("--opt qos", e.option());
+        assertTrue(e.getMessage().contains("tx_size"), e.getMessage());
+    }
+
+    @Test
+    void incompatibleCombinationsAreRefused() {
+        assertEquals("--opt confirm", refused(Map.of("tx_size", "10", "confirm", "100")).option());
+        assertEquals("--opt tx_size", refused(Map.of("auto_ack", "true", "tx_size", "10")).option());
+        assertEquals("--opt multi_ack", refused(Map.of("auto_ack", "true", "multi_ack", "10")).option());
+        assertEquals("--opt prefetch", refused(Map.of("auto_ack", "true", "prefetch", "10")).option());
+        assertEquals("--opt prefetch", refused(Map.of("prefetch", "5", "multi_ack", "10")).option());
+        assertEquals("--opt prefetch", refused(Map.of("prefetch", "5", "tx_size", "10")).option());
+    }
+
+    @Test
+    void uriProblemsNameTheUriAndHideThePassword() {
+        AmqpOptions o = AmqpOptions.of(spec(Map.of()));
+        SpecException e = assertThrows(SpecException.class, () -> AmqpConnections.factory(
+                new DriverSpec("", 0, "http://guest:s3cret@host/", 64, 0, Map.of(), ""), o));
+        assertEquals("--uri", e.option());
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        SpecException tls = assertThrows(SpecException.class, () -> AmqpConnections.factory(
+                new DriverSpec("", 0, "amqp://h/", 64, 0, Map.of("tls_verify", "true"), ""),
+                AmqpOptions.of(spec(Map.of("tls_verify", "true")))));
+        assertEquals("--opt tls_verify", tls.option());
+        assertEquals("amqp://u:***@h:1/v", AmqpConnections.redact("amqp://u:pw@h:1/v"));
+    }
+
+    @Test
+    void addressHasNoCredentialsAndDefaultsToTheLocalBroker() {
+        var f = AmqpConnections.factory(spec(Map.of()), AmqpOptions.of(spec(Map.of())));
+        assertEquals("amqp://127.0.0.1:5672/%2f", AmqpConnections.address(f));
+        var g = AmqpConnections.factory(new DriverSpec("", 0, "amqps://u:p@broker.example/test", 64, 0,
+                Map.of(), ""), AmqpOptions.of(spec(Map.of())));
+        assertEquals("amqps://broker.example:5671/test", AmqpConnections.address(g));
+    }
+
+    @Test
+    void payloadIsAHeapLittleEndianBuffer() {
+        ByteBuffer b = new AmqpDriver().allocatePayload(64);
+        assertTrue(b.hasArray());
+        assertEquals(64, b.array().length);
+        assertEquals(ByteOrder.LITTLE_ENDIAN, b.order());
+        assertEquals(AmqpOptions.KEYS, new AmqpDriver().optionKeys());
+    }
+}
