@@ -214,7 +214,7 @@ public final class SummaryJson {
     }
 
     /** JSON has no NaN: undefined values are null. */
-    static Double finite(double v) {
+    public static Double finite(double v) {
         return Double.isFinite(v) ? v : null;
     }
 

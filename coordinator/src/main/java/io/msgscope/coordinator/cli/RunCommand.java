@@ -11,6 +11,7 @@ import io.msgscope.analysis.output.TraceDatWriter;
 import io.msgscope.coordinator.BrokerCpu;
 import io.msgscope.coordinator.ConsoleSummary;
 import io.msgscope.coordinator.CpuReport;
+import io.msgscope.coordinator.DistributionReport;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.RunOutcome;
@@ -245,6 +246,10 @@ public final class RunCommand implements Callable<Integer> {
         for (Path p : cpu.writeScripts(dir, trace)) {
             files.add(p.getFileName().toString());
         }
+        DistributionReport dist = DistributionReport.of(trace, a);
+        for (Path p : dist.write(dir, a)) {
+            files.add(p.getFileName().toString());
+        }
         files.add(SummaryJson.FILE_NAME);
         Map<String, Object> summary = SummaryJson.build(outcome, a, EnvironmentInfo.current(), startedAt, files);
         if (!cpu.summary().isEmpty()) {
@@ -253,10 +258,15 @@ public final class RunCommand implements Callable<Integer> {
         if (!cpu.network().isEmpty()) {
             summary.put("network", cpu.network());
         }
+        summary.put("distribution", dist.summary());
+        summary.put("peaks", dist.peaksSummary());
         SummaryJson.write(dir.resolve(SummaryJson.FILE_NAME), summary);
         log.printf(Locale.ROOT, "analysis and output: %.2f s%n", (System.nanoTime() - t0) / 1e9);
 
         stdout.println(ConsoleSummary.sentence(outcome, a));
+        if (a.latencyNs().n() >= 10) {
+            stdout.println("latency distribution: " + dist.humpiness().verdict());
+        }
         for (String w : outcome.warnings) {
             stdout.println("warning: " + w);
         }

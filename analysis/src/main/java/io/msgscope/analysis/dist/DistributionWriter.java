@@ -1,0 +1,171 @@
+package io.msgscope.analysis.dist;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Writes a {@link Histogram1D} as a gnuplot-readable data file and a ready gnuplot script that
+ * plots it as boxes with the modes marked (M8, M9).
+ *
+ * <p>Data file (numbers independent of the default Locale, '.' as decimal point, UTF-8):
+ * <pre>
+ * # bin_low bin_high bin_center count density
+ * # unit µs; bins 40 of width 5.0000 (overlap 2, step 2.5000); range [0.0000, 200.0000)
+ * # total 1000; underflow 0; overflow 3; skipped 0
+ * 0.0000 5.0000 2.5000 12 2.40000e-03
+ * ...
+ * </pre>
+ * The edges and centres carry enough decimals to show the step with four significant digits;
+ * the density ({@code count/(total·width)}, per unit) has six significant digits.
+ */
+public final class DistributionWriter {
+
+    /** Header line of every data file. */
+    public static final String HEADER = "# bin_low bin_high bin_center count density";
+
+    private DistributionWriter() {
+    }
+
+    /** Writes {@code histogram} to {@code file}; {@code unit} (e.g. "µs") only goes into a comment. */
+    public static Path write(Path file, Histogram1D histogram, String unit) throws IOException {
+        Objects.requireNonNull(histogram, "histogram");
+        try (Writer out = new BufferedWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8), 1 << 14)) {
+            write(out, histogram, unit);
+        }
+        return file;
+    }
+
+    /** Writes the data file text to {@code out} (not closed). */
+    public static void write(Writer out, Histogram1D h, String unit) throws IOException {
+        int decimals = Num.decimalsFor(h.step());
+        String u = unit == null || unit.isBlank() ? "(none)" : oneLine(unit);
+        out.write(HEADER);
+        out.write('\n');
+        out.write("# unit " + u + "; bins " + h.binCount() + " of width " + Num.fixed(h.binWidth(), decimals)
+                + " (overlap " + h.overlap() + ", step " + Num.fixed(h.step(), decimals) + "); range ["
+                + Num.fixed(h.lo(), decimals) + ", " + Num.fixed(h.hi(), decimals) + ")\n");
+        out.write("# total " + h.total() + "; underflow " + h.underflow() + "; overflow " + h.overflow()
+                + "; skipped " + h.skipped() + "\n");
+        long[] counts = h.counts();
+        long total = h.total();
+        double width = h.binWidth();
+        StringBuilder line = new StringBuilder(96);
+        for (int b = 0; b < counts.length; b++) {
+            double low = h.binLow(b);
+            double high = h.binHigh(b);
+            double density = total == 0 ? 0 : counts[b] / (total * width);
+            line.setLength(0);
+            line.append(Num.fixed(low, decimals)).append(' ')
+                    .append(Num.fixed(high, decimals)).append(' ')
+                    .append(Num.fixed((low + high) / 2, decimals)).append(' ')
+                    .append(counts[b]).append(' ')
+                    .append(Num.scientific(density, 6)).append('\n');
+            out.append(line);
+        }
+    }
+
+    /**
+     * Writes the gnuplot script {@code dir/scriptName} that draws {@code datFile} (written by
+     * {@link #write}) as boxes and marks each of {@code modeMarks} (x positions in the data's
+     * unit, e.g. {@link HumpinessResult#positions()}) with a vertical arrow and its value. With
+     * overlapping bins each box is one step wide, centred on its bin, so the boxes tile the axis.
+     * Run it from {@code dir}: {@code gnuplot scriptName}; pngcairo if available, else png.
+     *
+     * @return the script written
+     */
+    public static Path gnuplot(Path dir, String scriptName, String datFile, String pngName, String title,
+            String xLabel, List<Double> modeMarks) throws IOException {
+        Path script = dir.resolve(checkFileName(scriptName, ".gp"));
+        Files.writeString(script, script(scriptName, checkFileName(datFile, ""), checkFileName(pngName, ".png"),
+                title, xLabel, modeMarks), StandardCharsets.UTF_8);
+        return script;
+    }
+
+    static String script(String scriptName, String datFile, String pngName, String title, String xLabel,
+            List<Double> modeMarks) {
+        Objects.requireNonNull(title, "title");
+        Objects.requireNonNull(xLabel, "xLabel");
+        List<Double> marks = modeMarks == null ? List.of() : modeMarks;
+        StringBuilder s = new StringBuilder(1024);
+        s.append("# msgscope: ").append(oneLine(title)).append(" (from ").append(datFile).append(")\n");
+        s.append("# Run from the folder of the data file: gnuplot ").append(scriptName).append('\n');
+        s.append("set encoding utf8\n");
+        s.append("if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n");
+        s.append("    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n");
+        s.append("} else {\n");
+        s.append("    set terminal png size 1200,700 noenhanced\n");
+        s.append("}\n");
+        s.append("set output ").append(quote(pngName)).append('\n');
+        s.append("set datafile missing NaN\n");
+        s.append("set grid\n");
+        s.append("set title ").append(quote(title)).append('\n');
+        s.append("set xlabel ").append(quote(xLabel)).append('\n');
+        s.append("set ylabel \"messages per bin\"\n");
+        s.append("set yrange [0:*]\n");
+        s.append("set style fill solid 0.6 border -1\n");
+        s.append("set key top right\n");
+        s.append("# box width = the step between bin centres (the bin width unless bins overlap)\n");
+        s.append("stats ").append(quote(datFile)).append(" using 3 nooutput\n");
+        s.append("step = (STATS_records > 1) ? (STATS_max - STATS_min) / (STATS_records - 1) : 0\n");
+        int i = 0;
+        for (Double mark : marks) {
+            if (mark == null || mark.isNaN() || mark.isInfinite()) {
+                continue;
+            }
+            i++;
+            String x = plain(mark);
+            s.append("set arrow ").append(i).append(" from first ").append(x).append(", graph 0.97 to first ")
+                    .append(x).append(", graph 0 head filled lw 2 lc rgb \"#d62728\" front\n");
+            s.append("set label ").append(i).append(" ").append(quote("mode " + i + ": " + Num.threeFigures(mark)))
+                    .append(" at first ").append(x).append(", graph 0.985 center tc rgb \"#d62728\" front\n");
+        }
+        s.append("plot ").append(quote(datFile))
+                .append(" using 3:4:(step > 0 ? step : $2 - $1) with boxes lc rgb \"#4c72b0\" title \"count\"");
+        if (i > 0) {
+            s.append(", \\\n     NaN with lines lw 2 lc rgb \"#d62728\" title \"modes (humpiness)\"");
+        }
+        s.append('\n');
+        return s.toString();
+    }
+
+    /** A finite double as plain text gnuplot reads (shortest representation, no exponent). */
+    static String plain(double v) {
+        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
+    /** A gnuplot double-quoted string. */
+    static String quote(String text) {
+        StringBuilder q = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                q.append('\\').append(c);
+            } else if (c == '\n' || c == '\r') {
+                q.append(' ');
+            } else {
+                q.append(c);
+            }
+        }
+        return q.append('"').toString();
+    }
+
+    private static String oneLine(String text) {
+        return text.replaceAll("\\R", " ");
+    }
+
+    static String checkFileName(String name, String suffix) {
+        Objects.requireNonNull(name, "file name");
+        if (!name.endsWith(suffix) || name.length() == suffix.length() || name.contains("/")
+                || name.contains("\\") || name.contains("\"") || name.contains("'")) {
+            throw new IllegalArgumentException("expected a plain file name ending in " + suffix + ", was \""
+                    + name + "\"");
+        }
+        return name;
+    }
+}

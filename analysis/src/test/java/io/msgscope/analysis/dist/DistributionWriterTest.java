@@ -1,0 +1,142 @@
+package io.msgscope.analysis.dist;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.msgscope.analysis.output.Plotter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Golden data files (checked by hand: see the comments) and gnuplot rendering. */
+class DistributionWriterTest {
+
+    private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+    @TempDir
+    Path dir;
+
+    /**
+     * overlap2.dat: bins of width 2 every 1 over [0, 10): bin b covers [b−1, b+1). Values 0.5,
+     * 1.5, 2.5, 2.6, 7, 9.99 in range (cells 0, 1, 2, 2, 7, 9), −1 under, 12 over: total 8,
+     * density = count / (8·2).
+     *
+     * <p>width.dat: width 0.1 over [0.1, 0.5) = 4 bins; 0.1, 0.15 | 0.2 | 0.35 | 0.49; density =
+     * count / (5·0.1).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ROOT", "GERMANY", "FRANCE", "US"})
+    void goldenFilesInEveryLocale(String localeName) throws IOException {
+        Locale saved = Locale.getDefault();
+        try {
+            Locale.setDefault(switch (localeName) {
+                case "GERMANY" -> Locale.GERMANY;
+                case "FRANCE" -> Locale.FRANCE;
+                case "US" -> Locale.US;
+                default -> Locale.ROOT;
+            });
+            double[] values = {0.5, 1.5, 2.5, 2.6, 7, 9.99, 12, -1};
+            Histogram1D overlap = Histogram1D.withBinCount(0, 10, 5, 2).addAll(values, values.length);
+            DistributionWriter.write(dir.resolve("o.dat"), overlap, "µs");
+            assertGolden("overlap2.dat", dir.resolve("o.dat"));
+
+            double[] small = {0.1, 0.15, 0.2, 0.35, 0.49};
+            Histogram1D width = Histogram1D.withBinWidth(0.1, 0.5, 0.1, 1).addAll(small, small.length);
+            DistributionWriter.write(dir.resolve("w.dat"), width, "ms");
+            assertGolden("width.dat", dir.resolve("w.dat"));
+        } finally {
+            Locale.setDefault(saved);
+        }
+    }
+
+    private static void assertGolden(String golden, Path actual) throws IOException {
+        try (InputStream in = DistributionWriterTest.class.getResourceAsStream("/dist/" + golden)) {
+            assertNotNull(in, "missing golden file " + golden);
+            byte[] expected = in.readAllBytes();
+            byte[] got = Files.readAllBytes(actual);
+            assertArrayEquals(expected, got, () -> golden + " differs; got:\n" + new String(got, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void scriptMarksTheModesWithLocaleIndependentNumbers() {
+        Locale saved = Locale.getDefault();
+        try {
+            Locale.setDefault(Locale.GERMANY);
+            String s = DistributionWriter.script("h.gp", "h.dat", "h.png", "Latency \"histogram\"", "latency [µs]",
+                    List.of(150.25, 340.0));
+            assertTrue(s.contains("set arrow 1 from first 150.25, graph 0.97 to first 150.25, graph 0 head"), s);
+            assertTrue(s.contains("set arrow 2 from first 340, graph 0.97 to first 340, graph 0 head"), s);
+            assertTrue(s.contains("set label 1 \"mode 1: 150\" at first 150.25"), s);
+            assertTrue(s.contains("set title \"Latency \\\"histogram\\\"\""), s);
+            assertTrue(s.contains("pngcairo") && s.contains("set terminal png size"), s);
+            assertTrue(s.contains("set output \"h.png\""), s);
+            assertTrue(s.contains("plot \"h.dat\" using 3:4:(step > 0 ? step : $2 - $1) with boxes"), s);
+        } finally {
+            Locale.setDefault(saved);
+        }
+    }
+
+    @Test
+    void rejectsPathsAsFileNames() {
+        assertThrows(IllegalArgumentException.class, () -> DistributionWriter.gnuplot(dir, "../x.gp", "h.dat",
+                "h.png", "t", "x", List.of()));
+        assertThrows(IllegalArgumentException.class, () -> DistributionWriter.gnuplot(dir, "x.gp", "h.dat",
+                "h.svg", "t", "x", List.of()));
+    }
+
+    @Test
+    void scriptsRenderWithGnuplot() throws IOException {
+        requireGnuplot();
+        Random random = new Random(11);
+        long[] ns = new long[5000];
+        for (int i = 0; i < ns.length; i++) {
+            ns[i] = Math.round(1000 * (i % 50 == 0 ? 340 + 12 * random.nextGaussian() : 150 + 10 * random.nextGaussian()));
+        }
+        HumpinessResult hump = Humpiness.ofNanos(ns, ns.length);
+        List<Double> marksUs = hump.positions().stream().map(p -> p / 1000).toList();
+        Histogram1D h = Histogram1D.withBinWidth(100, 400, 5, 1).addAll(ns, ns.length, 1e-3);
+        DistributionWriter.write(dir.resolve("latency-dist.dat"), h, "µs");
+        DistributionWriter.gnuplot(dir, "latency-dist.gp", "latency-dist.dat", "latency-dist.png",
+                "Latency distribution: " + hump.verdict(), "latency [µs]", marksUs);
+        Histogram1D sliding = Histogram1D.withBinWidth(100, 400, 10, 4).addAll(ns, ns.length, 1e-3);
+        DistributionWriter.write(dir.resolve("sliding.dat"), sliding, "µs");
+        DistributionWriter.gnuplot(dir, "sliding.gp", "sliding.dat", "sliding.png", "Sliding bins", "latency [µs]",
+                List.of());
+
+        List<Path> pngs = Plotter.render(dir);
+
+        assertEquals(List.of("latency-dist.png", "sliding.png"),
+                pngs.stream().map(p -> p.getFileName().toString()).sorted().toList());
+        for (Path png : pngs) {
+            byte[] bytes = Files.readAllBytes(png);
+            assertTrue(bytes.length > 1000, png + " is too small");
+            assertArrayEquals(PNG_MAGIC, Arrays.copyOf(bytes, PNG_MAGIC.length), png + " is not a PNG");
+        }
+    }
+
+    static void requireGnuplot() {
+        if (Plotter.gnuplotAvailable()) {
+            return;
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            fail("gnuplot must be installed under CI (apt-get install gnuplot-nox)");
+        }
+        Assumptions.abort("gnuplot is not on PATH: plot rendering not tested (install gnuplot-nox)");
+    }
+}

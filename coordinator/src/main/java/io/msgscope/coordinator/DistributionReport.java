@@ -1,0 +1,133 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.analysis.SeriesStats;
+import io.msgscope.analysis.Trace;
+import io.msgscope.analysis.dist.DistributionWriter;
+import io.msgscope.analysis.dist.Histogram1D;
+import io.msgscope.analysis.dist.Humpiness;
+import io.msgscope.analysis.dist.HumpinessResult;
+import io.msgscope.analysis.dist.PeakAnalysis;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The latency distribution of a run (M8) and its peaks (M11): a histogram with the modes found by
+ * the humpiness metric marked, the verdict in words, and how often, how high and where latency
+ * exceeds k × the median — the files and the summary.json sections.
+ */
+public final class DistributionReport {
+    private final HumpinessResult humps;
+    private final PeakAnalysis.Result peaks;
+    private final long[] latencyNs;
+    private final int n;
+
+    private DistributionReport(HumpinessResult humps, PeakAnalysis.Result peaks, long[] latencyNs, int n) {
+        this.humps = humps;
+        this.peaks = peaks;
+        this.latencyNs = latencyNs;
+        this.n = n;
+    }
+
+    public static DistributionReport of(Trace trace, AnalysisResult a) {
+        long[] lat = PeakAnalysis.latencies(trace);
+        int n = (int) trace.count();
+        HumpinessResult h = Humpiness.ofNanos(lat, n);
+        SeriesStats l = a.latencyNs();
+        PeakAnalysis.Result p = l.isEmpty() ? null : PeakAnalysis.analyse(lat, n, (long) l.median(),
+                PeakAnalysis.DEFAULT_FACTORS, PeakAnalysis.DEFAULT_TOP, Math.max(1, n / 1000));
+        return new DistributionReport(h, p, lat, n);
+    }
+
+    public HumpinessResult humpiness() {
+        return humps;
+    }
+
+    /** Writes latency-distribution.dat/.gp (modes marked) and peaks.dat/latency-peaks.gp; returns the files. */
+    public List<Path> write(Path dir, AnalysisResult a) throws IOException {
+        List<Path> files = new ArrayList<>();
+        SeriesStats l = a.latencyNs();
+        if (l.isEmpty() || !(l.p99() > l.min())) {
+            return files;
+        }
+        // the bulk up to p99: a long tail would squeeze the interesting part into one bin
+        double hi = l.p99() / 1e3;
+        Histogram1D hist = Histogram1D.withBinCount(l.min() / 1e3, hi, 100, 1).addAll(latencyNs, n, 1e-3);
+        files.add(DistributionWriter.write(dir.resolve("latency-distribution.dat"), hist, "us"));
+        List<Double> marks = new ArrayList<>();
+        for (double p : humps.positions()) {
+            if (p / 1e3 <= hi) {
+                marks.add(p / 1e3);
+            }
+        }
+        files.add(DistributionWriter.gnuplot(dir, "latency-distribution.gp", "latency-distribution.dat",
+                "latency-distribution.png", "Latency distribution up to p99 (" + humps.modeCount()
+                        + (humps.modeCount() == 1 ? " mode" : " modes") + "; see summary.json distribution)",
+                "latency [us]", marks));
+        if (peaks != null) {
+            files.add(PeakAnalysis.writeMarks(dir.resolve("peaks.dat"), peaks.topPeaks()));
+            files.add(PeakAnalysis.gnuplot(dir, "latency-peaks.gp", "trace.dat", "peaks.dat", "latency-peaks.png",
+                    peaks));
+        }
+        return files;
+    }
+
+    public Map<String, Object> summary() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("verdict", humps.verdict());
+        d.put("mode_count", humps.modeCount());
+        List<Map<String, Object>> modes = new ArrayList<>();
+        for (HumpinessResult.Mode m : humps.modes()) {
+            Map<String, Object> mm = new LinkedHashMap<>();
+            mm.put("position_us", m.position() / 1e3);
+            mm.put("share", m.share());
+            modes.add(mm);
+        }
+        d.put("modes", modes);
+        d.put("minor_bumps_us", humps.minorBumps().stream().map(m -> m.position() / 1e3).toList());
+        d.put("bimodality_coefficient", SummaryJson.finite(humps.bimodalityCoefficient()));
+        d.put("method", "modes of a Gaussian kernel density estimate of log latency (Silverman bandwidth), "
+                + "kept when their prominence exceeds 4 standard errors and they hold >= 1 % of the messages; "
+                + "Sarle's bimodality coefficient alongside");
+        return d;
+    }
+
+    public Map<String, Object> peaksSummary() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        if (peaks == null) {
+            return p;
+        }
+        p.put("median_us", peaks.medianNs() / 1e3);
+        p.put("max_us", peaks.maxNs() / 1e3);
+        p.put("max_at_message", peaks.maxIndex());
+        List<Map<String, Object>> ex = new ArrayList<>();
+        for (PeakAnalysis.Exceedance e : peaks.exceedances()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("factor", e.factor());
+            m.put("threshold_us", e.thresholdNs() / 1e3);
+            m.put("count", e.count());
+            m.put("highest_us", e.count() > 0 ? e.maxNs() / 1e3 : null);
+            m.put("in_first_5pct", e.inFirst());
+            m.put("in_middle", e.inMiddle());
+            m.put("in_last_5pct", e.inLast());
+            ex.add(m);
+        }
+        p.put("above_k_times_median", ex);
+        List<Map<String, Object>> top = new ArrayList<>();
+        for (PeakAnalysis.Peak pk : peaks.topPeaks()) {
+            top.add(Map.of("message", pk.index(), "latency_us", pk.latencyNs() / 1e3));
+        }
+        p.put("top_peaks", top);
+        return p;
+    }
+
+    /** The peaks table for people, or "" when nothing was measured. */
+    public String peaksTable() {
+        return peaks == null ? "" : peaks.table();
+    }
+}
