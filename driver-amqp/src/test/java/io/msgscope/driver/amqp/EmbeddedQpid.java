@@ -16,7 +16,7 @@ import java.util.Map;
  * with one user guest/guest (PLAIN allowed without TLS) and one virtual host "default", which is also
  * the default one (so "/" works). Its logging goes nowhere (slf4j-nop, no broker loggers).
  */
-final class EmbeddedQpid implements AutoCloseable {
+public final class EmbeddedQpid implements AutoCloseable {
     final int port;
     private final SystemLauncher launcher;
     private final Path work;
@@ -27,7 +27,7 @@ final class EmbeddedQpid implements AutoCloseable {
         this.work = work;
     }
 
-    static EmbeddedQpid start() throws Exception {
+    public static EmbeddedQpid start() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
@@ -75,7 +75,7 @@ final class EmbeddedQpid implements AutoCloseable {
         return new EmbeddedQpid(port, launcher, work);
     }
 
-    String uri() {
+    public String uri() {
         return "amqp://guest:guest@127.0.0.1:" + port + "/%2f";
     }
 
