@@ -45,6 +45,15 @@ public final class AgentLink implements AutoCloseable {
      */
     public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
                                     Supplier<String> deathCheck) throws AgentFailure {
+        return connect(hub, role, host, port, timeoutMs, deathCheck, hub.secret());
+    }
+
+    /** Heartbeat period, and the silence after which an agent counts as gone (issue 6: within 2 s). */
+    public static final long HEARTBEAT_MS = 500;
+    public static final long AGENT_SILENCE_MS = 2_000;
+
+    public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
+                                    Supplier<String> deathCheck, SharedSecret secret) throws AgentFailure {
         String name = Frames.name(role) + " agent (" + host + ":" + port + ")";
         AgentLink[] self = new AgentLink[1];
         Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
@@ -55,8 +64,18 @@ public final class AgentLink implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast("silence", new io.netty.handler.timeout.IdleStateHandler(
+                                AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS));
                         ControlCodec.install(ch.pipeline(), hub.maxFrame());
                         ch.pipeline().addLast(new SimpleChannelInboundHandler<Envelope>() {
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                if (evt instanceof io.netty.handler.timeout.IdleStateEvent && self[0] != null) {
+                                    self[0].closeCause = "no heartbeat from the agent for " + AGENT_SILENCE_MS + " ms";
+                                    ctx.close();
+                                }
+                            }
+
                             @Override
                             protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
                                 hub.deliver(self[0], msg);
@@ -86,10 +105,42 @@ public final class AgentLink implements AutoCloseable {
         self[0] = link;
         hub.register(link);
         ch.config().setAutoRead(true);
+        if (secret != null) {
+            authenticate(hub, link, secret, timeoutMs);
+        }
+        var beat = ch.eventLoop().scheduleAtFixedRate(() -> ch.writeAndFlush(Envelope.newBuilder().setHeartbeat(
+                io.msgscope.proto.Heartbeat.newBuilder().setNanos(System.nanoTime())).build()),
+                HEARTBEAT_MS, HEARTBEAT_MS, TimeUnit.MILLISECONDS);
+        ch.closeFuture().addListener(f -> beat.cancel(false));
         link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
                 .setRole(role).setToolVersion(Version.TOOL)).build());
         link.helloAck = hub.await(link, timeoutMs, "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();
         return link;
+    }
+
+    /** Mutual proof of the shared secret before Hello (see control.proto, AuthRequest). */
+    private static void authenticate(ControlHub hub, AgentLink link, SharedSecret secret, long timeoutMs)
+            throws AgentFailure {
+        byte[] nonce = SharedSecret.nonce();
+        link.send(Envelope.newBuilder().setAuthRequest(io.msgscope.proto.AuthRequest.newBuilder()
+                .setCoordinatorNonce(com.google.protobuf.ByteString.copyFrom(nonce))).build());
+        io.msgscope.proto.AuthChallenge c = hub.await(link, timeoutMs, "authentication",
+                Envelope.BodyCase.AUTH_CHALLENGE).getAuthChallenge();
+        if (!c.getRequired()) {
+            return; // the agent runs without a secret (it then listens on loopback only)
+        }
+        if (!SharedSecret.matches(secret.agentProof(nonce), c.getAgentProof().toByteArray())) {
+            // still answer, so that a genuine agent with another secret logs the refused attempt
+            link.send(Envelope.newBuilder().setAuthResponse(io.msgscope.proto.AuthResponse.newBuilder()
+                    .setCoordinatorProof(com.google.protobuf.ByteString.copyFrom(
+                            secret.coordinatorProof(c.getAgentNonce().toByteArray())))).build());
+            throw new AgentFailure(link.name(), "the agent could not prove the shared secret: wrong secret, "
+                    + "or not a msgscope agent of this test network", true);
+        }
+        link.send(Envelope.newBuilder().setAuthResponse(io.msgscope.proto.AuthResponse.newBuilder()
+                .setCoordinatorProof(com.google.protobuf.ByteString.copyFrom(
+                        secret.coordinatorProof(c.getAgentNonce().toByteArray())))).build());
+        hub.await(link, timeoutMs, "authentication", Envelope.BodyCase.AUTH_OK);
     }
 
     public void send(Envelope env) {

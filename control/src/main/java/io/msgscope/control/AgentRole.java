@@ -35,6 +35,14 @@ public interface AgentRole {
         throw new UnsupportedOperationException(Frames.name(role()) + " agents do not run throughput probes");
     }
 
+    /**
+     * Answers one scenario-mode request (seed 002: set-up, progress, reset, final results); blocking.
+     * Only the publishers and subscribers roles implement it.
+     */
+    default io.msgscope.proto.ScenarioReport scenario(io.msgscope.proto.ScenarioQuery query) throws Exception {
+        throw new UnsupportedOperationException(Frames.name(role()) + " agents do not run scenarios");
+    }
+
     /** Stops any running phase and releases every socket and thread; idempotent. */
     void close();
 

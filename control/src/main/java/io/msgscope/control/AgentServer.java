@@ -25,6 +25,9 @@ import java.util.function.Supplier;
  * first session. A second coordinator connecting while a run is active is told the agent is busy.
  */
 public final class AgentServer implements AutoCloseable {
+    /** Seconds without any frame from the coordinator after which the agent drops the session. */
+    public static final int COORDINATOR_SILENCE_S = 15;
+
     private final EventLoopGroup group;
     private final Channel serverChannel;
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -37,6 +40,14 @@ public final class AgentServer implements AutoCloseable {
 
     public static AgentServer start(String host, int port, Role role, Supplier<AgentRole> factory, boolean once,
                                     int maxFrame) throws InterruptedException {
+        return start(host, port, role, factory, once, maxFrame, null);
+    }
+
+    /**
+     * @param secret when not null, every coordinator must prove the shared secret first
+     */
+    public static AgentServer start(String host, int port, Role role, Supplier<AgentRole> factory, boolean once,
+                                    int maxFrame, SharedSecret secret) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         AgentServer[] self = new AgentServer[1];
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
@@ -55,13 +66,16 @@ public final class AgentServer implements AutoCloseable {
                             });
                             return;
                         }
+                        // a coordinator that stops talking (it sends heartbeats) is gone: reset for the next run
+                        ch.pipeline().addLast("idle", new io.netty.handler.timeout.ReadTimeoutHandler(
+                                COORDINATOR_SILENCE_S, java.util.concurrent.TimeUnit.SECONDS));
                         ControlCodec.install(ch.pipeline(), maxFrame);
                         ch.pipeline().addLast(new AgentSession(role, factory, () -> {
                             server.busy.set(false);
                             if (once) {
                                 server.close();
                             }
-                        }));
+                        }, secret));
                     }
                 });
         try {

@@ -27,16 +27,25 @@ import java.util.function.Supplier;
  * the next run.
  */
 public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
-    private enum State { HELLO, SPEC, PREPARED, CLOSED }
+    private enum State { AUTH, HELLO, SPEC, PREPARED, CLOSED }
 
     private final Role role;
     private final Supplier<AgentRole> roleFactory;
     private final Runnable onEnd;
     private final ExecutorService worker;
-    private volatile State state = State.HELLO;
+    private volatile State state;
     private volatile AgentRole current;
+    private final SharedSecret secret;
+    private byte[] agentNonce;
 
     public AgentSession(Role role, Supplier<AgentRole> roleFactory, Runnable onEnd) {
+        this(role, roleFactory, onEnd, null);
+    }
+
+    /** With a shared secret the coordinator must authenticate before anything else (issue 6). */
+    public AgentSession(Role role, Supplier<AgentRole> roleFactory, Runnable onEnd, SharedSecret secret) {
+        this.secret = secret;
+        this.state = secret != null ? State.AUTH : State.HELLO;
         this.role = role;
         this.roleFactory = roleFactory;
         this.onEnd = onEnd;
@@ -50,6 +59,19 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Envelope env) {
         Channel ch = ctx.channel();
+        if (env.getBodyCase() == Envelope.BodyCase.AUTH_REQUEST) {
+            onAuthRequest(ch, env.getAuthRequest().getCoordinatorNonce().toByteArray());
+            return;
+        }
+        if (env.getBodyCase() == Envelope.BodyCase.AUTH_RESPONSE) {
+            onAuthResponse(ch, env.getAuthResponse().getCoordinatorProof().toByteArray());
+            return;
+        }
+        if (state == State.AUTH) {
+            reject(ch, "this agent requires the shared secret (--secret-file or MSGSCOPE_SECRET); "
+                    + "got " + env.getBodyCase() + " before authenticating");
+            return;
+        }
         switch (env.getBodyCase()) {
             case HELLO -> onHello(ch, env.getHello());
             case SPEC -> {
@@ -100,6 +122,21 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     });
                 }
             }
+            case SCENARIO_QUERY -> {
+                AgentRole r = requirePrepared(ch, "scenario request");
+                if (r != null) {
+                    worker.execute(() -> {
+                        try {
+                            ch.writeAndFlush(Envelope.newBuilder().setScenarioReport(r.scenario(env.getScenarioQuery()))
+                                    .build());
+                        } catch (SpecException e) {
+                            ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
+                        } catch (Exception e) {
+                            ch.writeAndFlush(Frames.error(role, "scenario request failed: " + describe(e), false));
+                        }
+                    });
+                }
+            }
             case CLOCK_PROBE -> ch.writeAndFlush(Envelope.newBuilder().setClockProbe(env.getClockProbe().toBuilder()
                     .setAgentNs(System.nanoTime())).build());
             case HEARTBEAT -> ch.writeAndFlush(Envelope.newBuilder()
@@ -107,6 +144,37 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
             case ABORT, BYE -> ch.close();
             default -> fail(ch, "unexpected frame " + env.getBodyCase());
         }
+    }
+
+    private void onAuthRequest(Channel ch, byte[] coordinatorNonce) {
+        agentNonce = SharedSecret.nonce();
+        io.msgscope.proto.AuthChallenge.Builder c = io.msgscope.proto.AuthChallenge.newBuilder()
+                .setAgentNonce(com.google.protobuf.ByteString.copyFrom(agentNonce)).setRequired(secret != null);
+        if (secret != null) {
+            c.setAgentProof(com.google.protobuf.ByteString.copyFrom(secret.agentProof(coordinatorNonce)));
+        }
+        ch.writeAndFlush(Envelope.newBuilder().setAuthChallenge(c).build());
+    }
+
+    private void onAuthResponse(Channel ch, byte[] proof) {
+        if (secret == null) {
+            ch.writeAndFlush(Envelope.newBuilder().setAuthOk(io.msgscope.proto.AuthOk.getDefaultInstance()).build());
+            return;
+        }
+        if (state != State.AUTH || agentNonce == null
+                || !SharedSecret.matches(secret.coordinatorProof(agentNonce), proof)) {
+            reject(ch, "authentication failed: wrong shared secret");
+            return;
+        }
+        state = State.HELLO;
+        ch.writeAndFlush(Envelope.newBuilder().setAuthOk(io.msgscope.proto.AuthOk.getDefaultInstance()).build());
+    }
+
+    /** Refuses a coordinator: logged, told in one frame, disconnected; the agent keeps serving. */
+    private void reject(Channel ch, String why) {
+        System.err.println("msgscope agent (" + Frames.name(role) + "): rejected control connection from "
+                + ch.remoteAddress() + ": " + why);
+        ch.writeAndFlush(Frames.error(role, why, true)).addListener(f -> ch.close());
     }
 
     private void onHello(Channel ch, Hello hello) {

@@ -29,9 +29,20 @@ public final class ControlHub implements AutoCloseable {
     private final List<Inbound> early = new ArrayList<>();
     private final List<AgentLink> links = new CopyOnWriteArrayList<>();
     private final int maxFrame;
+    private final SharedSecret secret;
 
     public ControlHub(int maxFrame) {
+        this(maxFrame, null);
+    }
+
+    /** With a shared secret, every agent link authenticates before its handshake. */
+    public ControlHub(int maxFrame, SharedSecret secret) {
         this.maxFrame = maxFrame;
+        this.secret = secret;
+    }
+
+    SharedSecret secret() {
+        return secret;
     }
 
     EventLoopGroup group() {

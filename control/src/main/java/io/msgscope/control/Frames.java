@@ -69,6 +69,8 @@ public final class Frames {
             case RELAY -> "relay";
             case PROBE -> "probe";
             case FLOW -> "flow";
+            case PUBLISHERS -> "publishers";
+            case SUBSCRIBERS -> "subscribers";
             default -> "agent";
         };
     }

@@ -29,7 +29,7 @@ public final class LocalAgents implements AutoCloseable {
     public static final String MAIN_CLASS = "io.msgscope.cli.Main";
 
     /** A started agent process. */
-    public static final class Agent {
+    public static final class Agent implements AgentEndpoint {
         private final Role role;
         private final Process process;
         private final Path log;
@@ -46,6 +46,12 @@ public final class LocalAgents implements AutoCloseable {
             return role;
         }
 
+        @Override
+        public String host() {
+            return "127.0.0.1";
+        }
+
+        @Override
         public int port() {
             return port;
         }
@@ -55,6 +61,7 @@ public final class LocalAgents implements AutoCloseable {
         }
 
         /** Null while the process lives; else how it ended and the last line it wrote. */
+        @Override
         public String deathReason() {
             if (process.isAlive()) {
                 return null;

@@ -37,21 +37,26 @@ public final class TraceRun {
     private final RunSpec spec;
     private final BrokerCpu brokerCpu;
     private final CorePlan cores;
-    private final String relayHost;
     private final int ingressPort;
     private final int egressPort;
     private final PrintStream log;
     private boolean forcePingPong;
+    private io.msgscope.control.SharedSecret secret;
 
-    public TraceRun(RunSpec spec, BrokerCpu brokerCpu, CorePlan cores, String relayHost, int ingressPort,
+    public TraceRun(RunSpec spec, BrokerCpu brokerCpu, CorePlan cores, int ingressPort,
                     int egressPort, PrintStream log) {
         this.spec = spec;
         this.brokerCpu = brokerCpu;
         this.cores = cores;
-        this.relayHost = relayHost;
         this.ingressPort = ingressPort;
         this.egressPort = egressPort;
         this.log = log;
+    }
+
+    /** The shared secret the agents require (remote agents on a test network), or null. */
+    public TraceRun secret(io.msgscope.control.SharedSecret s) {
+        this.secret = s;
+        return this;
     }
 
     /** Measure the probe's clock offset by ping-pong even on one box (tests the cross-box path). */
@@ -61,14 +66,13 @@ public final class TraceRun {
     }
 
     /** The agents' addresses and how to tell that one died; {@code probe} is null unless in sidecar mode. */
-    public record Endpoints(String host, LocalAgents.Agent sender, LocalAgents.Agent receiver,
-                            LocalAgents.Agent relay, LocalAgents.Agent probe) {
+    public record Endpoints(AgentEndpoint sender, AgentEndpoint receiver, AgentEndpoint relay, AgentEndpoint probe) {
     }
 
     public RunOutcome run(Endpoints ep, String runId) {
         RunOutcome out = new RunOutcome(spec, runId);
         out.warnings.addAll(cores.warnings());
-        try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME)) {
+        try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME, secret)) {
             AgentLink relay = null;
             AgentLink receiver = null;
             AgentLink sender = null;
@@ -77,19 +81,20 @@ public final class TraceRun {
                 io.msgscope.proto.RunSpec base = toProto(runId);
                 Ready relayReady = null;
                 if (ep.relay() != null) {
-                    relay = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.relay().port(), HANDSHAKE_MS,
+                    relay = AgentLink.connect(hub, Role.RELAY, ep.relay().host(), ep.relay().port(), HANDSHAKE_MS,
                             ep.relay()::deathReason);
-                    relay.send(spec(base.toBuilder().setPinCpu(cores.relay()).setBindHost(relayHost)
+                    String relayData = ep.relay().host();
+                    relay.send(spec(base.toBuilder().setPinCpu(cores.relay()).setBindHost(relayData)
                             .setIngressPort(ingressPort).setEgressPort(egressPort)));
                     relayReady = hub.await(relay, READY_MS, "relay set-up", Envelope.BodyCase.READY).getReady();
                     record(out, relay, relayReady);
                 }
-                receiver = AgentLink.connect(hub, Role.RECEIVER, ep.host(), ep.receiver().port(), HANDSHAKE_MS,
+                receiver = AgentLink.connect(hub, Role.RECEIVER, ep.receiver().host(), ep.receiver().port(), HANDSHAKE_MS,
                         ep.receiver()::deathReason);
-                sender = AgentLink.connect(hub, Role.SENDER, ep.host(), ep.sender().port(), HANDSHAKE_MS,
+                sender = AgentLink.connect(hub, Role.SENDER, ep.sender().host(), ep.sender().port(), HANDSHAKE_MS,
                         ep.sender()::deathReason);
                 if (ep.probe() != null) {
-                    probe = AgentLink.connect(hub, Role.PROBE, ep.host(), ep.probe().port(), HANDSHAKE_MS,
+                    probe = AgentLink.connect(hub, Role.PROBE, ep.probe().host(), ep.probe().port(), HANDSHAKE_MS,
                             ep.probe()::deathReason);
                     long pid = brokerCpu.targetsEmbeddedRelay() && relay != null ? relay.helloAck().getPid()
                             : brokerCpu.brokerPid();
@@ -102,7 +107,7 @@ public final class TraceRun {
 
                 io.msgscope.proto.RunSpec.Builder rs = base.toBuilder().setPinCpu(cores.receiver());
                 if (relayReady != null) {
-                    rs.setConnectHost(relayHost).setConnectPort(relayReady.getEgressPort());
+                    rs.setConnectHost(ep.relay().host()).setConnectPort(relayReady.getEgressPort());
                 }
                 receiver.send(spec(rs));
                 Ready receiverReady = hub.await(receiver, READY_MS, "receiver set-up", Envelope.BodyCase.READY)
@@ -112,11 +117,16 @@ public final class TraceRun {
                 io.msgscope.proto.RunSpec.Builder ss = base.toBuilder().setPinCpu(cores.sender())
                         .setDestination(receiverReady.getDestination());
                 if (relayReady != null) {
-                    ss.setConnectHost(relayHost).setConnectPort(relayReady.getIngressPort());
+                    ss.setConnectHost(ep.relay().host()).setConnectPort(relayReady.getIngressPort());
                 }
                 sender.send(spec(ss));
                 record(out, sender, hub.await(sender, READY_MS, "sender set-up", Envelope.BodyCase.READY)
                         .getReady());
+                if (differentBoxes(sender, receiver)) {
+                    throw new AgentFailure("sender and receiver", "they run on different boxes (boot ids differ, "
+                            + sender.name() + " and " + receiver.name() + "): M1 subtracts their clocks, so they "
+                            + "must share one box", true);
+                }
                 checkPinning(out);
                 if (probe != null) {
                     out.sidecarSameBox = !forcePingPong && sameBox(probe, receiver);
@@ -261,6 +271,13 @@ public final class TraceRun {
                 throw new AgentFailure(link.name(), e.getMessage(), false);
             }
         }
+    }
+
+    /** True only when both boot ids are known and differ (unknown ids cannot prove a split). */
+    private static boolean differentBoxes(AgentLink a, AgentLink b) {
+        String ia = a.helloAck().getEnvironment().getBootId();
+        String ib = b.helloAck().getEnvironment().getBootId();
+        return !ia.isEmpty() && !ib.isEmpty() && !ia.equals(ib);
     }
 
     private static boolean sameBox(AgentLink a, AgentLink b) {

@@ -3,7 +3,9 @@ package io.msgscope.cli;
 import io.msgscope.agent.probe.RelayRole;
 import io.msgscope.agent.probe.SidecarRole;
 import io.msgscope.agent.receiver.ReceiverRole;
+import io.msgscope.agent.receiver.SubscribersRole;
 import io.msgscope.agent.sender.FlowRole;
+import io.msgscope.agent.sender.PublishersRole;
 import io.msgscope.agent.sender.SenderRole;
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.AgentServer;
@@ -37,7 +39,7 @@ public final class AgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
-    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay|probe|flow",
+    @Option(names = "--role", required = true, paramLabel = "sender|receiver|relay|probe|flow|publishers|subscribers",
             description = "What this agent does.")
     String role;
 
@@ -45,6 +47,12 @@ public final class AgentCommand implements Callable<Integer> {
             description = "Control address; port 0 = any free port (default: ${DEFAULT-VALUE}). Only loopback "
                     + "until the control plane is secured.")
     String listen;
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+            description = "Shared secret (>= 16 bytes, chmod 600) every coordinator must prove; also from the "
+                    + "environment variable MSGSCOPE_SECRET. Required to listen on anything but loopback "
+                    + "(default: none).")
+    java.nio.file.Path secretFile;
 
     @Option(names = "--once", defaultValue = "false",
             description = "Exit after serving one coordinator session (default: ${DEFAULT-VALUE}).")
@@ -71,9 +79,11 @@ public final class AgentCommand implements Callable<Integer> {
         if (port < 0 || port > 65_535) {
             throw new SpecException("--listen", "port must be between 0 and 65535, got " + port);
         }
-        if (!isLoopback(host)) {
+        io.msgscope.control.SharedSecret secret = io.msgscope.control.SharedSecret.load(secretFile);
+        if (!isLoopback(host) && secret == null) {
             throw new SpecException("--listen", "refusing to listen on " + host + " without credentials: an agent "
-                    + "on a network must not run a stranger's workload; use a loopback address");
+                    + "on a network must not run a stranger's workload; give --secret-file (or MSGSCOPE_SECRET) "
+                    + "or use a loopback address");
         }
         if (maxFrame < 1024 || maxFrame > (256 << 20)) {
             throw new SpecException("--max-frame", "must be between 1024 and 268435456, got " + maxFrame);
@@ -84,11 +94,13 @@ public final class AgentCommand implements Callable<Integer> {
             case RECEIVER -> () -> new ReceiverRole(drivers);
             case PROBE -> SidecarRole::new;
             case FLOW -> () -> new FlowRole(drivers);
+            case PUBLISHERS -> () -> new PublishersRole(drivers);
+            case SUBSCRIBERS -> () -> new SubscribersRole(drivers);
             default -> RelayRole::new;
         };
-        AgentServer server = AgentServer.start(host, port, r, factory, once, maxFrame);
+        AgentServer server = AgentServer.start(host, port, r, factory, once, maxFrame, secret);
         commandSpec.commandLine().getOut().println("msgscope agent " + role.toLowerCase(Locale.ROOT)
-                + " listening on " + host + ":" + server.port());
+                + " listening on " + host + ":" + server.port() + (secret != null ? " (shared secret required)" : ""));
         commandSpec.commandLine().getOut().flush();
         server.awaitTermination();
         return ExitCodes.OK;
@@ -101,7 +113,9 @@ public final class AgentCommand implements Callable<Integer> {
             case "relay" -> Role.RELAY;
             case "probe" -> Role.PROBE;
             case "flow" -> Role.FLOW;
-            default -> throw new SpecException("--role", "must be sender, receiver, relay, probe or flow, got '" + role + "'");
+            case "publishers" -> Role.PUBLISHERS;
+            case "subscribers" -> Role.SUBSCRIBERS;
+            default -> throw new SpecException("--role", "must be sender, receiver, relay, probe, flow, publishers or subscribers, got '" + role + "'");
         };
     }
 

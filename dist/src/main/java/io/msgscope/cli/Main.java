@@ -4,6 +4,9 @@ import io.msgscope.coordinator.cli.ExitCodes;
 import io.msgscope.coordinator.cli.PlotCommand;
 import io.msgscope.coordinator.cli.RunCommand;
 import io.msgscope.coordinator.cli.ThroughputCommand;
+import io.msgscope.coordinator.cli.SweepCommand;
+import io.msgscope.coordinator.cli.ReportCommand;
+import io.msgscope.coordinator.cli.CompareCommand;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.Version;
 import picocli.CommandLine;
@@ -14,7 +17,9 @@ import java.util.concurrent.Callable;
 
 /** The msgscope command line: {@code run}, {@code agent}, {@code plot}. */
 @Command(name = "msgscope", mixinStandardHelpOptions = true, version = "msgscope " + Version.TOOL,
-        subcommands = {RunCommand.class, ThroughputCommand.class, AgentCommand.class, PlotCommand.class},
+        subcommands = {RunCommand.class, ThroughputCommand.class, AgentCommand.class, PlotCommand.class,
+                SweepCommand.class, ReportCommand.class, CompareCommand.class,
+                io.msgscope.coordinator.cli.ScenarioCommand.class},
         description = "Measures messaging systems message by message: nanosecond traces, honest statistics, "
                 + "gnuplot-ready results.",
         footer = {"", "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})

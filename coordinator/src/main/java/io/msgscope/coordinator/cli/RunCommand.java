@@ -8,6 +8,8 @@ import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.analysis.output.HistogramWriter;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.analysis.output.TraceDatWriter;
+import io.msgscope.control.SharedSecret;
+import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.BrokerCpu;
 import io.msgscope.coordinator.ConsoleSummary;
 import io.msgscope.coordinator.CpuReport;
@@ -60,6 +62,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Mixin
     DriverOptions driverOptions;
+
+    @Mixin
+    RemoteAgents remoteAgents;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "1000000",
             description = "Measured messages (default: ${DEFAULT-VALUE}).")
@@ -200,27 +205,33 @@ public final class RunCommand implements Callable<Integer> {
             log.println("warning: " + w);
         }
 
+        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        SharedSecret secret = SharedSecret.load(remoteAgents.secretFile);
         RunOutcome outcome;
         try (LocalAgents agents = new LocalAgents()) {
             List<String> jvm = agentJvmArgs(spec);
-            LocalAgents.Agent relay;
-            LocalAgents.Agent receiver;
-            LocalAgents.Agent sender;
-            LocalAgents.Agent probe = null;
+            AgentEndpoint relay;
+            AgentEndpoint receiver;
+            AgentEndpoint sender;
+            AgentEndpoint probe = null;
             try {
-                relay = drv.usesRelay() ? agents.start(Role.RELAY, dir, jvm, 30_000) : null;
-                receiver = agents.start(Role.RECEIVER, dir, jvm, 30_000);
-                sender = agents.start(Role.SENDER, dir, jvm, 30_000);
+                relay = !drv.usesRelay() ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
+                        : agents.start(Role.RELAY, dir, jvm, 30_000);
+                receiver = remote.containsKey(Role.RECEIVER) ? remote.get(Role.RECEIVER)
+                        : agents.start(Role.RECEIVER, dir, jvm, 30_000);
+                sender = remote.containsKey(Role.SENDER) ? remote.get(Role.SENDER)
+                        : agents.start(Role.SENDER, dir, jvm, 30_000);
                 if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
-                    probe = agents.start(Role.PROBE, dir, List.of("-Xmx128m", "-XX:+UseSerialGC"), 30_000);
+                    probe = remote.containsKey(Role.PROBE) ? remote.get(Role.PROBE)
+                            : agents.start(Role.PROBE, dir, List.of("-Xmx128m", "-XX:+UseSerialGC"), 30_000);
                 }
             } catch (IOException e) {
                 outcome = new RunOutcome(spec, runId);
                 outcome.failure = "cannot start the agents: " + e.getMessage();
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
             }
-            outcome = new TraceRun(spec, brokerCpu, cores, "127.0.0.1", ingressPort, egressPort, log)
-                    .forcePingPong(forcePingPong).run(new TraceRun.Endpoints("127.0.0.1", sender, receiver, relay, probe), runId);
+            outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).secret(secret)
+                    .forcePingPong(forcePingPong).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
         }
         return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
     }

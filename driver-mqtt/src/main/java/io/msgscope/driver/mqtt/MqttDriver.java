@@ -27,6 +27,8 @@ import java.util.Set;
  *   <li>{@code keep_alive} seconds, 0-65535 (default 60)</li>
  *   <li>{@code topic} the topic to use (default chosen by the subscriber); no wildcards</li>
  *   <li>{@code username}, {@code password} credentials</li>
+ *   <li>{@code group} subscriber only: subscribe through the MQTT 5 shared subscription
+ *       {@code $share/GROUP/topic}, so each message goes to one member of the group (round-robin)</li>
  *   <li>{@code max_inflight} publishes not yet completed before {@code send} waits, 1-1000000
  *       (default 20 with MQTT 3.1.1, which has no flow control of its own, as Mosquitto's
  *       max_inflight_messages; 10000 with MQTT 5, where the client also keeps to the broker's Receive
@@ -35,7 +37,7 @@ import java.util.Set;
  */
 public final class MqttDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("version", "qos", "clean_session", "keep_alive", "topic", "username",
-            "password", "max_inflight");
+            "password", "max_inflight", "group");
 
     @Override
     public String name() {

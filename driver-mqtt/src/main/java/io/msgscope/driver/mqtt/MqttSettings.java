@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** The MQTT options of one side, checked once, each error naming its option. */
 record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
-                    String topic, String username, String password, int maxInflight) {
+                    String topic, String username, String password, int maxInflight, String group) {
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
 
     static MqttSettings of(DriverSpec spec, boolean publisher) {
@@ -68,7 +68,23 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         if (topic.indexOf('#') >= 0 || topic.indexOf('+') >= 0) {
             throw new SpecException("--opt topic", "must be a topic name without wildcards (+, #), got '" + topic + "'");
         }
-        return new MqttSettings(uri.getHost(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight);
+        String group = spec.option("group", "");
+        if (!group.isEmpty()) {
+            if (version == 3) {
+                throw new SpecException("--opt group", "shared subscriptions ($share/GROUP/topic) need MQTT 5; "
+                        + "--opt version=3 (MQTT 3.1.1) has none");
+            }
+            if (group.indexOf('/') >= 0 || group.indexOf('#') >= 0 || group.indexOf('+') >= 0) {
+                throw new SpecException("--opt group", "must be a share name without '/', '+' or '#', got '" + group + "'");
+            }
+        }
+        return new MqttSettings(uri.getHost(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight,
+                group);
+    }
+
+    /** The subscriber's topic filter: the topic, or {@code $share/GROUP/topic} with a group (MQTT 5). */
+    String filter() {
+        return group.isEmpty() ? topic : "$share/" + group + "/" + topic;
     }
 
     String address() {

@@ -46,14 +46,14 @@ final class MqttSubscriber implements Subscriber {
     MqttSubscriber(MqttSettings s) throws IOException {
         this.topic = s.topic();
         this.conn = MqttConnection.open(s, "sub", count);
-        MqttTopicFilter filter = MqttTopicFilter.of(s.topic());
+        MqttTopicFilter filter = MqttTopicFilter.of(s.filter());
         MqttQos qos = MqttQos.fromCode(s.qos());
         int granted;
         try {
             if (conn.v5 != null) {
                 Consumer<Mqtt5Publish> cb = this::onPublish5;
                 Mqtt5SubAck ack = MqttConnection.await(conn.v5.subscribeWith().topicFilter(filter).qos(qos)
-                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.topic() + "'");
+                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.filter() + "'");
                 Mqtt5SubAckReasonCode code = ack.getReasonCodes().get(0);
                 if (code.isError()) {
                     throw new IOException("MQTT broker at " + s.address() + " rejected the subscription to '"
@@ -63,7 +63,7 @@ final class MqttSubscriber implements Subscriber {
             } else {
                 Consumer<Mqtt3Publish> cb = this::onPublish3;
                 Mqtt3SubAck ack = MqttConnection.await(conn.v3.subscribeWith().topicFilter(filter).qos(qos)
-                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.topic() + "'");
+                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.filter() + "'");
                 Mqtt3SubAckReturnCode code = ack.getReturnCodes().get(0);
                 if (code.isError()) {
                     throw new IOException("MQTT broker at " + s.address() + " rejected the subscription to '"

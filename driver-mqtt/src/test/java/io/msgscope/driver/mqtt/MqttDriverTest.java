@@ -89,7 +89,14 @@ class MqttDriverTest {
     @CsvSource({"0", "1", "2"})
     void moquetteDeliversEveryMessageOnce(int qos) throws Exception {
         RoundTrip rt = RoundTrip.run(driver(), moquetteUri, Map.of("version", "3", "qos", "" + qos), N, 64);
-        rt.assertAllOnce(N, true);
+        if (qos == 0) {
+            // at most once: Moquette may drop QoS 0 messages when its subscriber queue overflows under
+            // load (seen once on a loaded 2-core box); never duplicates, and nearly all arrive
+            assertEquals(0, rt.duplicates, "duplicates");
+            assertTrue(rt.received >= N * 0.9, "QoS 0 received " + rt.received + " of " + N);
+        } else {
+            rt.assertAllOnce(N, true);
+        }
         assertEquals(qos == 0 ? 0L : N, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
         assertEquals((long) qos, rt.subscriberCounters.get("qos_granted"));

@@ -26,11 +26,13 @@ import java.util.Set;
  *   <li>{@code max_inflight} JetStream publishes not yet acknowledged before {@code send} waits,
  *       1-1000000 (default 1000)</li>
  *   <li>{@code username}, {@code password}, or {@code token} credentials</li>
+ *   <li>{@code group} subscriber only, core NATS: join this queue group, so each message goes to one
+ *       member of the group (round-robin)</li>
  * </ul>
  */
 public final class NatsDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
-            "password", "token");
+            "password", "token", "group");
 
     @Override
     public String name() {

@@ -19,7 +19,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** The NATS options of one side, checked once, each error naming its option. */
 record NatsSettings(String url, String address, boolean tls, String subject, boolean jetStream, boolean memory,
-                    int maxInflight, String username, String password, String token) {
+                    int maxInflight, String username, String password, String token, String group) {
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -82,7 +82,18 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
         }
         String address = uri.getHost() + ":" + port;
         return new NatsSettings((tls ? "tls://" : "nats://") + address, address, tls, subject, js,
-                storage.equals("memory"), maxInflight, user, pass, token);
+                storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec, js));
+    }
+
+    private static String queueGroup(DriverSpec spec, boolean jetStream) {
+        String g = spec.option("group", "");
+        if (!g.isEmpty() && jetStream) {
+            throw new SpecException("--opt group", "queue groups are for core NATS; not supported with --opt jetstream=true");
+        }
+        if (g.indexOf(' ') >= 0 || g.indexOf('*') >= 0 || g.indexOf('>') >= 0) {
+            throw new SpecException("--opt group", "must be a queue group name without spaces or wildcards, got '" + g + "'");
+        }
+        return g;
     }
 
     /** Connects without reconnecting (a lost connection is reported, not hidden); one line on failure. */

@@ -70,7 +70,11 @@ final class NatsSubscriber implements Subscriber {
                 conn.jetStream().subscribe(s.subject(), d, mh, false,
                         PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
             } else {
-                d.subscribe(s.subject(), mh);
+                if (s.group().isEmpty()) {
+                    d.subscribe(s.subject(), mh);
+                } else {
+                    d.subscribe(s.subject(), s.group(), mh);
+                }
             }
             conn.flush(NatsSettings.CONNECT_TIMEOUT);
         } catch (JetStreamApiException e) {

@@ -1,0 +1,43 @@
+package io.msgscope.coordinator.cli;
+
+import io.msgscope.coordinator.report.HtmlReport;
+import io.msgscope.core.SpecException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code msgscope report DIR}: a self-contained HTML page of a run or sweep folder. */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = {"Write DIR/index.html for a run folder (summary.json) or a sweep folder (sweep.json; each",
+                "point gets its own page): summary, status, environment, plots, tables and the run spec.",
+                "Inline CSS, images by relative path, no scripts, no network. Missing PNGs are rendered",
+                "when gnuplot is installed."},
+        footer = {"", "Exit codes: 0 ok, 2 bad usage (not a run or sweep folder)."})
+public final class ReportCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec commandSpec;
+
+    @Parameters(paramLabel = "DIR", description = "A run folder (msgscope run) or sweep folder (msgscope sweep).")
+    Path dir;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!HtmlReport.isRun(dir) && !HtmlReport.isSweep(dir)) {
+            throw new SpecException("DIR", dir + " holds neither summary.json nor sweep.json");
+        }
+        PrintWriter stdout = commandSpec.commandLine().getOut();
+        HtmlReport.Result r = HtmlReport.write(dir);
+        for (String n : r.notes()) {
+            stdout.println("note: " + n);
+        }
+        stdout.println("report: " + r.index() + (r.pages().size() > 1 ? " (+" + (r.pages().size() - 1) + " point pages)" : ""));
+        stdout.flush();
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,421 @@
+package io.msgscope.coordinator.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.msgscope.analysis.output.Plotter;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * {@code index.html} of a run folder ({@code summary.json}) or a sweep folder ({@code sweep.json}):
+ * self-contained (inline CSS, images by relative path, no scripts, no network).
+ */
+public final class HtmlReport {
+    private static final ObjectMapper OM = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final Pattern OUTPUT = Pattern.compile("^\\s*set\\s+output\\s+[\"']([^\"']+)[\"']", Pattern.MULTILINE);
+    private static final List<String> PLOT_ORDER = List.of("latency.png", "latency-histogram.png",
+            "latency-distribution.png", "latency-peaks.png", "throughput.png", "cpu.png", "network.png",
+            "sweep-throughput.png", "sweep-latency.png");
+
+    /** What building a report did. */
+    public record Result(Path index, List<Path> pages, List<String> notes) {
+    }
+
+    private HtmlReport() {
+    }
+
+    /** Whether dir is a sweep folder. */
+    public static boolean isSweep(Path dir) {
+        return Files.isRegularFile(dir.resolve("sweep.json"));
+    }
+
+    /** Whether dir is a run folder. */
+    public static boolean isRun(Path dir) {
+        return Files.isRegularFile(dir.resolve("summary.json"));
+    }
+
+    /** Writes dir/index.html (and, for a sweep, each point's index.html), rendering missing PNGs when gnuplot is present. */
+    public static Result write(Path dir) throws IOException {
+        List<Path> pages = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        Path index;
+        if (isSweep(dir)) {
+            JsonNode sweep = OM.readTree(dir.resolve("sweep.json").toFile());
+            for (JsonNode p : sweep.path("points")) {
+                Path pd = dir.resolve(p.path("dir").asText());
+                if (isRun(pd)) {
+                    renderMissing(pd, notes);
+                    pages.add(writeRun(pd));
+                }
+            }
+            renderMissing(dir, notes);
+            index = writeSweep(dir, sweep);
+        } else {
+            renderMissing(dir, notes);
+            index = writeRun(dir);
+        }
+        pages.add(index);
+        return new Result(index, pages, notes);
+    }
+
+    /** Renders the folder's scripts when one of their PNGs is missing and gnuplot is on PATH. */
+    static void renderMissing(Path dir, List<String> notes) throws IOException {
+        boolean missing = false;
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path gp : (Iterable<Path>) s.filter(p -> p.toString().endsWith(".gp")).sorted()::iterator) {
+                Matcher m = OUTPUT.matcher(Files.readString(gp, StandardCharsets.UTF_8));
+                while (m.find()) {
+                    missing |= !Files.isRegularFile(dir.resolve(m.group(1)));
+                }
+            }
+        }
+        if (!missing) {
+            return;
+        }
+        if (!Plotter.gnuplotAvailable()) {
+            notes.add(dir + ": some plots are missing and gnuplot is not installed; the page shows those present");
+            return;
+        }
+        try {
+            Plotter.render(dir);
+        } catch (IOException e) {
+            notes.add(dir + ": plotting failed: " + e.getMessage());
+        }
+    }
+
+    static List<String> pngs(Path dir) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".png")).sorted().forEach(names::add);
+        }
+        names.sort((a, b) -> Integer.compare(rank(a), rank(b)));
+        return names;
+    }
+
+    private static int rank(String name) {
+        int i = PLOT_ORDER.indexOf(name);
+        return i < 0 ? PLOT_ORDER.size() : i;
+    }
+
+    /** The one-sentence answer of a run, from summary.json. */
+    public static String sentence(JsonNode s) {
+        JsonNode spec = s.path("spec");
+        JsonNode lat = s.path("series").path("latency_ns");
+        double rate = spec.path("rate").asDouble(0);
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%,d messages of %d B", spec.path("count").asLong(),
+                spec.path("size").asLong()));
+        b.append(rate > 0 ? String.format(Locale.ROOT, " at %,.0f msg/s", rate) : " at full speed");
+        b.append(" over ").append(s.path("driver").asText("?")).append(": received at ")
+                .append(String.format(Locale.ROOT, "%,.0f msg/s (%s/s)",
+                        s.path("throughput").path("receive_msg_s").asDouble(Double.NaN),
+                        bytes(s.path("throughput").path("receive_bytes_s").asDouble(Double.NaN))));
+        b.append("; latency p50 ").append(time(lat.path("p50"))).append(", p99 ").append(time(lat.path("p99")))
+                .append(", p99.9 ").append(time(lat.path("p99_9"))).append(", max ").append(time(lat.path("max")));
+        b.append("; ").append(String.format(Locale.ROOT, "%,d", s.path("counters").path("messages_lost").asLong()))
+                .append(" lost.");
+        return b.toString();
+    }
+
+    static String time(JsonNode ns) {
+        if (!ns.isNumber()) {
+            return "–";
+        }
+        double v = ns.asDouble();
+        if (v >= 1e9) {
+            return String.format(Locale.ROOT, "%.3g s", v / 1e9);
+        }
+        if (v >= 1e6) {
+            return String.format(Locale.ROOT, "%.3g ms", v / 1e6);
+        }
+        return String.format(Locale.ROOT, "%.3g µs", v / 1e3);
+    }
+
+    static String bytes(double b) {
+        if (Double.isNaN(b)) {
+            return "–";
+        }
+        String[] u = {"B", "KiB", "MiB", "GiB"};
+        int i = 0;
+        while (b >= 1024 && i < u.length - 1) {
+            b /= 1024;
+            i++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", b, u[i]);
+    }
+
+    private static String statusHtml(JsonNode s) {
+        String st = s.path("status").asText("unknown");
+        String cls = "ok".equals(st) ? "status-ok" : "status-failed";
+        String reason = s.path("failure_reason").isNull() || s.path("failure_reason").isMissingNode() ? ""
+                : ": " + s.path("failure_reason").asText();
+        return "<p>Status: <span class=\"" + cls + "\">" + Html.esc(st) + "</span>" + Html.esc(reason) + "</p>\n";
+    }
+
+    /** key/value rows of an object's scalar fields (nested objects as JSON text). */
+    static List<List<String>> fields(JsonNode o) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            rows.add(List.of(e.getKey(), Html.value(e.getValue())));
+        }
+        return rows;
+    }
+
+    static Path writeRun(Path dir) throws IOException {
+        JsonNode s = OM.readTree(dir.resolve("summary.json").toFile());
+        Html h = new Html();
+        String title = "msgscope " + s.path("mode").asText("run") + " " + s.path("run_id").asText(dir.getFileName().toString());
+        h.el("h1", title);
+        h.raw("<p class=\"sentence\">").text(sentence(s)).raw("</p>\n");
+        h.raw(statusHtml(s));
+        h.raw("<p>").text("Driver " + s.path("driver").asText("?") + ", topology: " + s.path("topology").asText("?")
+                + ", started " + s.path("started_at").asText("?")).raw("</p>\n");
+        if (s.path("warnings").size() > 0) {
+            h.el("h2", "Warnings");
+            h.raw("<ul>\n");
+            for (JsonNode w : s.path("warnings")) {
+                h.raw("<li>").text(w.asText()).raw("</li>\n");
+            }
+            h.raw("</ul>\n");
+        }
+        h.el("h2", "Plots");
+        List<String> pngs = pngs(dir);
+        if (pngs.isEmpty()) {
+            h.el("p", "No plots: render them with 'msgscope plot " + dir + "' (needs gnuplot).");
+        }
+        for (String png : pngs) {
+            h.img(png, png);
+        }
+        h.el("h2", "Latency (Q4)");
+        h.table(List.of("field", "value"), fields(s.path("latency")));
+        h.el("h2", "Throughput");
+        h.table(List.of("field", "value"), fields(s.path("throughput")));
+        h.el("h2", "Counters");
+        h.table(List.of("counter", "value"), fields(s.path("counters")));
+        seriesTable(h, s.path("series"), "Series aggregates");
+        if (s.path("network").isObject()) {
+            h.el("p", "Network: " + s.path("network").path("source").asText(""));
+            seriesTable(h, s.path("network"), "Network");
+        }
+        cpuTable(h, s.path("cpu"));
+        distribution(h, s.path("distribution"));
+        peaks(h, s.path("peaks"));
+        environment(h, s.path("environment"));
+        h.el("h2", "Run spec (to reproduce)");
+        h.el("p", "spec_hash " + s.path("spec_hash").asText("–"));
+        h.pre(OM.writeValueAsString(s.path("spec")));
+        Path index = dir.resolve("index.html");
+        Files.writeString(index, Html.page(title, h.toString()), StandardCharsets.UTF_8);
+        return index;
+    }
+
+    private static final List<String> AGG = List.of("n", "mean", "median", "robust_deviation", "min", "p50", "p90",
+            "p95", "p99", "p99_9", "p99_99", "max");
+
+    static void seriesTable(Html h, JsonNode series, String title) {
+        List<List<String>> rows = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = series.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!e.getValue().has("median")) {
+                continue;
+            }
+            List<String> r = new ArrayList<>();
+            r.add(e.getKey());
+            for (String a : AGG) {
+                r.add(Html.value(e.getValue().get(a)));
+            }
+            rows.add(r);
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        List<String> head = new ArrayList<>();
+        head.add("series");
+        head.addAll(AGG);
+        h.el("h2", title);
+        h.table(head, rows);
+    }
+
+    static void cpuTable(Html h, JsonNode cpu) {
+        if (!cpu.isObject()) {
+            return;
+        }
+        h.el("h2", "CPU (" + cpu.path("unit").asText("%") + ")");
+        List<List<String>> rows = new ArrayList<>();
+        for (String role : List.of("sender", "broker", "receiver")) {
+            JsonNode r = cpu.path(role);
+            addCpuRow(rows, role, r);
+            addCpuRow(rows, role + " process", r.path("process"));
+        }
+        h.table(List.of("series", "median", "mean", "robust deviation", "min", "max", "source"), rows);
+    }
+
+    private static void addCpuRow(List<List<String>> rows, String name, JsonNode r) {
+        JsonNode st = r.path("stats");
+        if (!st.isObject()) {
+            return;
+        }
+        rows.add(List.of(name, Html.value(st.get("median")), Html.value(st.get("mean")),
+                Html.value(st.get("robust_deviation")), Html.value(st.get("min")), Html.value(st.get("max")),
+                r.path("source").asText("")));
+    }
+
+    static void distribution(Html h, JsonNode d) {
+        if (!d.isObject()) {
+            return;
+        }
+        h.el("h2", "Latency distribution");
+        h.raw("<p>Verdict: <b>").text(d.path("verdict").asText("–")).raw("</b></p>\n");
+        List<List<String>> rows = new ArrayList<>();
+        int i = 1;
+        for (JsonNode m : d.path("modes")) {
+            rows.add(List.of(Integer.toString(i++), Html.value(m.get("position_us")),
+                    String.format(Locale.ROOT, "%.1f %%", 100 * m.path("share").asDouble())));
+        }
+        if (!rows.isEmpty()) {
+            h.table(List.of("mode", "position [µs]", "share"), rows);
+        }
+        List<List<String>> other = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = d.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!List.of("verdict", "modes").contains(e.getKey())) {
+                other.add(List.of(e.getKey(), Html.value(e.getValue())));
+            }
+        }
+        h.table(List.of("field", "value"), other);
+    }
+
+    static void peaks(Html h, JsonNode p) {
+        if (!p.isObject()) {
+            return;
+        }
+        h.el("h2", "Peaks (latency above k × median)");
+        h.el("p", "median " + Html.value(p.get("median_us")) + " µs, max " + Html.value(p.get("max_us"))
+                + " µs at message " + Html.value(p.get("max_at_message")));
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode k : p.path("above_k_times_median")) {
+            rows.add(List.of(Html.value(k.get("factor")), Html.value(k.get("threshold_us")), Html.value(k.get("count")),
+                    Html.value(k.get("highest_us")), Html.value(k.get("in_first_5pct")), Html.value(k.get("in_middle")),
+                    Html.value(k.get("in_last_5pct"))));
+        }
+        h.table(List.of("k", "threshold [µs]", "messages above", "highest [µs]", "in first 5 %", "in the middle",
+                "in last 5 %"), rows);
+        List<List<String>> top = new ArrayList<>();
+        for (JsonNode t : p.path("top_peaks")) {
+            top.add(List.of(Html.value(t.get("message")), Html.value(t.get("latency_us"))));
+        }
+        if (!top.isEmpty()) {
+            h.el("h3", "Highest peaks");
+            h.table(List.of("message", "latency [µs]"), top);
+        }
+    }
+
+    static void environment(Html h, JsonNode env) {
+        if (!env.isObject()) {
+            return;
+        }
+        h.el("h2", "Environment");
+        h.el("h3", "Coordinator");
+        h.table(List.of("field", "value"), fields(env.path("coordinator")));
+        for (Iterator<Map.Entry<String, JsonNode>> it = env.path("agents").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            h.el("h3", "Agent " + e.getKey());
+            h.table(List.of("field", "value"), fields(e.getValue()));
+        }
+    }
+
+    static Path writeSweep(Path dir, JsonNode sw) throws IOException {
+        String param = sw.path("parameter").asText("value");
+        Html h = new Html();
+        String title = "msgscope sweep " + dir.getFileName() + " over " + param;
+        h.el("h1", title);
+        String st = sw.path("status").asText("unknown");
+        h.raw("<p>Status: <span class=\"" + ("ok".equals(st) ? "status-ok" : "status-failed") + "\">")
+                .text(st).raw("</span></p>\n");
+        h.raw("<p class=\"sentence\">").text(sweepSentence(sw, param)).raw("</p>\n");
+        h.el("h2", "Plots");
+        for (String png : pngs(dir)) {
+            h.img(png, png);
+        }
+        h.el("h2", "Spread between repeats (min / median / max)");
+        List<String> head = new ArrayList<>(List.of(param, "repeats"));
+        List<String> figs = new ArrayList<>();
+        JsonNode first = sw.path("spread").path(0);
+        for (Iterator<String> it = first.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (first.get(f).isObject()) {
+                figs.add(f);
+                head.add(f);
+            }
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode p : sw.path("spread")) {
+            List<String> r = new ArrayList<>(List.of(Html.value(p.get(param)), Html.value(p.get("repeats"))));
+            for (String f : figs) {
+                JsonNode x = p.path(f);
+                r.add(Html.value(x.get("min")) + " / " + Html.value(x.get("median")) + " / " + Html.value(x.get("max")));
+            }
+            rows.add(r);
+        }
+        h.table(head, rows);
+        h.el("h2", "Points");
+        h.raw("<table>\n<thead><tr><th>").text(param).raw("</th><th>repeat</th><th>status</th><th>receive msg/s</th>"
+                + "<th>receive bytes/s</th><th>p50 [µs]</th><th>p99 [µs]</th><th>p99.9 [µs]</th><th>max [µs]</th>"
+                + "<th>report</th></tr></thead>\n<tbody>\n");
+        for (JsonNode p : sw.path("points")) {
+            String d = p.path("dir").asText();
+            h.raw("<tr>");
+            for (String f : List.of(param, "repeat", "status", "recv_msg_s", "recv_bytes_s", "lat_p50_us", "lat_p99_us",
+                    "lat_p999_us", "lat_max_us")) {
+                h.raw("<td>").text(Html.value(p.get(f))).raw("</td>");
+            }
+            if (Files.isRegularFile(dir.resolve(d).resolve("index.html"))) {
+                h.raw("<td><a href=\"").text(Html.href(d + "/index.html")).raw("\">").text(d).raw("</a></td>");
+            } else {
+                h.raw("<td>").text(d).raw("</td>");
+            }
+            h.raw("</tr>\n");
+        }
+        h.raw("</tbody></table>\n");
+        h.el("h2", "Time");
+        h.table(List.of("field", "value"), fields(sw.path("timing")));
+        h.el("h2", "Run options (passed to every run)");
+        h.pre(String.join(" ", iterText(sw.path("run_args"))));
+        h.el("h2", "sweep.json");
+        h.pre(OM.writeValueAsString(sw));
+        Path index = dir.resolve("index.html");
+        Files.writeString(index, Html.page(title, h.toString()), StandardCharsets.UTF_8);
+        return index;
+    }
+
+    private static String sweepSentence(JsonNode sw, String param) {
+        StringBuilder b = new StringBuilder();
+        b.append(sw.path("points").size()).append(" runs over ").append(sw.path("values").size()).append(" values of ")
+                .append(param).append(", ").append(sw.path("repeat").asInt(1)).append(" repeat(s) each.");
+        for (JsonNode p : sw.path("spread")) {
+            b.append(' ').append(param).append(' ').append(Html.value(p.get(param))).append(": ")
+                    .append(Html.value(p.path("recv_msg_s").get("median"))).append(" msg/s, p99 ")
+                    .append(Html.value(p.path("lat_p99_us").get("median"))).append(" µs (medians of repeats).");
+        }
+        return b.toString();
+    }
+
+    private static List<String> iterText(JsonNode arr) {
+        List<String> l = new ArrayList<>();
+        arr.forEach(n -> l.add(n.asText()));
+        return l;
+    }
+}

@@ -1,0 +1,114 @@
+package io.msgscope.coordinator.scenario;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.core.proc.ProcessCpuReader;
+import io.msgscope.core.proc.ProcessFinder;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Q7: the broker process's CPU and resident memory, sampled once a second from /proc for the whole run
+ * (warm-up included) when the broker runs on this host: CPU from {@code /proc/PID/stat} (utime + stime),
+ * RSS from the VmRSS line of {@code /proc/PID/status}.
+ */
+public final class BrokerStats implements AutoCloseable {
+    private final long pid;
+    private final String name;
+    private final ProcessCpuReader cpu;
+    private final Thread thread;
+    private volatile boolean stop;
+    private long samples;
+    private double cpuPctSum;
+    private double cpuPctMax;
+    private long rssMaxKib;
+    private long rssLastKib;
+    private String error;
+
+    private BrokerStats(String name, long pid) throws IOException {
+        this.name = name;
+        this.pid = pid;
+        this.cpu = ProcessCpuReader.forPid(Path.of("/proc"), pid);
+        this.thread = new Thread(this::loop, "broker-stats");
+        thread.setDaemon(true);
+    }
+
+    /** Finds the one process of that name and starts sampling it. */
+    public static BrokerStats start(String processName) throws IOException {
+        ProcessFinder.Result r = ProcessFinder.byName(Path.of("/proc"), processName);
+        if (r.pids().isEmpty()) {
+            throw new SpecException("--broker-process", r.noMatchMessage());
+        }
+        if (r.pids().size() > 1) {
+            throw new SpecException("--broker-process", "several processes named '" + processName + "': " + r.pids());
+        }
+        BrokerStats s = new BrokerStats(processName, r.pids().get(0));
+        s.thread.start();
+        return s;
+    }
+
+    private void loop() {
+        try {
+            long lastCpu = cpu.cpuNs();
+            long lastT = System.nanoTime();
+            while (!stop) {
+                Thread.sleep(1000);
+                long c = cpu.cpuNs();
+                long t = System.nanoTime();
+                double pct = 100.0 * (c - lastCpu) / (t - lastT);
+                long rss = rssKib();
+                synchronized (this) {
+                    samples++;
+                    cpuPctSum += pct;
+                    cpuPctMax = Math.max(cpuPctMax, pct);
+                    rssMaxKib = Math.max(rssMaxKib, rss);
+                    rssLastKib = rss;
+                }
+                lastCpu = c;
+                lastT = t;
+            }
+        } catch (InterruptedException e) {
+            // stopping
+        } catch (IOException | RuntimeException e) {
+            synchronized (this) {
+                error = "broker process " + pid + ": " + e.getMessage();
+            }
+        }
+    }
+
+    private long rssKib() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"), StandardCharsets.US_ASCII)) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.substring(6).trim().split("\\s+")[0]);
+            }
+        }
+        return 0;
+    }
+
+    /** Adds the figures to the results (CPU in percent of one core). */
+    public synchronized void putInto(Map<String, Object> fields, java.util.List<String> notes) {
+        fields.put("broker_process", name);
+        fields.put("broker_pid", pid);
+        fields.put("broker_cpu_mean_pct", samples == 0 ? null : cpuPctSum / samples);
+        fields.put("broker_cpu_max_pct", samples == 0 ? null : cpuPctMax);
+        fields.put("broker_rss_max_kib", samples == 0 ? null : rssMaxKib);
+        fields.put("broker_rss_last_kib", samples == 0 ? null : rssLastKib);
+        notes.add("broker CPU (percent of one core) and RSS sampled once a second from /proc for the whole run, "
+                + "warm-up included (" + samples + " samples)" + (error == null ? "" : "; sampling stopped: " + error));
+    }
+
+    @Override
+    public void close() {
+        stop = true;
+        thread.interrupt();
+        try {
+            thread.join(2000);
+            cpu.close();
+        } catch (InterruptedException | IOException e) {
+            // closing anyway
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.msgscope.coordinator.scenario;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * The live progress line of Q8 on stderr, e.g.
+ * {@code fan-in @ QoS 1 ━━━━━━━━━━━━━━━━━━━━ 45s/60s  12,450 msg/s  P99: 23ms}. On a terminal the
+ * line is rewritten in place with a carriage return; otherwise (a file, a pipe, a CI log) each
+ * update is a plain line of its own.
+ */
+public final class ProgressLine {
+    static final int BAR = 20;
+
+    private final PrintWriter out;
+    private final boolean terminal;
+    private final String label;
+    private int lastLength;
+    private boolean open;
+
+    public ProgressLine(PrintWriter out, boolean terminal, String label) {
+        this.out = out;
+        this.terminal = terminal;
+        this.label = label;
+    }
+
+    /** The line for {@code elapsed} of {@code total} seconds, a rate and a p99 (ns; negative = none yet). */
+    public static String format(String label, long elapsed, long total, double rate, long p99Ns) {
+        int filled = total <= 0 ? BAR : (int) Math.min(BAR, elapsed * BAR / total);
+        StringBuilder b = new StringBuilder(label).append(' ');
+        b.append("━".repeat(filled)).append("─".repeat(BAR - filled));
+        b.append(' ').append(elapsed).append("s/").append(total).append('s');
+        b.append("  ").append(String.format(Locale.ROOT, "%,d", Math.round(rate))).append(" msg/s");
+        b.append("  P99: ").append(p99Ns < 0 ? "-" : duration(p99Ns));
+        return b.toString();
+    }
+
+    /** 850µs, 1.5ms, 23ms, 2.1s. */
+    public static String duration(long ns) {
+        if (ns < 1_000_000) {
+            return (ns / 1_000) + "µs";
+        }
+        if (ns < 10_000_000) {
+            return String.format(Locale.ROOT, "%.1fms", ns / 1e6);
+        }
+        if (ns < 1_000_000_000) {
+            return (ns / 1_000_000) + "ms";
+        }
+        return String.format(Locale.ROOT, "%.1fs", ns / 1e9);
+    }
+
+    public void update(String phase, long elapsed, long total, double rate, long p99Ns) {
+        String line = format(label, elapsed, total, rate, p99Ns) + (phase.isEmpty() ? "" : "  (" + phase + ")");
+        if (terminal) {
+            out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+            lastLength = line.length();
+            open = true;
+        } else {
+            out.println(line);
+        }
+        out.flush();
+    }
+
+    /** Ends an in-place line so what follows starts on a line of its own. */
+    public void finish() {
+        if (open) {
+            out.println();
+            out.flush();
+            open = false;
+        }
+    }
+}

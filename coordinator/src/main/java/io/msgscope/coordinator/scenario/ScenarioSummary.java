@@ -1,0 +1,96 @@
+package io.msgscope.coordinator.scenario;
+
+import io.msgscope.core.Version;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Turns an {@link ScenarioRun.Outcome} into the result model: Q4 latency fields (µs, from the actual
+ * send time; the same from the intended send time with the prefix {@code intended_}), Q5 counters, Q6
+ * rates over the measurement period only and delivery_rate = received / expected. Status: failed on
+ * an agent failure, on any error, when a message was delivered more often than the scenario allows,
+ * and — only where the messaging guarantees delivery (MQTT QoS >= 1, NATS JetStream) — when
+ * delivery_rate < 1.0. At MQTT QoS 0 and core NATS a loss is reported, not failed.
+ */
+public final class ScenarioSummary {
+    private ScenarioSummary() {
+    }
+
+    public static ScenarioResult build(ScenarioRun.Config c, ScenarioRun.Outcome o, String qosLabel, boolean reliable) {
+        ScenarioResult r = new ScenarioResult();
+        r.header.put("tool", "msgscope " + Version.TOOL);
+        r.header.put("mode", "scenario");
+        r.header.put("scenario", c.scenario().label());
+        r.header.put("driver", c.driver());
+        r.header.put("delivery", qosLabel);
+        r.header.put("publishers", c.publishers());
+        r.header.put("subscribers", c.subscribers());
+        r.header.put("rate_per_publisher", c.rate());
+        r.header.put("warmup_s", c.warmupMs() / 1000.0);
+        r.header.put("duration_s", c.durationMs() / 1000.0);
+        r.header.put("size", c.size());
+        r.header.put("padding", c.randomPadding() ? "random" : "zeros");
+        double seconds = c.durationMs() / 1000.0;
+        long sent = o.counters.getOrDefault("messages_sent", o.sent);
+        long received = o.counters.getOrDefault("messages_received", 0L);
+        long expected = c.scenario().expected(sent, c.subscribers());
+        long nominal = c.scenario().nominalExpected(c.publishers(), c.subscribers(), c.rate(), seconds);
+        long errors = o.counters.getOrDefault("publisher_errors", 0L) + o.counters.getOrDefault("subscriber_errors", 0L);
+        double delivery = expected == 0 ? 0 : (double) received / expected;
+        latency(r, "latency_", o.latency);
+        latency(r, "intended_latency_", o.intended);
+        r.fields.put("latency_clamped", o.counters.getOrDefault("latency_clamped", 0L));
+        r.fields.put("messages_sent", sent);
+        r.fields.put("messages_received", received);
+        r.fields.put("messages_acked", o.counters.getOrDefault("messages_acked", 0L));
+        r.fields.put("bytes_sent", o.counters.getOrDefault("bytes_sent", 0L));
+        r.fields.put("bytes_received", o.counters.getOrDefault("bytes_received", 0L));
+        r.fields.put("errors", errors);
+        r.fields.put("expected_messages", expected);
+        r.fields.put("expected_nominal", nominal);
+        r.fields.put("delivery_rate", delivery);
+        r.fields.put("send_rate", sent / seconds);
+        r.fields.put("receive_rate", received / seconds);
+        r.fields.put("send_bytes_rate", o.counters.getOrDefault("bytes_sent", 0L) / seconds);
+        r.fields.put("receive_bytes_rate", o.counters.getOrDefault("bytes_received", 0L) / seconds);
+        r.fields.put("warmup_sent", o.counters.getOrDefault("warmup_sent", 0L));
+        r.fields.put("in_flight_wait_ms", o.drainMs);
+        r.seconds.addAll(o.seconds);
+        String failure = o.failure;
+        if (failure == null && errors > 0) {
+            failure = errors + " errors (publish failures, short payloads, lost connections)";
+        }
+        if (failure == null && received > expected) {
+            failure = "received " + received + " deliveries, more than the " + expected + " the scenario allows"
+                    + (c.scenario() == Scenario.ROUND_ROBIN ? " (a message reached more than one group member)" : "");
+        }
+        if (failure == null && reliable && received < expected) {
+            failure = "delivery_rate " + String.format(java.util.Locale.ROOT, "%.6f", delivery) + " < 1.0 at "
+                    + qosLabel + ": " + (expected - received) + " deliveries missing after the 5 s in-flight wait";
+        }
+        if (failure == null && sent < nominal / (c.scenario() == Scenario.FAN_OUT ? c.subscribers() : 1)) {
+            failure = "the publishers sent " + sent + " of the " + nominal + " messages scheduled";
+        }
+        if (!reliable && received < expected) {
+            r.notes.add("delivery_rate < 1.0 at " + qosLabel + " (no delivery guarantee): reported, not failed");
+        }
+        r.header.put("status", failure == null ? "ok" : "failed");
+        r.header.put("failure_reason", failure);
+        r.notes.add("latency_* from the actual send time (payload bytes 0-7, epoch ns); intended_latency_* from the "
+                + "scheduled send time (bytes 16-23), which includes any time a publisher fell behind its schedule");
+        r.notes.add("rates over the measurement period only; expected_messages from the messages actually sent "
+                + "(expected_nominal = publishers x rate x duration" + (c.scenario() == Scenario.FAN_OUT ? " x subscribers" : "")
+                + ")");
+        return r;
+    }
+
+    private static void latency(ScenarioResult r, String prefix, Histogram h) {
+        boolean any = h != null && h.getTotalCount() > 0;
+        r.fields.put(prefix + "min_us", any ? h.getMinValue() / 1e3 : null);
+        r.fields.put(prefix + "max_us", any ? h.getMaxValue() / 1e3 : null);
+        r.fields.put(prefix + "mean_us", any ? h.getMean() / 1e3 : null);
+        r.fields.put(prefix + "p50_us", any ? h.getValueAtPercentile(50) / 1e3 : null);
+        r.fields.put(prefix + "p95_us", any ? h.getValueAtPercentile(95) / 1e3 : null);
+        r.fields.put(prefix + "p99_us", any ? h.getValueAtPercentile(99) / 1e3 : null);
+        r.fields.put(prefix + "p999_us", any ? h.getValueAtPercentile(99.9) / 1e3 : null);
+    }
+}

@@ -1,0 +1,123 @@
+package io.msgscope.coordinator.scenario;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The output formats of a scenario run (Q9), one method each over {@link ScenarioResult}; numbers
+ * never depend on the default locale (doubles with three decimals, '.' as the separator).
+ */
+public final class ScenarioWriters {
+    private ScenarioWriters() {
+    }
+
+    /** Writes the formats asked (json, csv, md) plus the time series and its gnuplot script; returns the files. */
+    public static List<Path> write(ScenarioResult r, Path dir, List<String> formats) throws IOException {
+        List<Path> files = new ArrayList<>();
+        for (String f : formats) {
+            switch (f) {
+                case "json" -> files.add(write(dir.resolve("summary.json"), json(r)));
+                case "csv" -> files.add(write(dir.resolve("summary.csv"), csv(r)));
+                case "md" -> files.add(write(dir.resolve("summary.md"), markdown(r)));
+                default -> throw new IllegalArgumentException("unknown format " + f);
+            }
+        }
+        files.add(write(dir.resolve("timeseries.dat"), timeseries(r)));
+        files.add(write(dir.resolve("timeseries.gp"), gnuplot(r)));
+        return files;
+    }
+
+    private static Path write(Path p, String text) throws IOException {
+        Files.writeString(p, text, StandardCharsets.UTF_8);
+        return p;
+    }
+
+    public static String json(ScenarioResult r) throws IOException {
+        Map<String, Object> root = new LinkedHashMap<>(r.header);
+        root.put("results", r.fields);
+        root.put("notes", r.notes);
+        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(root) + "\n";
+    }
+
+    public static String csv(ScenarioResult r) {
+        Map<String, Object> all = row(r);
+        StringBuilder b = new StringBuilder(String.join(",", all.keySet())).append('\n');
+        List<String> cells = new ArrayList<>();
+        for (Object v : all.values()) {
+            String s = number(v);
+            cells.add(s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s);
+        }
+        return b.append(String.join(",", cells)).append('\n').toString();
+    }
+
+    public static String markdown(ScenarioResult r) {
+        StringBuilder b = new StringBuilder("| metric | value |\n|---|---:|\n");
+        for (Map.Entry<String, Object> e : row(r).entrySet()) {
+            b.append("| ").append(e.getKey()).append(" | ").append(number(e.getValue()).replace("|", "\\|")).append(" |\n");
+        }
+        for (String n : r.notes) {
+            b.append("\n- ").append(n);
+        }
+        if (!r.notes.isEmpty()) {
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    /** The scalar header entries (scenario, driver, status, ...) followed by the summary fields. */
+    private static Map<String, Object> row(ScenarioResult r) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : r.header.entrySet()) {
+            if (e.getValue() == null || e.getValue() instanceof String || e.getValue() instanceof Number
+                    || e.getValue() instanceof Boolean) {
+                all.put(e.getKey(), e.getValue());
+            }
+        }
+        all.putAll(r.fields);
+        return all;
+    }
+
+    public static String number(Object v) {
+        if (v == null) {
+            return "";
+        }
+        if (v instanceof Double || v instanceof Float) {
+            return String.format(Locale.ROOT, "%.3f", ((Number) v).doubleValue());
+        }
+        return v.toString();
+    }
+
+    public static String timeseries(ScenarioResult r) {
+        StringBuilder b = new StringBuilder("# msgscope scenario time series, one row per second of the measurement\n"
+                + "# second rate_msg_s p50_us p99_us\n");
+        for (ScenarioResult.Second s : r.seconds) {
+            b.append(String.format(Locale.ROOT, "%d %.3f %.3f %.3f%n", s.second(), s.rate(), s.p50Us(), s.p99Us()));
+        }
+        return b.toString();
+    }
+
+    public static String gnuplot(ScenarioResult r) {
+        return "# gnuplot timeseries.gp  ->  timeseries.png\n"
+                + "set terminal pngcairo size 1000,600\n"
+                + "set output 'timeseries.png'\n"
+                + "set title '" + r.header.getOrDefault("scenario", "") + " (" + r.header.getOrDefault("driver", "")
+                + ")'\n"
+                + "set xlabel 'second of the measurement'\n"
+                + "set ylabel 'msg/s'\n"
+                + "set y2label 'latency (us)'\n"
+                + "set ytics nomirror\nset y2tics\nset key outside\n"
+                + "plot 'timeseries.dat' using 1:2 with lines title 'rate', \\\n"
+                + "     '' using 1:3 axes x1y2 with lines title 'p50', \\\n"
+                + "     '' using 1:4 axes x1y2 with lines title 'p99'\n";
+    }
+}

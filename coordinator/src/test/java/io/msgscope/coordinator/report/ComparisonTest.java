@@ -1,0 +1,100 @@
+package io.msgscope.coordinator.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.msgscope.coordinator.cli.CompareCommand;
+import io.msgscope.coordinator.cli.ExitCodes;
+import io.msgscope.core.SpecException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+class ComparisonTest {
+    @TempDir
+    Path tmp;
+
+    static Path run(Path parent, String name, String driver, int size, long count, double rate, double p50Ns)
+            throws IOException {
+        Path d = parent.resolve(name);
+        Files.createDirectories(d);
+        Files.writeString(d.resolve("summary.json"), String.format(java.util.Locale.ROOT, """
+                {"driver": "%s", "status": "ok", "spec": {"count": %d, "size": %d, "rate": %s},
+                 "counters": {"messages_lost": 0},
+                 "throughput": {"receive_msg_s": 19999.5, "receive_bytes_s": 1279968},
+                 "latency": {"latency_min_us": 10, "latency_mean_us": 150, "latency_p50_us": %s,
+                             "latency_p95_us": 400, "latency_p99_us": 900, "latency_p999_us": 2000, "latency_max_us": 5000},
+                 "series": {"latency_ns": {"p50": %s, "p90": 300000, "p95": 400000, "p99": 900000,
+                                           "p99_9": 2000000, "p99_99": 4000000, "max": 5000000}},
+                 "cpu": {"sender": {"stats": {"median": 71.25}}, "receiver": {"stats": {"median": 19}}},
+                 "distribution": {"verdict": "unimodal | tidy"}}
+                """, driver, count, size, rate, p50Ns / 1000, p50Ns));
+        return d;
+    }
+
+    /** Runs compare like Main does: SpecException → one line on stderr, exit 2. */
+    static int compare(StringWriter out, StringWriter err, String... args) {
+        CommandLine cl = new CommandLine(new CompareCommand());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        cl.setExecutionExceptionHandler((ex, c, p) -> {
+            if (ex instanceof SpecException) {
+                c.getErr().println("msgscope compare: " + ex.getMessage());
+                return ExitCodes.USAGE;
+            }
+            throw ex;
+        });
+        return cl.execute(args);
+    }
+
+    @Test
+    void refusesDifferentSizeNamingTheFieldUnlessForced() throws IOException {
+        Path a = run(tmp, "tcp-a", "tcp", 64, 1000, 20000, 100_000);
+        Path b = run(tmp, "amqp-b", "amqp", 256, 1000, 20000, 300_000);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        assertEquals(ExitCodes.USAGE, compare(out, err, a.toString(), b.toString()));
+        assertEquals("msgscope compare: compare: runs differ in size: tcp-a=64 amqp-b=256; use --force to compare anyway",
+                err.toString().strip());
+        assertEquals(1, err.toString().strip().lines().count());
+        assertEquals("", out.toString());
+
+        out = new StringWriter();
+        err = new StringWriter();
+        Path o = tmp.resolve("cmp");
+        assertEquals(ExitCodes.OK, compare(out, err, "--force", "--out", o.toString(), a.toString(), b.toString()));
+        assertTrue(out.toString().contains("| driver | tcp | amqp |"), out.toString());
+        assertTrue(out.toString().contains("| latency p50 [µs] | 100.0 | 300.0 |"), out.toString());
+        assertTrue(out.toString().contains("| CPU sender median [% core] | 71.3 | 71.3 |"), out.toString());
+        assertTrue(out.toString().contains("unimodal \\| tidy"), out.toString());
+        assertTrue(Files.readString(o.resolve("compare.md")).startsWith("| field | tcp-a | amqp-b |"));
+        String dat = Files.readString(o.resolve("compare.dat"));
+        assertTrue(dat.contains("\n0 \"p50\" 100.0 300.0\n"), dat);
+        assertTrue(dat.contains("\n6 \"max\" 5000.0 5000.0\n"), dat);
+        String gp = Files.readString(o.resolve("compare.gp"));
+        assertTrue(gp.contains("using 1:3:xtic(2)") && gp.contains("using 1:4:xtic(2)"), gp);
+    }
+
+    @Test
+    void countAndRateAreCheckedTooAndEqualRunsPass() throws IOException {
+        Path a = run(tmp, "a", "tcp", 64, 1000, 20000, 1);
+        Path c = run(tmp, "c", "tcp", 64, 2000, 20000, 1);
+        Path r = run(tmp, "r", "tcp", 64, 1000, 0, 1);
+        Path same = run(tmp, "same", "nats", 64, 1000, 20000, 1);
+        assertTrue(Comparison.load(List.of(a, c)).mismatch().orElseThrow().startsWith("runs differ in count: a=1000 c=2000"));
+        assertTrue(Comparison.load(List.of(a, r)).mismatch().orElseThrow().startsWith("runs differ in rate:"));
+        assertFalse(Comparison.load(List.of(a, same)).mismatch().isPresent());
+        StringWriter err = new StringWriter();
+        assertEquals(ExitCodes.USAGE, compare(new StringWriter(), err, a.toString(), tmp.resolve("nope").toString()));
+        assertTrue(err.toString().contains("holds no summary.json"), err.toString());
+        assertEquals(ExitCodes.USAGE, compare(new StringWriter(), new StringWriter(), a.toString()));
+    }
+}

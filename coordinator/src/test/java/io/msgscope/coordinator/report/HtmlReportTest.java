@@ -1,0 +1,49 @@
+package io.msgscope.coordinator.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+class HtmlReportTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void escapesEveryTextAndReferencesImagesRelatively() throws IOException {
+        Path d = ComparisonTest.run(tmp, "run<1>", "tcp", 64, 1000, 20000, 146_799);
+        String json = Files.readString(d.resolve("summary.json"))
+                .replace("\"status\": \"ok\"", "\"status\": \"failed\", \"failure_reason\": \"lost <b>3</b> & more\","
+                        + " \"warnings\": [\"<script>alert('x')</script>\"]");
+        Files.writeString(d.resolve("summary.json"), json);
+        Files.write(d.resolve("latency.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        Files.write(d.resolve("my plot.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        HtmlReport.Result r = HtmlReport.write(d);
+        String html = Files.readString(r.index());
+        assertFalse(html.contains("<script"), "raw script tag");
+        assertFalse(html.contains("<b>3"), "raw tag from failure reason");
+        assertTrue(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+        assertTrue(html.contains("lost &lt;b&gt;3&lt;/b&gt; &amp; more"));
+        assertTrue(html.contains("<title>msgscope run run&lt;1&gt;</title>"), html);
+        assertTrue(html.contains("<img src=\"latency.png\""));
+        assertTrue(html.contains("<img src=\"my%20plot.png\""));
+        assertTrue(html.indexOf("latency.png") < html.indexOf("my%20plot.png"), "known plots first");
+        assertTrue(html.contains("class=\"status-failed\""));
+        assertFalse(html.contains("http://") || html.contains("https://"), "no network references");
+        assertTrue(html.contains("1,000 messages of 64 B at 20,000 msg/s over tcp: received at 20,000 msg/s"), html);
+        assertTrue(html.contains("latency p50 147 µs, p99 900 µs, p99.9 2.00 ms, max 5.00 ms; 0 lost."), html);
+    }
+
+    @Test
+    void escapeAndHref() {
+        assertEquals("a&amp;b&lt;c&gt;&quot;d&#39;", Html.esc("a&b<c>\"d'"));
+        assertEquals("point-1k-1/index.html", Html.href("point-1k-1/index.html"));
+        assertEquals("a%22b%C2%B5.png", Html.href("a\"bµ.png"));
+    }
+}

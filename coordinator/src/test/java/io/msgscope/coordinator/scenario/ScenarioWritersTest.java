@@ -1,0 +1,68 @@
+package io.msgscope.coordinator.scenario;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Locale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Golden files for the CSV, Markdown and time-series writers; the numbers ignore the default locale. */
+class ScenarioWritersTest {
+    private Locale saved;
+
+    @BeforeEach
+    void german() {
+        saved = Locale.getDefault();
+        Locale.setDefault(Locale.GERMANY);
+    }
+
+    @AfterEach
+    void restore() {
+        Locale.setDefault(saved);
+    }
+
+    static ScenarioResult sample() {
+        ScenarioResult r = new ScenarioResult();
+        r.header.put("scenario", "fan-in");
+        r.header.put("driver", "mqtt");
+        r.header.put("status", "ok");
+        r.header.put("failure_reason", null);
+        r.fields.put("latency_p99_us", 1234.5678);
+        r.fields.put("messages_sent", 1600L);
+        r.fields.put("delivery_rate", 1.0);
+        r.seconds.add(new ScenarioResult.Second(1, 799.5, 12.25, 1000.0));
+        r.notes.add("a note");
+        return r;
+    }
+
+    @Test
+    void csvGolden() {
+        assertEquals("scenario,driver,status,failure_reason,latency_p99_us,messages_sent,delivery_rate\n"
+                + "fan-in,mqtt,ok,,1234.568,1600,1.000\n", ScenarioWriters.csv(sample()));
+    }
+
+    @Test
+    void markdownGolden() {
+        assertEquals("| metric | value |\n|---|---:|\n"
+                + "| scenario | fan-in |\n| driver | mqtt |\n| status | ok |\n| failure_reason |  |\n"
+                + "| latency_p99_us | 1234.568 |\n| messages_sent | 1600 |\n| delivery_rate | 1.000 |\n"
+                + "\n- a note\n", ScenarioWriters.markdown(sample()));
+    }
+
+    @Test
+    void timeseriesGolden() {
+        assertEquals("# msgscope scenario time series, one row per second of the measurement\n"
+                + "# second rate_msg_s p50_us p99_us\n1 799.500 12.250 1000.000\n", 
+                ScenarioWriters.timeseries(sample()).replace(System.lineSeparator(), "\n"));
+    }
+
+    @Test
+    void jsonKeepsFieldNamesAndDots() throws Exception {
+        String j = ScenarioWriters.json(sample());
+        assertTrue(j.contains("\"latency_p99_us\" : 1234.5678"), j);
+        assertTrue(j.contains("\"delivery_rate\" : 1.0"), j);
+    }
+}

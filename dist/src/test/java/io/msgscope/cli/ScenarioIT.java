@@ -1,0 +1,107 @@
+package io.msgscope.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Seed 002's scenarios through the real CLI against Mosquitto (127.0.0.1:1883) and nats-server
+ * (127.0.0.1:4222), small numbers: 200 msg/s per publisher, 2 s after a 1 s warm-up. Under CI=true a
+ * missing broker fails the test; otherwise it is skipped with a message.
+ */
+class ScenarioIT {
+    @TempDir
+    Path tmp;
+
+    @ParameterizedTest(name = "{0} {1} P={2} S={3}")
+    @CsvSource({
+            "mqtt, fan-in,       4, 1",
+            "mqtt, fan-out,      1, 4",
+            "mqtt, straight-run, 4, 4",
+            "mqtt, round-robin,  4, 4",
+            "nats, fan-in,       4, 1",
+            "nats, fan-out,      1, 4",
+            "nats, straight-run, 4, 4",
+            "nats, round-robin,  4, 4"})
+    void everyMessageIsDeliveredAsTheScenarioSays(String driver, String scenario, int p, int s) throws Exception {
+        requireBroker(driver.equals("mqtt") ? 1883 : 4222, driver.equals("mqtt") ? "Mosquitto" : "nats-server");
+        Path out = tmp.resolve(driver + "-" + scenario);
+        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + driver + "-" + scenario), "scenario",
+                "--driver", driver, "--scenario", scenario, "--publishers", "" + p, "--subscribers", "" + s,
+                "--rate", "200", "--duration", "2", "--warmup", "1", "--opt", driver.equals("mqtt") ? "qos=1" : "jetstream=false",
+                "--out", out.toString());
+        int rc = proc.waitFor(120);
+        assertEquals(0, rc, () -> "exit code; stdout: " + TraceRunIT.safe(proc::out) + " stderr: " + TraceRunIT.safe(proc::err));
+        JsonNode j = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+        assertEquals("ok", j.get("status").asText(), j::toString);
+        JsonNode r = j.get("results");
+        long sent = (long) p * 200 * 2;
+        long expected = scenario.equals("fan-out") ? sent * s : sent;
+        assertEquals(sent, r.get("messages_sent").asLong(), j::toString);
+        assertEquals(expected, r.get("expected_messages").asLong(), j::toString);
+        assertEquals(expected, r.get("messages_received").asLong(), j::toString);
+        assertEquals(1.0, r.get("delivery_rate").asDouble(), j::toString);
+        assertEquals(0, r.get("errors").asLong(), j::toString);
+        if (driver.equals("mqtt")) {
+            assertEquals(sent, r.get("messages_acked").asLong(), j::toString);
+        }
+        for (String f : new String[] {"latency_min_us", "latency_max_us", "latency_mean_us", "latency_p50_us",
+                "latency_p95_us", "latency_p99_us", "latency_p999_us"}) {
+            assertTrue(r.get(f).isNumber(), f + " in " + j);
+        }
+        String csv = Files.readString(out.resolve("summary.csv"), StandardCharsets.UTF_8);
+        assertEquals(2, csv.lines().count(), csv);
+        assertTrue(Files.readString(out.resolve("summary.md"), StandardCharsets.UTF_8).startsWith("| metric | value |"));
+        long rows = Files.readAllLines(out.resolve("timeseries.dat")).stream().filter(l -> !l.startsWith("#")).count();
+        assertEquals(2, rows);
+        assertTrue(Files.exists(out.resolve("timeseries.gp")));
+        // not a terminal: plain progress lines on stderr
+        String err = proc.err();
+        assertTrue(err.contains(scenario + " @ ") && err.contains("2s/2s") && !err.contains("\r"), err);
+    }
+
+    @Test
+    void roundRobinOnMqtt311IsAUsageError() throws Exception {
+        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd"), "scenario", "--driver", "mqtt",
+                "--opt", "version=3", "--scenario", "round-robin", "--out", tmp.resolve("rr").toString());
+        assertEquals(2, proc.waitFor(60));
+        assertTrue(proc.err().contains("round-robin needs MQTT 5"), proc.err());
+    }
+
+    @Test
+    void zmqHasNoScenarios() throws Exception {
+        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd"), "scenario", "--driver", "zmq",
+                "--out", tmp.resolve("z").toString());
+        assertEquals(2, proc.waitFor(60));
+        assertTrue(proc.err().contains("scenario mode needs topics"), proc.err());
+    }
+
+    static void requireBroker(int port, String name) {
+        boolean up;
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            up = true;
+        } catch (IOException e) {
+            up = false;
+        }
+        if (!up && "true".equals(System.getenv("CI"))) {
+            fail(name + " must listen on 127.0.0.1:" + port + " under CI=true");
+        }
+        assumeTrue(up, name + " is not listening on 127.0.0.1:" + port + ": scenario run skipped");
+    }
+}
