@@ -150,7 +150,7 @@ class CliUsageTest {
     @Test
     void unknownAgentRole() {
         assertUsageError(run("agent", "--role", "juggler"), "msgscope agent", "--role",
-                "sender, receiver, relay, probe or flow", "juggler");
+                "sender, receiver, relay, probe, flow, publishers or subscribers", "juggler");
     }
 
     @Test

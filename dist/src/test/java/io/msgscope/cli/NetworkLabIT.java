@@ -147,6 +147,30 @@ class NetworkLabIT {
                 () -> read(work.resolve("run-after.txt")));
     }
 
+    @Test
+    void aCoordinatorKilledMidRunLeavesAgentsReadyForTheNextRun() throws Exception {
+        Path out = work.resolve("run-killed");
+        List<String> cmd = List.of(NETLAB.toString(), "exec", "client",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                MsgscopeProcess.jar().toString(), "run", "--agent", "sender=10.77.0.1:7601",
+                "--agent", "receiver=10.77.0.1:7602", "--agent", "relay=10.77.0.2:7600",
+                "--secret-file", secret.toString(), "--count", "200000", "--rate", "2000", "--warmup", "100",
+                "--out", out.toString());
+        Path log = work.resolve("run-killed.txt");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (!read(log).contains("measuring:") && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(read(log).contains("measuring:"), read(log));
+        p.destroyForcibly(); // the coordinator dies mid-run
+        p.waitFor(10, TimeUnit.SECONDS);
+        // the agents see the connection drop, release the run and accept the next coordinator
+        Path next = work.resolve("run-next");
+        assertEquals(0, coordinator(next, secret.toString(), "--count", "5000", "--warmup", "500"),
+                () -> read(work.resolve("run-next.txt")));
+    }
+
     private static String read(Path p) {
         try {
             return Files.readString(p);

@@ -89,7 +89,7 @@ class SweepIT {
                 out.resolve("point-64-1").toString(), out.resolve("point-1024-1").toString());
         assertEquals(2, diff.waitFor(60));
         assertEquals(1, diff.err().strip().lines().count(), diff.err());
-        assertTrue(diff.err().contains("runs differ in size: point-64-1=64 point-1024-1=1024"), diff.err());
+        assertTrue(diff.err().startsWith("msgscope compare: size: differs between the runs (point-64-1=64 point-1024-1=1024)"), diff.err());
         MsgscopeProcess forced = MsgscopeProcess.start(tmp.resolve("c3"), "compare", "--force", "--plot",
                 "--out", tmp.resolve("cmp").toString(),
                 out.resolve("point-64-1").toString(), out.resolve("point-1024-1").toString());

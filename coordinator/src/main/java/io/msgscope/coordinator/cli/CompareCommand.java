@@ -20,9 +20,9 @@ import java.util.concurrent.Callable;
 
 /** {@code msgscope compare DIR1 DIR2 ...}: runs side by side. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Put runs (of different drivers or brokers) side by side: a Markdown table on stdout and,",
-                "with --out, compare.md, compare.dat and compare.gp (latency percentiles overlaid).",
-                "Refuses runs whose message size, count or rate differ, unless --force."},
+        description = {"Put runs side by side (Markdown table; --out: compare.md/.dat/.gp).",
+                "Runs of different drivers or brokers; the latency percentiles overlaid in",
+                "compare.gp. Refuses runs whose message size, count or rate differ, unless --force."},
         footer = {"", "Exit codes: 0 ok, 1 plotting failed, 2 bad usage or runs not comparable."})
 public final class CompareCommand implements Callable<Integer> {
     @Spec
@@ -51,12 +51,13 @@ public final class CompareCommand implements Callable<Integer> {
             }
         }
         Comparison c = Comparison.load(dirs);
-        Optional<String> bad = c.mismatch();
+        Optional<Comparison.Mismatch> bad = c.mismatch();
         if (bad.isPresent()) {
+            Comparison.Mismatch m = bad.get();
             if (!force) {
-                throw new SpecException("compare", bad.get());
+                throw new SpecException(m.field(), m.message().substring(m.field().length() + 1));
             }
-            stdout.println("warning (--force): " + bad.get().replace("; use --force to compare anyway", ""));
+            stdout.println("warning (--force): " + m.field() + " differs between the runs (" + m.values() + ")");
         }
         stdout.print(c.markdown());
         if (out != null) {

@@ -14,8 +14,9 @@ import java.util.concurrent.Callable;
 
 /** {@code msgscope report DIR}: a self-contained HTML page of a run or sweep folder. */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Write DIR/index.html for a run folder (summary.json) or a sweep folder (sweep.json; each",
-                "point gets its own page): summary, status, environment, plots, tables and the run spec.",
+        description = {"Write a self-contained HTML report DIR/index.html of a run or sweep.",
+                "For a run folder (summary.json) or a sweep folder (sweep.json; each point gets",
+                "its own page): summary, status, environment, plots, tables and the run spec.",
                 "Inline CSS, images by relative path, no scripts, no network. Missing PNGs are rendered",
                 "when gnuplot is installed."},
         footer = {"", "Exit codes: 0 ok, 2 bad usage (not a run or sweep folder)."})

@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  * and plots (M7) and the time of analysis and plotting against the measuring time (M11).
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run 'msgscope run' once per value of one parameter and repeat, each",
+        description = {"Run 'msgscope run' over sizes, rates or windows: tables, spread, plots.",
+                "One run per value of the parameter and repeat, each",
                 "into DIR/point-<value>-<repeat>/, then write sweep.dat (one row per point",
                 "and repeat), sweep-spread.dat (min/median/max over the repeats), sweep.json",
                 "and the gnuplot scripts sweep-throughput.gp and sweep-latency.gp (M7).",

@@ -59,18 +59,27 @@ public final class Comparison {
         return runs;
     }
 
-    /** The first spec field among size, count, rate whose values differ, as a one-line message. */
-    public Optional<String> mismatch() {
+    /** A spec field whose values differ, with each run's value ("a=64 b=256"). */
+    public record Mismatch(String field, String values) {
+        /** The one-line refusal. */
+        public String message() {
+            return field + " differs between the runs (" + values + "); use --force to compare anyway";
+        }
+    }
+
+    /** The first spec field among size, count, rate whose values differ. */
+    public Optional<Mismatch> mismatch() {
         for (String field : MUST_MATCH) {
             String first = runs.get(0).summary().path("spec").path(field).asText("?");
             for (Run r : runs) {
                 String v = r.summary().path("spec").path(field).asText("?");
                 if (!v.equals(first)) {
-                    StringBuilder sb = new StringBuilder("runs differ in " + field + ":");
+                    StringBuilder sb = new StringBuilder();
                     for (Run x : runs) {
-                        sb.append(' ').append(x.label()).append('=').append(x.summary().path("spec").path(field).asText("?"));
+                        sb.append(sb.length() > 0 ? " " : "").append(x.label()).append('=')
+                                .append(x.summary().path("spec").path(field).asText("?"));
                     }
-                    return Optional.of(sb.append("; use --force to compare anyway").toString());
+                    return Optional.of(new Mismatch(field, sb.toString()));
                 }
             }
         }

@@ -62,7 +62,7 @@ class ComparisonTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         assertEquals(ExitCodes.USAGE, compare(out, err, a.toString(), b.toString()));
-        assertEquals("msgscope compare: compare: runs differ in size: tcp-a=64 amqp-b=256; use --force to compare anyway",
+        assertEquals("msgscope compare: size: differs between the runs (tcp-a=64 amqp-b=256); use --force to compare anyway",
                 err.toString().strip());
         assertEquals(1, err.toString().strip().lines().count());
         assertEquals("", out.toString());
@@ -89,8 +89,8 @@ class ComparisonTest {
         Path c = run(tmp, "c", "tcp", 64, 2000, 20000, 1);
         Path r = run(tmp, "r", "tcp", 64, 1000, 0, 1);
         Path same = run(tmp, "same", "nats", 64, 1000, 20000, 1);
-        assertTrue(Comparison.load(List.of(a, c)).mismatch().orElseThrow().startsWith("runs differ in count: a=1000 c=2000"));
-        assertTrue(Comparison.load(List.of(a, r)).mismatch().orElseThrow().startsWith("runs differ in rate:"));
+        assertEquals(new Comparison.Mismatch("count", "a=1000 c=2000"), Comparison.load(List.of(a, c)).mismatch().orElseThrow());
+        assertEquals("rate", Comparison.load(List.of(a, r)).mismatch().orElseThrow().field());
         assertFalse(Comparison.load(List.of(a, same)).mismatch().isPresent());
         StringWriter err = new StringWriter();
         assertEquals(ExitCodes.USAGE, compare(new StringWriter(), err, a.toString(), tmp.resolve("nope").toString()));
