@@ -32,11 +32,15 @@ class CpuIT {
     Path tmp;
 
     private JsonNode run(String name, String... extra) throws Exception {
+        return run(LOAD, name, extra);
+    }
+
+    private JsonNode run(String[] load, String name, String... extra) throws Exception {
         Path out = tmp.resolve(name);
-        String[] args = new String[LOAD.length + extra.length + 3];
+        String[] args = new String[load.length + extra.length + 3];
         args[0] = "run";
-        System.arraycopy(LOAD, 0, args, 1, LOAD.length);
-        System.arraycopy(extra, 0, args, 1 + LOAD.length, extra.length);
+        System.arraycopy(load, 0, args, 1, load.length);
+        System.arraycopy(extra, 0, args, 1 + load.length, extra.length);
         args[args.length - 2] = "--out";
         args[args.length - 1] = out.toString();
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve(name + "-cli"), args);
@@ -123,7 +127,9 @@ class CpuIT {
             Assumptions.abort("RabbitMQ (beam.smp) is not running here; start it with rabbitmq-server -detached");
         }
         // RabbitMQ loaded by the run itself through the AMQP driver, its CPU sampled by the sidecar
-        JsonNode s = run("rabbit", "--driver", "amqp", "--uri", "amqp://guest:guest@127.0.0.1:5672/%2f",
+        // 5,000 msg/s: a rate RabbitMQ and the AMQP client keep up with on a loaded 2-core box
+        String[] load = {"--count", "20000", "--rate", "5000", "--warmup", "2000", "--cpu-every", "200"};
+        JsonNode s = run(load, "rabbit", "--driver", "amqp", "--uri", "amqp://guest:guest@127.0.0.1:5672/%2f",
                 "--broker-cpu", "sidecar", "--broker-process", "beam.smp");
         JsonNode b = s.get("cpu").get("broker");
         assertTrue(b.get("source").asText().contains("beam.smp"), b.get("source").asText());
@@ -131,8 +137,8 @@ class CpuIT {
         assertEquals(0, b.get("clock_offset").get("offset_ns").asLong());
         double mean = b.get("stats").get("mean").asDouble();
         int cores = Runtime.getRuntime().availableProcessors();
-        // 20,000 msg/s through RabbitMQ costs it a visible share of a core, never more than all cores
-        assertTrue(mean > 2 && mean <= 100.0 * cores, "RabbitMQ CPU " + mean + " %");
+        // 5,000 msg/s through RabbitMQ costs it a visible share of a core, never more than all cores
+        assertTrue(mean > 1 && mean <= 100.0 * cores, "RabbitMQ CPU " + mean + " %");
     }
 
     @Test
