@@ -28,6 +28,8 @@ public final class ControlHub implements AutoCloseable {
     private final LinkedBlockingQueue<Inbound> inbox = new LinkedBlockingQueue<>();
     private final List<Inbound> early = new ArrayList<>();
     private final List<AgentLink> links = new CopyOnWriteArrayList<>();
+    /** Links whose connection closed; waiting on them again fails at once instead of timing out. */
+    private final java.util.Set<AgentLink> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final int maxFrame;
     private final SharedSecret secret;
 
@@ -74,6 +76,9 @@ public final class ControlHub implements AutoCloseable {
                 return in.env();
             }
         }
+        if (closed.contains(from)) {
+            throw new AgentFailure(from.name(), from.lossReason() + " (before " + what + ")", false);
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (true) {
             long left = deadline - System.nanoTime();
@@ -97,6 +102,7 @@ public final class ControlHub implements AutoCloseable {
                 continue;
             }
             if (in.env() == null) {
+                closed.add(in.from());
                 if (in.from().closing()) {
                     continue;
                 }

@@ -46,6 +46,13 @@ public final class ThroughputRun {
     private final Settings settings;
     private final CorePlan cores;
     private final PrintStream log;
+    private io.msgscope.control.SharedSecret secret;
+
+    /** The shared secret remote agents require, or null. */
+    public ThroughputRun secret(io.msgscope.control.SharedSecret s) {
+        this.secret = s;
+        return this;
+    }
 
     public ThroughputRun(RunSpec spec, Settings settings, CorePlan cores, PrintStream log) {
         this.spec = spec;
@@ -58,11 +65,10 @@ public final class ThroughputRun {
      * @param inFlight F, or 0 to search for it
      * @param relay    the relay agent when the driver runs through it (tcp), else null
      */
-    public Outcome run(String host, LocalAgents.Agent flow, LocalAgents.Agent relay, long inFlight,
-                       Consumer<FSearch.Probe> progress) {
+    public Outcome run(AgentEndpoint flow, AgentEndpoint relay, long inFlight, Consumer<FSearch.Probe> progress) {
         Outcome out = new Outcome();
         out.warnings.addAll(cores.warnings());
-        try (ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME)) {
+        try (ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, secret)) {
             AgentLink relayLink = null;
             AgentLink flowLink = null;
             try {
@@ -72,15 +78,15 @@ public final class ThroughputRun {
                         .setUri(spec.uri()).putAllDriverOptions(spec.driverOptions()).setPinCpu(-1);
                 io.msgscope.proto.RunSpec.Builder fs = base.clone().setPinCpu(cores.sender());
                 if (relay != null) {
-                    relayLink = AgentLink.connect(hub, Role.RELAY, host, relay.port(), TraceRun.HANDSHAKE_MS,
+                    relayLink = AgentLink.connect(hub, Role.RELAY, relay.host(), relay.port(), TraceRun.HANDSHAKE_MS,
                             relay::deathReason);
                     relayLink.send(Envelope.newBuilder().setSpec(base.clone().setPinCpu(cores.relay())
-                            .setBindHost(host)).build());
+                            .setBindHost(relay.host())).build());
                     Ready r = hub.await(relayLink, TraceRun.READY_MS, "relay set-up", Envelope.BodyCase.READY)
                             .getReady();
-                    fs.setConnectHost(host).setConnectPort(r.getEgressPort()).setIngressPort(r.getIngressPort());
+                    fs.setConnectHost(relay.host()).setConnectPort(r.getEgressPort()).setIngressPort(r.getIngressPort());
                 }
-                flowLink = AgentLink.connect(hub, Role.FLOW, host, flow.port(), TraceRun.HANDSHAKE_MS,
+                flowLink = AgentLink.connect(hub, Role.FLOW, flow.host(), flow.port(), TraceRun.HANDSHAKE_MS,
                         flow::deathReason);
                 flowLink.send(Envelope.newBuilder().setSpec(fs).build());
                 Ready ready = hub.await(flowLink, TraceRun.READY_MS, "flow client set-up", Envelope.BodyCase.READY)

@@ -19,7 +19,8 @@ import java.util.Map;
 public final class RemoteAgents {
     @Option(names = "--agent", paramLabel = "ROLE=HOST:PORT",
             description = "An agent daemon to use instead of a local one, repeatable: sender, receiver, relay, "
-                    + "probe (default: none; all agents start on this box).")
+                    + "probe (run); flow, relay (throughput); publishers, subscribers (scenario) (default: none; "
+                    + "all agents start on this box).")
     Map<String, String> agents;
 
     @Option(names = "--secret-file", paramLabel = "FILE",
@@ -38,8 +39,11 @@ public final class RemoteAgents {
                 case "receiver" -> Role.RECEIVER;
                 case "relay" -> Role.RELAY;
                 case "probe" -> Role.PROBE;
-                default -> throw new SpecException("--agent", "role must be sender, receiver, relay or probe, got '"
-                        + e.getKey() + "'");
+                case "flow" -> Role.FLOW;
+                case "publishers" -> Role.PUBLISHERS;
+                case "subscribers" -> Role.SUBSCRIBERS;
+                default -> throw new SpecException("--agent", "role must be sender, receiver, relay, probe, flow, "
+                        + "publishers or subscribers, got '" + e.getKey() + "'");
             };
             String addr = e.getValue();
             int colon = addr.lastIndexOf(':');

@@ -35,6 +35,9 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
+    @picocli.CommandLine.Mixin
+    RemoteAgents remoteAgents;
+
     @Mixin
     DriverOptions driverOptions = new DriverOptions();
 
@@ -156,7 +159,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         BrokerStats broker = brokerProcess == null ? null : BrokerStats.start(brokerProcess);
         ScenarioRun.Outcome o;
         try {
-            o = new ScenarioRun(cfg, progress).run(dir, RunCommand.agentJvmArgs(512));
+            o = new ScenarioRun(cfg, progress).run(dir, RunCommand.agentJvmArgs(512), remoteAgents.parse(),
+                    io.msgscope.control.SharedSecret.load(remoteAgents.secretFile));
         } finally {
             if (broker != null) {
                 broker.close();

@@ -3,6 +3,8 @@ package io.msgscope.coordinator.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.msgscope.analysis.output.HumanFormat;
+import io.msgscope.control.SharedSecret;
+import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.FSearch;
 import io.msgscope.coordinator.LocalAgents;
@@ -48,6 +50,9 @@ public final class ThroughputCommand implements Callable<Integer> {
 
     @Mixin
     DriverOptions driverOptions;
+
+    @Mixin
+    RemoteAgents remoteAgents;
 
     @Option(names = "--in-flight", paramLabel = "auto|F", defaultValue = "auto",
             description = "Messages kept in flight; auto = search for the F with the highest median throughput "
@@ -121,13 +126,16 @@ public final class ThroughputCommand implements Callable<Integer> {
         ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, (long) (thresholdMs * 1e6),
                 skipFactor, maxExponent);
         ThroughputRun.Outcome o;
+        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        SharedSecret secret = SharedSecret.load(remoteAgents.secretFile);
         try (LocalAgents agents = new LocalAgents()) {
-            LocalAgents.Agent relay = null;
-            LocalAgents.Agent flow;
+            AgentEndpoint relay = null;
+            AgentEndpoint flow;
             try {
                 List<String> jvm = RunCommand.agentJvmArgs(512);
-                relay = drv.usesRelay() ? agents.start(Role.RELAY, dir, jvm, 30_000) : null;
-                flow = agents.start(Role.FLOW, dir, jvm, 30_000);
+                relay = !drv.usesRelay() ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
+                        : agents.start(Role.RELAY, dir, jvm, 30_000);
+                flow = remote.containsKey(Role.FLOW) ? remote.get(Role.FLOW) : agents.start(Role.FLOW, dir, jvm, 30_000);
             } catch (IOException e) {
                 o = new ThroughputRun.Outcome();
                 o.failure = "cannot start the agents: " + e.getMessage();
@@ -136,7 +144,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             stdout.println(f == 0 ? "searching for the optimal in-flight count F (A6): F = 1, 10, 100, ... then bisection"
                     : "measuring at F = " + f);
             stdout.flush();
-            o = new ThroughputRun(spec, settings, cores, System.err).run("127.0.0.1", flow, relay, f, p -> {
+            o = new ThroughputRun(spec, settings, cores, System.err).secret(secret).run(flow, relay, f, p -> {
                 stdout.printf(Locale.ROOT, "  F = %-10s median %s msg/s (mean %s, sd %s, %d samples)%n",
                         HumanFormat.count(p.inFlight()), HumanFormat.rate(p.median()), HumanFormat.rate(p.mean()),
                         HumanFormat.rate(p.stddev()), p.samples());

@@ -57,12 +57,24 @@ public final class ScenarioRun {
     }
 
     public Outcome run(Path dir, List<String> jvmArgs) {
+        return run(dir, jvmArgs, java.util.Map.of(), null);
+    }
+
+    /**
+     * @param remote agent daemons to use instead of local ones (issue 6), by role
+     * @param secret the shared secret those agents require, or null
+     */
+    public Outcome run(Path dir, List<String> jvmArgs, java.util.Map<Role, io.msgscope.coordinator.AgentEndpoint> remote,
+                       io.msgscope.control.SharedSecret secret) {
         Outcome o = new Outcome();
-        try (LocalAgents agents = new LocalAgents(); ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME)) {
-            LocalAgents.Agent subA = agents.start(Role.SUBSCRIBERS, dir, jvmArgs, 30_000);
-            LocalAgents.Agent pubA = agents.start(Role.PUBLISHERS, dir, jvmArgs, 30_000);
-            AgentLink subs = AgentLink.connect(hub, Role.SUBSCRIBERS, "127.0.0.1", subA.port(), 10_000, subA::deathReason);
-            AgentLink pubs = AgentLink.connect(hub, Role.PUBLISHERS, "127.0.0.1", pubA.port(), 10_000, pubA::deathReason);
+        try (LocalAgents agents = new LocalAgents();
+             ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, secret)) {
+            io.msgscope.coordinator.AgentEndpoint subA = remote.containsKey(Role.SUBSCRIBERS)
+                    ? remote.get(Role.SUBSCRIBERS) : agents.start(Role.SUBSCRIBERS, dir, jvmArgs, 30_000);
+            io.msgscope.coordinator.AgentEndpoint pubA = remote.containsKey(Role.PUBLISHERS)
+                    ? remote.get(Role.PUBLISHERS) : agents.start(Role.PUBLISHERS, dir, jvmArgs, 30_000);
+            AgentLink subs = AgentLink.connect(hub, Role.SUBSCRIBERS, subA.host(), subA.port(), 10_000, subA::deathReason);
+            AgentLink pubs = AgentLink.connect(hub, Role.PUBLISHERS, pubA.host(), pubA.port(), 10_000, pubA::deathReason);
             RunSpec spec = RunSpec.newBuilder().setRunId(Long.toHexString(cfg.seed())).setSize(cfg.size())
                     .setRate(cfg.rate()).setRandomPadding(cfg.randomPadding()).setSeed(cfg.seed()).setPinCpu(-1)
                     .setDriver(cfg.driver()).setUri(cfg.uri()).putAllDriverOptions(cfg.options()).build();
