@@ -176,6 +176,12 @@ public final class AgentLink implements AutoCloseable {
         return name;
     }
 
+    /** host:port the coordinator reached the agent at. */
+    public String address() {
+        java.net.SocketAddress a = channel.remoteAddress();
+        return a instanceof java.net.InetSocketAddress i ? i.getHostString() + ":" + i.getPort() : String.valueOf(a);
+    }
+
     @Override
     public void close() {
         closing = true;

@@ -58,6 +58,7 @@ public final class SummaryJson {
             Map<String, Object> m = new LinkedHashMap<>();
             Environment e = info.hello().getEnvironment();
             m.put("host", info.hello().getHost());
+            m.put("address", info.address());
             m.put("pid", info.hello().getPid());
             m.put("tool_version", info.hello().getToolVersion());
             m.put("jvm", e.getJvm());

@@ -297,7 +297,7 @@ public final class TraceRun {
 
     private void record(RunOutcome out, AgentLink link, Ready ready) {
         out.agents.put(Frames.name(link.role()), new AgentInfo(Frames.name(link.role()), link.helloAck(),
-                ready.getAffinity()));
+                ready.getAffinity(), link.address()));
     }
 
     private static void checkPinning(RunOutcome out) {

@@ -75,6 +75,13 @@ public final class ScenarioRun {
                     ? remote.get(Role.PUBLISHERS) : agents.start(Role.PUBLISHERS, dir, jvmArgs, 30_000);
             AgentLink subs = AgentLink.connect(hub, Role.SUBSCRIBERS, subA.host(), subA.port(), 10_000, subA::deathReason);
             AgentLink pubs = AgentLink.connect(hub, Role.PUBLISHERS, pubA.host(), pubA.port(), 10_000, pubA::deathReason);
+            String pb = pubs.helloAck().getEnvironment().getBootId();
+            String sb = subs.helloAck().getEnvironment().getBootId();
+            if (!pb.isEmpty() && !sb.isEmpty() && !pb.equals(sb)) {
+                // latency subtracts the publishers' epoch stamps from the subscribers' clock (Q1, R1)
+                throw new io.msgscope.control.AgentFailure("publishers and subscribers", "they run on different "
+                        + "boxes (boot ids differ); latency compares their clocks, so they must share one box", true);
+            }
             RunSpec spec = RunSpec.newBuilder().setRunId(Long.toHexString(cfg.seed())).setSize(cfg.size())
                     .setRate(cfg.rate()).setRandomPadding(cfg.randomPadding()).setSeed(cfg.seed()).setPinCpu(-1)
                     .setDriver(cfg.driver()).setUri(cfg.uri()).putAllDriverOptions(cfg.options()).build();
