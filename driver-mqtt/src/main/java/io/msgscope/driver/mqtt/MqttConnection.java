@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.driver.DeliveryCount;
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttClientBuilder;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;

@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.driver.DeliveryCount;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.datatypes.MqttTopic;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;

@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Publisher;
 import io.nats.client.Connection;

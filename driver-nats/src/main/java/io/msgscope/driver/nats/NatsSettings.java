@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.nats.client.Connection;

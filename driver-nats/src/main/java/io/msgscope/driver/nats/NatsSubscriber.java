@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;

@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.driver.RoundTrip;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;

@@ -1,5 +1,6 @@
 package io.msgscope.driver.zmq;
 
+import io.msgscope.core.driver.RoundTrip;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.DriverSpec;

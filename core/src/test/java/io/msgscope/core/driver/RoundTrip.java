@@ -1,11 +1,6 @@
-package io.msgscope.driver.mqtt;
+package io.msgscope.core.driver;
 
 import io.msgscope.core.WireHeader;
-import io.msgscope.core.driver.Driver;
-import io.msgscope.core.driver.DriverSpec;
-import io.msgscope.core.driver.MessageHandler;
-import io.msgscope.core.driver.Publisher;
-import io.msgscope.core.driver.Subscriber;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -14,23 +9,26 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Sends N messages through a driver as the agents do and checks each arrived once (and in order). */
-final class RoundTrip {
-    final long[] arrivals;
-    long received;
-    long outOfOrder;
-    long duplicates;
-    long lastSeq = -1;
-    Map<String, Long> publisherCounters;
-    Map<String, Long> subscriberCounters;
-    String destination;
-    double seconds;
+/**
+ * Sends N messages through a driver as the agents do and checks each arrived once (and in order):
+ * the shared harness of the driver modules' tests (published in core's test jar).
+ */
+public final class RoundTrip {
+    public final long[] arrivals;
+    public long received;
+    public long outOfOrder;
+    public long duplicates;
+    public long lastSeq = -1;
+    public Map<String, Long> publisherCounters;
+    public Map<String, Long> subscriberCounters;
+    public String destination;
+    public double seconds;
 
     private RoundTrip(int n) {
         arrivals = new long[n];
     }
 
-    static RoundTrip run(Driver driver, String uri, Map<String, String> opts, int n, int size) throws Exception {
+    public static RoundTrip run(Driver driver, String uri, Map<String, String> opts, int n, int size) throws Exception {
         RoundTrip rt = new RoundTrip(n);
         DriverSpec spec = new DriverSpec("", 0, uri, size, 0, opts, "");
         try (Subscriber sub = driver.openSubscriber(spec)) {
@@ -89,7 +87,7 @@ final class RoundTrip {
     }
 
     /** Every message exactly once; in order when asked. */
-    void assertAllOnce(int n, boolean inOrder) {
+    public void assertAllOnce(int n, boolean inOrder) {
         assertEquals(n, received, "messages received");
         assertEquals(0, duplicates, "duplicates");
         for (int i = 0; i < n; i++) {
@@ -101,7 +99,7 @@ final class RoundTrip {
         assertTrue(subscriberCounters.getOrDefault("errors", 0L) == 0, subscriberCounters::toString);
     }
 
-    String rate() {
+    public String rate() {
         return String.format(java.util.Locale.ROOT, "%.0f msg/s", received / seconds);
     }
 }

@@ -1,4 +1,4 @@
-package io.msgscope.driver.mqtt;
+package io.msgscope.core.driver;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * reads the counter (acquire). The poller sleeps in short steps instead of being woken per message,
  * which would cost a futex call per message on the delivery thread.
  */
-final class DeliveryCount {
+public final class DeliveryCount {
     private static final long STEP_NS = 200_000;
 
     private final AtomicLong delivered = new AtomicLong();
@@ -19,20 +19,20 @@ final class DeliveryCount {
     private volatile boolean lost;
 
     /** Delivery thread: one more message went through the handler. */
-    void delivered() {
+    public void delivered() {
         delivered.lazySet(++count);
     }
 
-    void lost() {
+    public void lost() {
         lost = true;
     }
 
-    boolean isLost() {
+    public boolean isLost() {
         return lost;
     }
 
     /** Polling thread: waits up to the timeout; messages since the last call, or -1 once the connection is lost. */
-    int await(long timeoutMs) {
+    public int await(long timeoutMs) {
         long now = delivered.get();
         if (now == seen) {
             final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
