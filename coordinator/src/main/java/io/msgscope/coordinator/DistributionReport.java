@@ -48,8 +48,74 @@ public final class DistributionReport {
         return humps;
     }
 
+    /**
+     * Histograms of ST, RT (msg/s, per message) and of every CPU step series (%, per window) (M8), each
+     * over [min, p99] with {@code bins} bins and {@code overlap} sliding bins per bin width.
+     */
+    public static List<Path> writeSeriesHistograms(Path dir, Trace trace, int window,
+                                                   List<io.msgscope.analysis.cpu.StepSeries> steps, int bins,
+                                                   int overlap) throws IOException {
+        List<Path> files = new ArrayList<>();
+        int n = (int) trace.count();
+        double[] v = new double[n];
+        files.addAll(histogram(dir, "st", "ST, sender throughput per message (M = " + window + ")", "msg/s",
+                v, throughputs(trace.sendNs(), n, window, v), bins, overlap));
+        files.addAll(histogram(dir, "rt", "RT, receiver throughput per message (M = " + window + ")", "msg/s",
+                v, throughputs(trace.recvNs(), n, window, v), bins, overlap));
+        for (io.msgscope.analysis.cpu.StepSeries s : steps) {
+            double[] w = s.values();
+            int m = 0;
+            for (double x : w) {
+                if (!Double.isNaN(x)) {
+                    w[m++] = x;
+                }
+            }
+            String unit = s.name().endsWith("_pct") ? "%" : "per s";
+            files.addAll(histogram(dir, s.name(), s.name() + " per window of " + s.every() + " messages", unit, w, m,
+                    bins, overlap));
+        }
+        return files;
+    }
+
+    /** ST_n or RT_n = M·1e9 / (T_n − T_{n−M}) into {@code out}, defined values only; returns their count. */
+    private static int throughputs(long[] t, int n, int window, double[] out) {
+        int m = 0;
+        for (int i = window; i < n; i++) {
+            long a = t[i];
+            long b = t[i - window];
+            if (a != Trace.ABSENT && b != Trace.ABSENT && a > b) {
+                out[m++] = window * 1e9 / (a - b);
+            }
+        }
+        return m;
+    }
+
+    private static List<Path> histogram(Path dir, String name, String title, String unit, double[] values, int n,
+                                        int bins, int overlap) throws IOException {
+        if (n < 2) {
+            return List.of();
+        }
+        double[] sorted = java.util.Arrays.copyOf(values, n);
+        java.util.Arrays.sort(sorted);
+        double lo = sorted[0];
+        double hi = sorted[SeriesStats.nearestRankIndex(99, n)];
+        if (!(hi > lo)) {
+            hi = sorted[n - 1] > lo ? sorted[n - 1] : lo + 1;
+        }
+        Histogram1D h = Histogram1D.withBinCount(lo, hi, bins, overlap).addAll(values, n);
+        String dat = name + "-histogram.dat";
+        return List.of(DistributionWriter.write(dir.resolve(dat), h, unit),
+                DistributionWriter.gnuplot(dir, name + "-histogram.gp", dat, name + "-histogram.png",
+                        "Histogram of " + title + " up to p99", unit, List.of()));
+    }
+
     /** Writes latency-distribution.dat/.gp (modes marked) and peaks.dat/latency-peaks.gp; returns the files. */
     public List<Path> write(Path dir, AnalysisResult a) throws IOException {
+        return write(dir, a, 100, 1);
+    }
+
+    /** The same with the bin count and sliding-bin overlap given (M8). */
+    public List<Path> write(Path dir, AnalysisResult a, int bins, int overlap) throws IOException {
         List<Path> files = new ArrayList<>();
         SeriesStats l = a.latencyNs();
         if (l.isEmpty() || !(l.p99() > l.min())) {
@@ -57,7 +123,7 @@ public final class DistributionReport {
         }
         // the bulk up to p99: a long tail would squeeze the interesting part into one bin
         double hi = l.p99() / 1e3;
-        Histogram1D hist = Histogram1D.withBinCount(l.min() / 1e3, hi, 100, 1).addAll(latencyNs, n, 1e-3);
+        Histogram1D hist = Histogram1D.withBinCount(l.min() / 1e3, hi, bins, overlap).addAll(latencyNs, n, 1e-3);
         files.add(DistributionWriter.write(dir.resolve("latency-distribution.dat"), hist, "us"));
         List<Double> marks = new ArrayList<>();
         for (double p : humps.positions()) {

@@ -85,7 +85,9 @@ class TraceRunIT {
 
         checkTraceDat(out.resolve("trace.dat"), 200_000);
         for (String f : List.of("latency-histogram.dat", "latency.hlog", "latency.hgrm", "latency.gp",
-                "latency-histogram.gp", "throughput.gp")) {
+                "latency-histogram.gp", "throughput.gp", "latency-distribution.dat", "st-histogram.dat",
+                "rt-histogram.dat", "cpu_sender_pct-histogram.dat", "cpu_receiver_pct-histogram.dat",
+                "cpu_broker_pct-histogram.gp", "peaks.dat")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
         if (gnuplot) {

@@ -167,8 +167,13 @@ public final class RunCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--histogram-bins", paramLabel = "N", defaultValue = "100",
-            description = "Bins of latency-histogram.dat (default: ${DEFAULT-VALUE}).")
+            description = "Bins of every histogram: latency, ST, RT, CPU (M8) (default: ${DEFAULT-VALUE}).")
     int bins;
+
+    @Option(names = "--histogram-overlap", paramLabel = "K", defaultValue = "1",
+            description = "Sliding bins: each bin is one bin width wide and one starts every width/K; 1 = no "
+                    + "overlap (M8) (default: ${DEFAULT-VALUE}).")
+    int overlap;
 
     @Option(names = "--plot", defaultValue = "false",
             description = "Render the gnuplot scripts to PNG after the run (needs gnuplot) (default: ${DEFAULT-VALUE}).")
@@ -187,6 +192,9 @@ public final class RunCommand implements Callable<Integer> {
         BrokerCpu brokerCpu = brokerCpu(drv.usesRelay());
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
+        }
+        if (overlap < 1 || overlap > 100) {
+            throw new SpecException("--histogram-overlap", "must be between 1 (no overlap) and 100, got " + overlap);
         }
         if (agentHeapMb < 0 || agentHeapMb > 1 << 20) {
             throw new SpecException("--agent-heap", "must be between 0 (automatic) and 1048576 MiB, got " + agentHeapMb);
@@ -258,7 +266,11 @@ public final class RunCommand implements Callable<Integer> {
             files.add(p.getFileName().toString());
         }
         DistributionReport dist = DistributionReport.of(trace, a);
-        for (Path p : dist.write(dir, a)) {
+        for (Path p : dist.write(dir, a, bins, overlap)) {
+            files.add(p.getFileName().toString());
+        }
+        for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), cpu.columns(), bins,
+                overlap)) {
             files.add(p.getFileName().toString());
         }
         files.add(SummaryJson.FILE_NAME);
