@@ -24,9 +24,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class CpuIT {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** 20,000 msg/s × 20 µs burnt per message = 40 % of a core on top of forwarding. */
-    private static final String[] LOAD = {"--count", "60000", "--rate", "20000", "--warmup", "4000",
+    /** 10,000 msg/s × 30 µs of CPU burnt per message = 30 % of a core on top of forwarding. */
+    private static final String[] LOAD = {"--count", "40000", "--rate", "10000", "--warmup", "4000",
             "--cpu-every", "500"};
+    private static final String BURN_NS = "30000";
 
     @TempDir
     Path tmp;
@@ -56,27 +57,27 @@ class CpuIT {
     @Test
     void relayModeBrokerCpuRisesWithAKnownBurnerAndTheOthersStayPut() throws Exception {
         JsonNode idle = run("idle");
-        JsonNode burn = run("burn", "--relay-burn-ns", "20000");
+        JsonNode burn = run("burn", "--relay-burn-ns", BURN_NS);
         for (JsonNode s : List.of(idle, burn)) {
             JsonNode cpu = s.get("cpu");
             assertEquals(500, cpu.get("every").asInt());
             assertEquals("relay", cpu.get("broker").get("mode").asText());
             assertTrue(cpu.get("broker").get("source").asText().contains("probe slot"));
-            assertEquals(120, cpu.get("broker").get("defined_windows").asInt(), "every window has broker CPU");
+            assertEquals(80, cpu.get("broker").get("defined_windows").asInt(), "every window has broker CPU");
             for (String side : List.of("sender", "receiver", "broker")) {
                 double m = median(cpu.get(side));
                 assertTrue(m >= 0 && m <= 105, side + " median " + m + " % is not a share of one core");
             }
             assertTrue(cpu.get("sender").get("process").get("stats").get("n").asLong() > 0);
-            assertTrue(cpu.get("sampling_overhead").get("sender").get("samples").asLong() >= 120);
+            assertTrue(cpu.get("sampling_overhead").get("sender").get("samples").asLong() >= 80);
             assertEquals("lo", s.get("network").get("interface").asText());
             double rx = s.get("network").get("rx_bytes_s").get("median").asDouble();
-            assertTrue(rx > 20_000 * 64, "loopback carries at least the payload bytes: " + rx);
+            assertTrue(rx > 10_000 * 64, "loopback carries at least the payload bytes: " + rx);
         }
         double before = median(idle.get("cpu").get("broker"));
         double after = median(burn.get("cpu").get("broker"));
-        // 40 % of a core burnt: the broker series must rise by most of that
-        assertTrue(after - before > 25, "broker CPU " + before + " % -> " + after + " % with the burner");
+        // 30 % of a core burnt: the broker series must rise by most of that
+        assertTrue(after - before > 18, "broker CPU " + before + " % -> " + after + " % with the burner");
         for (String side : List.of("sender", "receiver")) {
             double a = median(idle.get("cpu").get(side));
             double b = median(burn.get("cpu").get(side));
@@ -88,18 +89,18 @@ class CpuIT {
 
     @Test
     void sidecarModeSamplesTheBrokerProcessWithAZeroOffsetOnOneBox() throws Exception {
-        JsonNode s = run("sidecar", "--broker-cpu", "sidecar", "--relay-burn-ns", "20000");
+        JsonNode s = run("sidecar", "--broker-cpu", "sidecar", "--relay-burn-ns", BURN_NS);
         JsonNode b = s.get("cpu").get("broker");
         assertEquals("sidecar", b.get("mode").asText());
         assertTrue(b.get("source").asText().contains("/proc/"), b.get("source").asText());
-        assertTrue(b.get("probe_samples").asLong() > 100, "10 ms samples over a 3 s run");
+        assertTrue(b.get("probe_samples").asLong() > 100, "10 ms samples over a 4 s run");
         JsonNode off = b.get("clock_offset");
         assertTrue(off.get("same_box").asBoolean());
         assertEquals(0, off.get("offset_ns").asLong());
         assertEquals(0, off.get("error_bound_ns").asLong());
         double sidecar = median(b);
         double stamps = b.get("relay_thread_stamps").get("stats").get("median").asDouble();
-        assertTrue(sidecar > 30 && sidecar < 150, "relay process CPU with a 40 % burner: " + sidecar);
+        assertTrue(sidecar > 20 && sidecar < 150, "relay process CPU with a 30 % burner: " + sidecar);
         // the process (sidecar) includes the forwarding thread (stamps): the two agree within tick noise
         assertTrue(Math.abs(sidecar - stamps) < 30, "sidecar " + sidecar + " % vs stamps " + stamps + " %");
     }

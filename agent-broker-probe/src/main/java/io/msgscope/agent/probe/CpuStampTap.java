@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * The relay-mode probe (D4, M3): every Nth measured message (sequence k·N) and the last one get the
  * relay forwarding thread's CPU time (ns) and the relay's own monotonic timestamp written into the
  * probe slot in place, so the broker's CPU reaches the receiver inside the message and nothing else
- * travels. With {@code relay_burn_ns} (a test-only option) it also spins that long per message: a
- * known CPU burner to check the broker CPU series against.
+ * travels. With {@code relay_burn_ns} (a test-only option) it also burns that much of its thread's CPU
+ * time per message: a known CPU burner to check the broker CPU series against.
  */
 final class CpuStampTap implements RelayTap {
     private final int every;
@@ -35,8 +35,9 @@ final class CpuStampTap implements RelayTap {
     @Override
     public void onMessage(ByteBuffer buffer, int offset, long index) {
         if (burnNs > 0) {
-            final long until = System.nanoTime() + burnNs;
-            while (System.nanoTime() < until) {
+            // burn CPU time, not wall time: a preempted spin would add less CPU than asked
+            final long until = CpuClock.threadCpuNs() + burnNs;
+            while (CpuClock.threadCpuNs() < until) {
                 Thread.onSpinWait();
             }
         }

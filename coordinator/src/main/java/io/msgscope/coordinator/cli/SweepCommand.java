@@ -62,6 +62,10 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--windows", paramLabel = "LIST", description = "Windows M, e.g. 10,100,1000.")
     String windows;
 
+    @Option(names = "--batches", paramLabel = "LIST",
+            description = "Send batch sizes (messages per write, run --send-batch), e.g. 1,4,16,64.")
+    String batches;
+
     @Option(names = "--repeat", paramLabel = "N", defaultValue = "1",
             description = "Runs per point; the tables show the spread between them (default: ${DEFAULT-VALUE}).")
     int repeat;
@@ -179,9 +183,14 @@ public final class SweepCommand implements Callable<Integer> {
     }
 
     private SweepParameter parameter() {
-        int given = (sizes != null ? 1 : 0) + (rates != null ? 1 : 0) + (windows != null ? 1 : 0);
+        int given = (sizes != null ? 1 : 0) + (rates != null ? 1 : 0) + (windows != null ? 1 : 0)
+                + (batches != null ? 1 : 0);
         if (given != 1) {
-            throw new SpecException("--sizes", "give exactly one of --sizes, --rates, --windows" + (given > 1 ? " (got " + given + ")" : ""));
+            throw new SpecException("--sizes", "give exactly one of --sizes, --rates, --windows, --batches"
+                    + (given > 1 ? " (got " + given + ")" : ""));
+        }
+        if (batches != null) {
+            return SweepParameter.parse(SweepParameter.Kind.BATCH, batches);
         }
         if (sizes != null) {
             return SweepParameter.parse(SweepParameter.Kind.SIZE, sizes);

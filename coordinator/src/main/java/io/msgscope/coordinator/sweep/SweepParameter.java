@@ -9,14 +9,15 @@ import java.util.Locale;
 /**
  * The parameter a sweep varies and the list of its values, parsed from the command line.
  * Sizes take binary suffixes ({@code 1k} = 1024, {@code 1m} = 1048576); rates take decimal ones
- * ({@code 20k} = 20000); windows are plain integers.
+ * ({@code 20k} = 20000); windows and send batches are plain integers.
  */
 public final class SweepParameter {
     /** Which {@code run} option a sweep varies. */
     public enum Kind {
         SIZE("--sizes", "--size", "size", "message size [B]", true),
         RATE("--rates", "--rate", "rate", "send rate [msg/s]", false),
-        WINDOW("--windows", "--window", "window", "window M", false);
+        WINDOW("--windows", "--window", "window", "window M", false),
+        BATCH("--batches", "--send-batch", "batch", "messages per write (send batch)", true);
 
         public final String sweepOption;
         public final String runOption;
@@ -74,7 +75,7 @@ public final class SweepParameter {
             double v = switch (kind) {
                 case SIZE -> parseSize(opt, t);
                 case RATE -> parseRate(opt, t);
-                case WINDOW -> parseWindow(opt, t);
+                case WINDOW, BATCH -> parseWindow(opt, t);
             };
             if (out.contains(v)) {
                 throw new SpecException(opt, "value '" + t + "' is listed twice");
