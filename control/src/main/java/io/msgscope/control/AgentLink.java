@@ -64,8 +64,6 @@ public final class AgentLink implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("silence", new io.netty.handler.timeout.IdleStateHandler(
-                                AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS));
                         ControlCodec.install(ch.pipeline(), hub.maxFrame());
                         ch.pipeline().addLast(new SimpleChannelInboundHandler<Envelope>() {
                             @Override
@@ -115,6 +113,10 @@ public final class AgentLink implements AutoCloseable {
         link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
                 .setRole(role).setToolVersion(Version.TOOL)).build());
         link.helloAck = hub.await(link, timeoutMs, "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();
+        // the 2 s silence check starts once the agent has answered: until then the handshake's own
+        // deadline applies (an agent busy starting up is not a dead agent)
+        ch.eventLoop().execute(() -> ch.pipeline().addFirst("silence", new io.netty.handler.timeout.IdleStateHandler(
+                AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS)));
         return link;
     }
 

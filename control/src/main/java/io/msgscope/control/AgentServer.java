@@ -48,6 +48,7 @@ public final class AgentServer implements AutoCloseable {
      */
     public static AgentServer start(String host, int port, Role role, Supplier<AgentRole> factory, boolean once,
                                     int maxFrame, SharedSecret secret) throws InterruptedException {
+        io.msgscope.core.EnvironmentInfo.current(); // the slow hardware lookup, before anyone can connect
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         AgentServer[] self = new AgentServer[1];
         ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)

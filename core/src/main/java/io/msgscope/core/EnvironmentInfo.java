@@ -18,7 +18,23 @@ public record EnvironmentInfo(String jvm, String os, String cpuModel, int logica
         }
     }
 
+    private static volatile EnvironmentInfo cached;
+
+    /**
+     * This process's environment. The OSHI hardware lookup takes up to seconds on a loaded box, so it is
+     * done once and cached (the hardware does not change under a running JVM); agents call it before
+     * they listen so that a handshake never waits on it.
+     */
     public static EnvironmentInfo current() {
+        EnvironmentInfo e = cached;
+        if (e == null) {
+            e = lookUp();
+            cached = e;
+        }
+        return e;
+    }
+
+    private static EnvironmentInfo lookUp() {
         String jvm = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
         String os = System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch");
