@@ -1,6 +1,7 @@
 package io.msgscope.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -108,7 +109,8 @@ class SweepIT {
                 "--out", tmp.resolve("s2").toString());
         assertEquals(2, q.waitFor(120));
         assertEquals(1, q.err().strip().lines().count(), q.err());
-        assertTrue(q.err().contains("the first point was refused") && q.err().contains("--nonsense"), q.err());
+        assertTrue(q.err().startsWith("msgscope sweep: run: ") && q.err().contains("--nonsense"), q.err());
+        assertFalse(Files.exists(tmp.resolve("s2")), "refused before any point ran");
 
         MsgscopeProcess r = MsgscopeProcess.start(tmp.resolve("bad3"), "sweep", "--sizes", "64", "--size", "3",
                 "--out", tmp.resolve("s3").toString());

@@ -31,10 +31,29 @@ public final class DriverOptions {
         return options == null ? Map.of() : options;
     }
 
-    /** The named driver, with its options checked against the keys it knows. */
+    /** The named driver, with its options (keys and values) and URI checked by the driver before anything runs. */
     Driver resolve(int size) {
+        return resolve(size, options());
+    }
+
+    /** As {@link #resolve(int)} with other options, e.g. one value of a sweep's {@code --opt-values}. */
+    Driver resolve(int size, Map<String, String> opts) {
         Driver d = Drivers.load().get(driver);
-        new DriverSpec("", 0, uri(), size, 0, options(), "").requireKnownOptions(d.name(), d.optionKeys());
+        d.checkOptions(new DriverSpec("", 0, uri(), size, 0, opts, ""));
         return d;
+    }
+
+    /** The options as {@code run}/{@code throughput} arguments: {@code --driver}, {@code --uri}, {@code --opt}s. */
+    java.util.List<String> asArguments() {
+        java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("--driver", driver));
+        if (uri != null) {
+            a.add("--uri");
+            a.add(uri);
+        }
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(options()).entrySet()) {
+            a.add("--opt");
+            a.add(e.getKey() + "=" + e.getValue());
+        }
+        return a;
     }
 }

@@ -179,10 +179,15 @@ public final class RunCommand implements Callable<Integer> {
             description = "Render the gnuplot scripts to PNG after the run (needs gnuplot) (default: ${DEFAULT-VALUE}).")
     boolean plot;
 
-    @Override
-    public Integer call() throws Exception {
-        PrintWriter stdout = commandSpec.commandLine().getOut();
-        PrintStream log = System.err;
+    /** What the usage checks of {@code run} produce. */
+    record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu) {
+    }
+
+    /**
+     * Every usage check of {@code run}, without starting anything or writing a file; {@code sweep} runs
+     * it on each point's arguments before the first point runs. Throws {@link SpecException}.
+     */
+    Checked check() {
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
                 .padding(parsePadding(padding)).window(window).pin(pin).drainTimeoutMs(drainTimeoutMs)
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
@@ -204,6 +209,18 @@ public final class RunCommand implements Callable<Integer> {
         if (ingressPort != 0 && ingressPort == egressPort) {
             throw new SpecException("--relay-egress-port", "must differ from --relay-ingress-port (" + ingressPort + ")");
         }
+        remoteAgents.parse();
+        return new Checked(spec, drv, brokerCpu);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = commandSpec.commandLine().getOut();
+        PrintStream log = System.err;
+        Checked checked = check();
+        RunSpec spec = checked.spec();
+        Driver drv = checked.driver();
+        BrokerCpu brokerCpu = checked.brokerCpu();
         Path dir = prepareOut(out);
         String runId = dir.getFileName().toString();
         String startedAt = Instant.now().toString();

@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.msgscope.analysis.output.PlotUnavailableException;
 import io.msgscope.analysis.output.Plotter;
+import io.msgscope.coordinator.report.SummaryView;
 import io.msgscope.coordinator.sweep.SweepParameter;
 import io.msgscope.coordinator.sweep.SweepTable;
 import io.msgscope.core.SpecException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -29,19 +31,25 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code msgscope sweep}: {@code msgscope run} over a list of sizes, rates or windows, each point
- * repeated, each run a child process into {@code DIR/point-<value>-<repeat>/}; then the sweep tables
- * and plots (M7) and the time of analysis and plotting against the measuring time (M11).
+ * {@code msgscope sweep}: {@code msgscope run} (or {@code msgscope throughput}, {@code --mode
+ * throughput}) over a list of sizes, rates, windows, send batches, in-flight counts or driver option
+ * values, each point repeated, each run a child process into {@code DIR/point-<value>-<repeat>/};
+ * then the sweep tables and plots (M7) and the time of analysis and plotting against the measuring
+ * time (M11). Every value is checked before the first point runs: the child command's own usage
+ * checks on each point's arguments, the driver's {@code checkOptions} for option values.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run 'msgscope run' over sizes, rates or windows: tables, spread, plots.",
+        description = {"Run 'msgscope run' or 'msgscope throughput' over a parameter: tables, spread, plots.",
                 "One run per value of the parameter and repeat, each",
                 "into DIR/point-<value>-<repeat>/, then write sweep.dat (one row per point",
                 "and repeat), sweep-spread.dat (min/median/max over the repeats), sweep.json",
                 "and the gnuplot scripts sweep-throughput.gp and sweep-latency.gp (M7).",
-                "Every other option goes to 'run' unchanged, e.g. --count 100000."},
-        footer = {"", "Example:", "  msgscope sweep --sizes 64,256,1k,4k --repeat 3 --count 200000 --rate 20000 \\",
+                "Every other option goes to each run unchanged, e.g. --count 100000."},
+        footer = {"", "Examples:", "  msgscope sweep --sizes 64,256,1k,4k --repeat 3 --count 200000 --rate 20000 \\",
                 "      --out results/s1 --plot",
+                "  msgscope sweep --in-flights 1,10,100,1000 --driver amqp --samples 50 --plot",
+                "  msgscope sweep --opt-values tx_size=1,10,100 --driver amqp --count 100000 --rate 5000",
+                "  msgscope sweep --opt-values qos=0,1,2 --mode throughput --driver mqtt --in-flight 100",
                 "", "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage."})
 public final class SweepCommand implements Callable<Integer> {
     /** The class whose {@code main} runs {@code msgscope}; a system property overrides it. */
@@ -52,19 +60,36 @@ public final class SweepCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
+    @Mixin
+    DriverOptions driverOptions;
+
+    @Option(names = "--mode", paramLabel = "run|throughput",
+            description = "What each point runs: 'run' (trace run, seed 001) or 'throughput' (flow-controlled, "
+                    + "seed 000) (default: throughput with --in-flights, else run).")
+    String mode;
+
     @Option(names = "--sizes", paramLabel = "LIST",
             description = "Message sizes, e.g. 64,256,1k,4k,1m (k = 1024, m = 1048576).")
     String sizes;
 
-    @Option(names = "--rates", paramLabel = "LIST", description = "Send rates in msg/s, e.g. 10k,20k,50k (k = 1000).")
+    @Option(names = "--rates", paramLabel = "LIST", description = "Send rates in msg/s, e.g. 10k,20k,50k (k = 1000); run mode.")
     String rates;
 
-    @Option(names = "--windows", paramLabel = "LIST", description = "Windows M, e.g. 10,100,1000.")
+    @Option(names = "--windows", paramLabel = "LIST", description = "Windows M, e.g. 10,100,1000; run mode.")
     String windows;
 
     @Option(names = "--batches", paramLabel = "LIST",
-            description = "Send batch sizes (messages per write, run --send-batch), e.g. 1,4,16,64.")
+            description = "Send batch sizes (messages per write, run --send-batch), e.g. 1,4,16,64; run mode.")
     String batches;
+
+    @Option(names = "--in-flights", paramLabel = "LIST",
+            description = "In-flight counts F (throughput --in-flight), e.g. 1,10,100,1k (k = 1000); throughput mode.")
+    String inFlights;
+
+    @Option(names = "--opt-values", paramLabel = "KEY=LIST",
+            description = "A driver option and its values, e.g. tx_size=1,10,100 (amqp) or qos=0,1,2 (mqtt); each "
+                    + "value is checked by the driver before any point runs.")
+    String optValues;
 
     @Option(names = "--repeat", paramLabel = "N", defaultValue = "1",
             description = "Runs per point; the tables show the spread between them (default: ${DEFAULT-VALUE}).")
@@ -77,8 +102,9 @@ public final class SweepCommand implements Callable<Integer> {
             description = "Render the sweep's gnuplot scripts to PNG (needs gnuplot) (default: ${DEFAULT-VALUE}).")
     boolean plot;
 
-    @Option(names = "--plot-points", defaultValue = "false",
-            description = "Also render every point's scripts (msgscope report renders missing ones later) "
+    @Option(names = "--plot-points", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "With --plot, also render every point's scripts as it finishes (per-message plots "
+                    + "of long runs through the envelope); --no-plot-points leaves them to 'msgscope report' "
                     + "(default: ${DEFAULT-VALUE}).")
     boolean plotPoints;
 
@@ -93,13 +119,15 @@ public final class SweepCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = commandSpec.commandLine().getOut();
         SweepParameter param = parameter();
+        boolean throughput = mode(param.kind());
         if (repeat < 1 || repeat > 1000) {
             throw new SpecException("--repeat", "must be between 1 and 1000, got " + repeat);
         }
         if (pointTimeoutS < 1) {
             throw new SpecException("--point-timeout", "must be at least 1 s, got " + pointTimeoutS);
         }
-        checkPassThrough(param.kind());
+        checkPassThrough(param);
+        checkPoints(param, throughput);
         Path dir = RunCommand.prepareOut(out, "sweep");
         long t0 = System.nanoTime();
         List<SweepTable.Point> points = new ArrayList<>();
@@ -107,21 +135,25 @@ public final class SweepCommand implements Callable<Integer> {
         double analysisS = 0;
         double plotS = 0;
         boolean failed = false;
+        boolean plotting = plot && plotPoints;
         ObjectMapper om = new ObjectMapper();
         int total = param.values().size() * repeat;
         int k = 0;
-        for (double v : param.values()) {
+        for (int i = 0; i < param.values().size(); i++) {
+            double v = param.values().get(i);
+            String label = param.labels().get(i);
             for (int r = 1; r <= repeat; r++) {
                 k++;
-                String name = "point-" + SweepParameter.format(v) + "-" + r;
+                String name = "point-" + param.dirName(i) + "-" + r;
                 Path pdir = dir.resolve(name);
                 long ps = System.nanoTime();
-                int code = runPoint(param.kind(), v, pdir);
+                int code = runPoint(pointArgs(param, i, throughput), pdir);
                 double wall = (System.nanoTime() - ps) / 1e9;
                 Path log = pdir.resolve("run.log");
                 String logText = Files.isRegularFile(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
                 if (code == ExitCodes.USAGE && k == 1) {
-                    throw new SpecException("run", "the first point was refused: " + lastLine(logText));
+                    throw new SpecException(throughput ? "throughput" : "run",
+                            "the first point was refused: " + lastLine(logText));
                 }
                 Path summaryFile = pdir.resolve("summary.json");
                 JsonNode summary = Files.isRegularFile(summaryFile) ? om.readTree(summaryFile.toFile()) : null;
@@ -129,29 +161,28 @@ public final class SweepCommand implements Callable<Integer> {
                 if (m.find()) {
                     analysisS += Double.parseDouble(m.group(1));
                 }
-                double meas = measuring(summary);
+                double meas = throughput ? wall : measuring(summary);
                 if (!Double.isNaN(meas)) {
                     measuringS += meas;
                 }
-                if (plotPoints && summary != null) {
+                if (plotting && summary != null) {
                     long pp = System.nanoTime();
-                    renderQuietly(pdir, stdout);
+                    plotting = renderQuietly(pdir, stdout);
                     plotS += (System.nanoTime() - pp) / 1e9;
                 }
-                String status = summary == null ? "no summary.json (exit " + code + ")"
-                        : summary.path("status").asText("unknown");
+                SummaryView view = summary == null ? null : new SummaryView(summary);
+                String status = view == null ? "no summary.json (exit " + code + ")" : view.status();
                 failed |= code != ExitCodes.OK || summary == null || !"ok".equals(status);
-                points.add(new SweepTable.Point(v, r, name, code, summary));
+                points.add(new SweepTable.Point(v, label, r, name, code, summary));
                 stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s µs, p99 %s µs (%.1f s)%n",
-                        k, total, param.kind().column, SweepParameter.format(v), r, status,
-                        summary == null ? "-" : String.format(Locale.ROOT, "%,.0f",
-                                summary.path("throughput").path("receive_msg_s").asDouble(Double.NaN)),
-                        us(summary, "p50"), us(summary, "p99"), wall);
+                        k, total, param.column(), label, r, status,
+                        view == null ? "-" : String.format(Locale.ROOT, "%,.0f", view.msgPerS()),
+                        us(view, "p50"), us(view, "p99"), wall);
                 stdout.flush();
             }
         }
         long ts = System.nanoTime();
-        SweepTable table = new SweepTable(param.kind(), points);
+        SweepTable table = new SweepTable(param, throughput, points);
         table.writeTables(dir);
         double tablesS = (System.nanoTime() - ts) / 1e9;
         if (plot) {
@@ -162,6 +193,8 @@ public final class SweepCommand implements Callable<Integer> {
         double wallS = (System.nanoTime() - t0) / 1e9;
         Map<String, Object> timing = new LinkedHashMap<>();
         timing.put("measuring_s", measuringS);
+        timing.put("measuring_source", throughput ? "wall time of each throughput point (agent start-up included)"
+                : "messages received / receive rate of each run");
         timing.put("analysis_and_output_s", analysisS);
         timing.put("plotting_s", plotS);
         timing.put("sweep_tables_s", tablesS);
@@ -170,7 +203,8 @@ public final class SweepCommand implements Callable<Integer> {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("status", failed ? "failed" : "ok");
         extra.put("repeat", repeat);
-        extra.put("run_args", runArgs);
+        extra.put("driver", driverOptions.driver);
+        extra.put("run_args", commonArgs());
         extra.put("timing", timing);
         Files.writeString(dir.resolve("sweep.json"), table.json(extra), StandardCharsets.UTF_8);
         double post = analysisS + plotS + tablesS;
@@ -183,47 +217,121 @@ public final class SweepCommand implements Callable<Integer> {
     }
 
     private SweepParameter parameter() {
-        int given = (sizes != null ? 1 : 0) + (rates != null ? 1 : 0) + (windows != null ? 1 : 0)
-                + (batches != null ? 1 : 0);
-        if (given != 1) {
-            throw new SpecException("--sizes", "give exactly one of --sizes, --rates, --windows, --batches"
-                    + (given > 1 ? " (got " + given + ")" : ""));
+        String[][] given = {{sizes, "SIZE"}, {rates, "RATE"}, {windows, "WINDOW"}, {batches, "BATCH"},
+                {inFlights, "IN_FLIGHT"}, {optValues, "OPT"}};
+        SweepParameter.Kind kind = null;
+        String text = null;
+        int n = 0;
+        for (String[] g : given) {
+            if (g[0] != null) {
+                n++;
+                kind = SweepParameter.Kind.valueOf(g[1]);
+                text = g[0];
+            }
         }
-        if (batches != null) {
-            return SweepParameter.parse(SweepParameter.Kind.BATCH, batches);
+        if (n != 1) {
+            throw new SpecException("--sizes", "give exactly one of --sizes, --rates, --windows, --batches, "
+                    + "--in-flights, --opt-values" + (n > 1 ? " (got " + n + ")" : ""));
         }
-        if (sizes != null) {
-            return SweepParameter.parse(SweepParameter.Kind.SIZE, sizes);
+        return SweepParameter.parse(kind, text);
+    }
+
+    /** True for throughput mode; refuses a parameter the mode does not have. */
+    boolean mode(SweepParameter.Kind kind) {
+        boolean throughput;
+        if (mode == null) {
+            throughput = kind == SweepParameter.Kind.IN_FLIGHT;
+        } else if (mode.equalsIgnoreCase("run") || mode.equalsIgnoreCase("throughput")) {
+            throughput = mode.equalsIgnoreCase("throughput");
+        } else {
+            throw new SpecException("--mode", "must be run or throughput, got '" + mode + "'");
         }
-        if (rates != null) {
-            return SweepParameter.parse(SweepParameter.Kind.RATE, rates);
+        if (throughput && !kind.inThroughputMode) {
+            throw new SpecException(kind.sweepOption, "needs --mode run ('msgscope throughput' has no "
+                    + kind.runOption + "); throughput mode sweeps --sizes, --in-flights or --opt-values");
         }
-        return SweepParameter.parse(SweepParameter.Kind.WINDOW, windows);
+        if (!throughput && !kind.inRunMode) {
+            throw new SpecException(kind.sweepOption, "needs --mode throughput ('msgscope run' has no "
+                    + kind.runOption + "); run mode sweeps --sizes, --rates, --windows, --batches or --opt-values");
+        }
+        return throughput;
     }
 
     /** Refuses pass-through options the sweep sets itself. */
-    void checkPassThrough(SweepParameter.Kind kind) {
+    void checkPassThrough(SweepParameter param) {
+        SweepParameter.Kind kind = param.kind();
         for (String a : runArgs) {
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
-            if (name.equals(kind.runOption)) {
+            if (kind != SweepParameter.Kind.OPT && name.equals(kind.runOption)) {
                 throw new SpecException(kind.runOption, "is set by " + kind.sweepOption + " in a sweep; remove it");
             }
-            if (name.equals("--out") || name.equals("--plot") || name.equals("--plot-points")) {
+            if (name.equals("--out") || name.equals("--plot") || name.equals("--plot-points")
+                    || name.equals("--no-plot-points")) {
                 throw new SpecException(name, "belongs to the sweep, not to each run; give it once, before or after the list");
+            }
+        }
+        if (kind == SweepParameter.Kind.OPT && driverOptions.options().containsKey(param.key())) {
+            throw new SpecException("--opt " + param.key(), "is set by --opt-values in a sweep; remove it");
+        }
+    }
+
+    /** The arguments common to every point: the pass-through options and the driver options. */
+    private List<String> commonArgs() {
+        List<String> a = new ArrayList<>(runArgs);
+        a.addAll(driverOptions.asArguments());
+        return a;
+    }
+
+    /** The command line of point {@code i} after the main class: the command, common options, the value. */
+    List<String> pointArgs(SweepParameter param, int i, boolean throughput) {
+        List<String> a = new ArrayList<>();
+        a.add(throughput ? "throughput" : "run");
+        a.addAll(commonArgs());
+        a.addAll(param.arguments(i));
+        return a;
+    }
+
+    /**
+     * Every point's arguments through the child command's own usage checks (and with them the driver's
+     * {@code checkOptions}), before the first point runs: a bad value is one line naming the sweep option,
+     * the value and what is allowed.
+     */
+    void checkPoints(SweepParameter param, boolean throughput) {
+        for (int i = 0; i < param.values().size(); i++) {
+            List<String> args = pointArgs(param, i, throughput);
+            Object cmd = throughput ? new ThroughputCommand() : new RunCommand();
+            picocli.CommandLine cl = new picocli.CommandLine(cmd);
+            try {
+                cl.parseArgs(args.subList(1, args.size()).toArray(String[]::new));
+            } catch (picocli.CommandLine.ParameterException e) {
+                throw new SpecException(args.get(0), e.getMessage().replace('\n', ' '));
+            }
+            try {
+                if (throughput) {
+                    ((ThroughputCommand) cmd).check();
+                } else {
+                    ((RunCommand) cmd).check();
+                }
+            } catch (SpecException e) {
+                boolean fromValue = e.option().equals(param.kind().runOption)
+                        || param.kind() == SweepParameter.Kind.OPT && e.option().startsWith("--opt");
+                if (!fromValue) {
+                    throw e;
+                }
+                String what = param.kind() == SweepParameter.Kind.OPT
+                        ? param.key() + "=" + param.labels().get(i) : param.labels().get(i);
+                throw new SpecException(param.kind().sweepOption, "value " + what + " refused: " + e.getMessage());
             }
         }
     }
 
-    private int runPoint(SweepParameter.Kind kind, double v, Path pdir) throws IOException, InterruptedException {
+    private int runPoint(List<String> args, Path pdir) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(MAIN_CLASS);
-        cmd.add("run");
-        cmd.addAll(runArgs);
-        cmd.add(kind.runOption);
-        cmd.add(SweepParameter.argument(v));
+        cmd.addAll(args);
         cmd.add("--out");
         cmd.add(pdir.toString());
         Files.createDirectories(pdir);
@@ -264,21 +372,22 @@ public final class SweepCommand implements Callable<Integer> {
         return rate > 0 ? n / rate : Double.NaN;
     }
 
-    private static String us(JsonNode s, String field) {
-        if (s == null || !s.path("series").path("latency_ns").path(field).isNumber()) {
-            return "-";
-        }
-        return String.format(Locale.ROOT, "%,.1f", s.path("series").path("latency_ns").path(field).asDouble() / 1000);
+    private static String us(SummaryView s, String field) {
+        double v = s == null ? Double.NaN : s.latencyUs(field);
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.1f", v);
     }
 
-    private static void renderQuietly(Path dir, PrintWriter out) {
+    /** Renders a folder's scripts; a failure is a warning, not the end of the sweep. False when gnuplot is missing. */
+    private static boolean renderQuietly(Path dir, PrintWriter out) {
         try {
             Plotter.render(dir);
         } catch (PlotUnavailableException e) {
             out.println("warning: " + e.getMessage());
+            return false;
         } catch (IOException e) {
             out.println("warning: plotting " + dir + " failed: " + e.getMessage());
         }
+        return true;
     }
 
     /** The run's one-line usage error ("msgscope run: ..."), else the last line of its output. */

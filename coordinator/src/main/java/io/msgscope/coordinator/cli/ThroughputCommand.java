@@ -95,9 +95,15 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "Render search.gp to PNG (needs gnuplot) (default: ${DEFAULT-VALUE}).")
     boolean plot;
 
-    @Override
-    public Integer call() throws Exception {
-        PrintWriter stdout = commandSpec.commandLine().getOut();
+    /** What the usage checks of {@code throughput} produce; {@code inFlight} 0 = search (A6). */
+    record Checked(long inFlight, RunSpec spec, Driver driver) {
+    }
+
+    /**
+     * Every usage check of {@code throughput}, without starting anything or writing a file; {@code sweep}
+     * runs it on each point's arguments before the first point runs. Throws {@link SpecException}.
+     */
+    Checked check() {
         long f = parseInFlight();
         if (samples < 1 || samples > 100_000) {
             throw new SpecException("--samples", "must be between 1 and 100000, got " + samples);
@@ -120,6 +126,17 @@ public final class ThroughputCommand implements Callable<Integer> {
         RunSpec spec = RunSpec.builder().count(2).window(1).size(size).padding(pad).pin(pin)
                 .driver(driverOptions.driver).uri(driverOptions.uri()).driverOptions(driverOptions.options()).build();
         Driver drv = driverOptions.resolve(size);
+        remoteAgents.parse();
+        return new Checked(f, spec, drv);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = commandSpec.commandLine().getOut();
+        Checked checked = check();
+        long f = checked.inFlight();
+        RunSpec spec = checked.spec();
+        Driver drv = checked.driver();
         Path dir = RunCommand.prepareOut(out, "throughput");
         String startedAt = Instant.now().toString();
         CorePlan cores = CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin);
@@ -228,9 +245,12 @@ public final class ThroughputCommand implements Callable<Integer> {
                         + "messages after the skipped 2F");
                 l.put("count", h.getTotalCount());
                 l.put("latency_min_us", h.getMinValue() / 1e3);
-                l.put("latency_p50_us", h.getValueAtPercentile(50) / 1e3);
-                l.put("latency_p99_us", h.getValueAtPercentile(99) / 1e3);
                 l.put("latency_max_us", h.getMaxValue() / 1e3);
+                l.put("latency_mean_us", h.getMean() / 1e3);
+                l.put("latency_p50_us", h.getValueAtPercentile(50) / 1e3);
+                l.put("latency_p95_us", h.getValueAtPercentile(95) / 1e3);
+                l.put("latency_p99_us", h.getValueAtPercentile(99) / 1e3);
+                l.put("latency_p999_us", h.getValueAtPercentile(99.9) / 1e3);
                 r.put("latency", l);
             }
             long received = o.finalResult.getReceived();

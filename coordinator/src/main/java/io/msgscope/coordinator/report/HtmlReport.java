@@ -109,31 +109,20 @@ public final class HtmlReport {
         return i < 0 ? PLOT_ORDER.size() : i;
     }
 
-    /** The one-sentence answer of a run, from summary.json. */
+    /** The one-sentence answer of a run of any mode, from summary.json. */
     public static String sentence(JsonNode s) {
-        JsonNode spec = s.path("spec");
-        JsonNode lat = s.path("series").path("latency_ns");
-        double rate = spec.path("rate").asDouble(0);
-        StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%,d messages of %d B", spec.path("count").asLong(),
-                spec.path("size").asLong()));
-        b.append(rate > 0 ? String.format(Locale.ROOT, " at %,.0f msg/s", rate) : " at full speed");
-        b.append(" over ").append(s.path("driver").asText("?")).append(": received at ")
-                .append(String.format(Locale.ROOT, "%,.0f msg/s (%s/s)",
-                        s.path("throughput").path("receive_msg_s").asDouble(Double.NaN),
-                        bytes(s.path("throughput").path("receive_bytes_s").asDouble(Double.NaN))));
-        b.append("; latency p50 ").append(time(lat.path("p50"))).append(", p99 ").append(time(lat.path("p99")))
-                .append(", p99.9 ").append(time(lat.path("p99_9"))).append(", max ").append(time(lat.path("max")));
-        b.append("; ").append(String.format(Locale.ROOT, "%,d", s.path("counters").path("messages_lost").asLong()))
-                .append(" lost.");
-        return b.toString();
+        return new SummaryView(s).sentence();
     }
 
     static String time(JsonNode ns) {
-        if (!ns.isNumber()) {
+        return ns.isNumber() ? time(ns.asDouble()) : "–";
+    }
+
+    /** A duration given in ns, in s, ms or µs with three significant digits. */
+    static String time(double v) {
+        if (Double.isNaN(v)) {
             return "–";
         }
-        double v = ns.asDouble();
         if (v >= 1e9) {
             return String.format(Locale.ROOT, "%.3g s", v / 1e9);
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.msgscope.coordinator.report.SummaryView;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,62 +17,99 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The tables of a sweep (M7): one row per point and repeat ({@code sweep.dat}), the spread between
  * repeats per point ({@code sweep-spread.dat}), {@code sweep.json} and two gnuplot scripts. Reads
- * only each point's {@code summary.json}; numbers are written with {@link Locale#ROOT}.
+ * only each point's {@code summary.json}, of a trace run or a throughput run ({@link SummaryView});
+ * numbers are written with {@link Locale#ROOT}. Non-numeric option values are categories on the x axis.
  */
 public final class SweepTable {
-    /** One measured point: the parameter value, the repeat (1-based) and the run's summary (null if none). */
-    public record Point(double value, int repeat, String dir, int exitCode, JsonNode summary) {
+    /**
+     * One measured point: the parameter's x position and label, the repeat (1-based), the folder, the
+     * exit code and the run's summary (null if none).
+     */
+    public record Point(double value, String label, int repeat, String dir, int exitCode, JsonNode summary) {
+        /** A point whose label is its number. */
+        public Point(double value, int repeat, String dir, int exitCode, JsonNode summary) {
+            this(value, SweepParameter.format(value), repeat, dir, exitCode, summary);
+        }
     }
 
-    /** A figure of a row: column name and where it comes from in summary.json. */
-    private record Figure(String column, String description, java.util.function.ToDoubleFunction<JsonNode> get) {
+    /** A figure of a row: column name and where it comes from in any mode's summary.json. */
+    private record Figure(String column, String description, ToDoubleFunction<SummaryView> get) {
     }
 
-    private static final List<Figure> ROW = List.of(
-            series("lat_mean_us", "latency mean", "latency_ns", "mean", 1e-3),
-            series("lat_median_us", "latency median", "latency_ns", "median", 1e-3),
-            series("lat_robust_dev_us", "latency robust deviation", "latency_ns", "robust_deviation", 1e-3),
-            series("lat_p50_us", "latency p50", "latency_ns", "p50", 1e-3),
-            series("lat_p95_us", "latency p95", "latency_ns", "p95", 1e-3),
-            series("lat_p99_us", "latency p99", "latency_ns", "p99", 1e-3),
-            series("lat_p999_us", "latency p99.9", "latency_ns", "p99_9", 1e-3),
-            series("lat_min_us", "latency min", "latency_ns", "min", 1e-3),
-            series("lat_max_us", "latency max", "latency_ns", "max", 1e-3),
-            new Figure("recv_msg_s", "receive throughput [msg/s]", s -> num(s.path("throughput").path("receive_msg_s"))),
-            new Figure("recv_bytes_s", "receive throughput [bytes/s]", s -> num(s.path("throughput").path("receive_bytes_s"))),
-            series("st_median_msg_s", "ST median [msg/s]", "st_msg_s", "median", 1),
-            series("rt_median_msg_s", "RT median [msg/s]", "rt_msg_s", "median", 1),
-            new Figure("lost", "messages lost", s -> num(s.path("counters").path("messages_lost"))));
+    private static final List<Figure> COMMON = List.of(
+            latency("lat_mean_us", "latency mean", "mean"),
+            latency("lat_median_us", "latency median", "median"),
+            latency("lat_robust_dev_us", "latency robust deviation", "robust_deviation"),
+            latency("lat_p50_us", "latency p50", "p50"),
+            latency("lat_p95_us", "latency p95", "p95"),
+            latency("lat_p99_us", "latency p99", "p99"),
+            latency("lat_p999_us", "latency p99.9", "p999"),
+            latency("lat_min_us", "latency min", "min"),
+            latency("lat_max_us", "latency max", "max"),
+            new Figure("recv_msg_s", "receive throughput [msg/s]", SummaryView::msgPerS),
+            new Figure("recv_bytes_s", "receive throughput [bytes/s]", SummaryView::bytesPerS),
+            new Figure("st_median_msg_s", "ST median [msg/s]", SummaryView::stMedian),
+            new Figure("rt_median_msg_s", "RT median [msg/s]", SummaryView::rtMedian),
+            new Figure("lost", "messages lost", SummaryView::lost));
+
+    /** Throughput mode adds the samples' mean and deviation and the client's CPU per message (A7). */
+    private static final List<Figure> THROUGHPUT = List.of(
+            new Figure("tp_mean_msg_s", "mean of the throughput samples [msg/s]", SummaryView::sampleMeanMsgPerS),
+            new Figure("tp_sd_msg_s", "standard deviation of the throughput samples [msg/s]",
+                    SummaryView::sampleSdMsgPerS),
+            new Figure("client_cpu_ns_per_msg", "client CPU per message [ns]", SummaryView::clientCpuNsPerMessage));
 
     /** The figures whose spread between repeats sweep-spread.dat shows (min, median, max each). */
     static final List<String> SPREAD = List.of("recv_msg_s", "recv_bytes_s", "lat_p50_us", "lat_p99_us",
             "lat_p999_us", "lat_max_us");
 
-    private final SweepParameter.Kind kind;
+    private final SweepParameter param;
     private final List<Point> points;
+    private final List<Figure> row;
+    private final boolean throughputMode;
 
+    /** A table of trace runs ({@code msgscope run}). */
     public SweepTable(SweepParameter.Kind kind, List<Point> points) {
-        this.kind = kind;
+        this(SweepParameter.of(kind, distinct(points)), false, points);
+    }
+
+    /** A table over {@code param}; {@code throughputMode} for points written by {@code msgscope throughput}. */
+    public SweepTable(SweepParameter param, boolean throughputMode, List<Point> points) {
+        this.param = param;
         this.points = List.copyOf(points);
+        this.throughputMode = throughputMode;
+        List<Figure> r = new ArrayList<>(COMMON);
+        if (throughputMode) {
+            r.addAll(THROUGHPUT);
+        }
+        this.row = List.copyOf(r);
     }
 
-    private static Figure series(String column, String description, String series, String field, double scale) {
-        return new Figure(column, description, s -> num(s.path("series").path(series).path(field)) * scale);
+    private static List<Double> distinct(List<Point> points) {
+        List<Double> vs = new ArrayList<>();
+        points.forEach(p -> {
+            if (!vs.contains(p.value())) {
+                vs.add(p.value());
+            }
+        });
+        return vs;
     }
 
-    private static double num(JsonNode n) {
-        return n.isNumber() ? n.asDouble() : Double.NaN;
+    private static Figure latency(String column, String description, String field) {
+        return new Figure(column, description, v -> v.latencyUs(field));
     }
 
     /** The row figures of one point, in column order; NaN for a missing value or summary. */
     double[] row(Point p) {
-        double[] r = new double[ROW.size()];
+        double[] r = new double[row.size()];
+        SummaryView v = p.summary() == null ? null : new SummaryView(p.summary());
         for (int i = 0; i < r.length; i++) {
-            r[i] = p.summary() == null ? Double.NaN : ROW.get(i).get().applyAsDouble(p.summary());
+            r[i] = v == null ? Double.NaN : row.get(i).get().applyAsDouble(v);
         }
         return r;
     }
@@ -86,14 +124,15 @@ public final class SweepTable {
     /** sweep.dat. */
     public String sweepDat() {
         StringBuilder sb = new StringBuilder();
-        sb.append("# msgscope sweep: one row per point and repeat; latency in µs from series.latency_ns\n");
-        sb.append("# ").append(kind.column).append(" repeat status");
-        for (Figure f : ROW) {
+        sb.append("# msgscope sweep").append(throughputMode ? " (throughput mode)" : "")
+                .append(": one row per point and repeat; latency in µs\n");
+        sb.append("# ").append(param.column()).append(" repeat status");
+        for (Figure f : row) {
             sb.append(' ').append(f.column());
         }
         sb.append('\n');
         for (Point p : points) {
-            sb.append(SweepParameter.format(p.value())).append(' ').append(p.repeat()).append(' ').append(status(p));
+            sb.append(p.label()).append(' ').append(p.repeat()).append(' ').append(status(p));
             for (double v : row(p)) {
                 sb.append(' ').append(fmt(v));
             }
@@ -126,9 +165,9 @@ public final class SweepTable {
         return new double[] {xs[0], med, xs[n - 1]};
     }
 
-    private static int columnIndex(String column) {
-        for (int i = 0; i < ROW.size(); i++) {
-            if (ROW.get(i).column().equals(column)) {
+    private int columnIndex(String column) {
+        for (int i = 0; i < row.size(); i++) {
+            if (row.get(i).column().equals(column)) {
                 return i;
             }
         }
@@ -139,14 +178,14 @@ public final class SweepTable {
     public String spreadDat() {
         StringBuilder sb = new StringBuilder();
         sb.append("# msgscope sweep: spread between repeats (min, median, max over the repeats of each point)\n");
-        sb.append("# ").append(kind.column).append(" repeats");
+        sb.append("# ").append(param.column()).append(" repeats");
         for (String c : SPREAD) {
             sb.append(' ').append(c).append("_min ").append(c).append("_median ").append(c).append("_max");
         }
         sb.append('\n');
         for (double v : values()) {
             long n = points.stream().filter(p -> p.value() == v).count();
-            sb.append(SweepParameter.format(v)).append(' ').append(n);
+            sb.append(label(v)).append(' ').append(n);
             for (String c : SPREAD) {
                 for (double d : spread(v, c)) {
                     sb.append(' ').append(fmt(d));
@@ -155,6 +194,20 @@ public final class SweepTable {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /** The label of the value at x position v. */
+    String label(double v) {
+        return points.stream().filter(p -> p.value() == v).map(Point::label).findFirst().orElse(SweepParameter.format(v));
+    }
+
+    /** gnuplot's x: column 1, or for non-numeric option values the row number with the label as tic. */
+    private String x() {
+        return param.numeric() ? "1" : "0";
+    }
+
+    private String xtic() {
+        return param.numeric() ? "" : ":xtic(1)";
     }
 
     /** The 1-based column of {@code <figure>_<min|median|max>} in sweep-spread.dat. */
@@ -177,37 +230,32 @@ public final class SweepTable {
                 + "set key top left\n"
                 + "set offsets graph 0.05, graph 0.05, 0, 0\n"
                 + "set title \"" + title + "\"\n"
-                + "set xlabel \"" + kind.axisLabel + "\"\n"
-                + (kind.logAxis || logValues() ? "set logscale x 2\n" : "");
-    }
-
-    private boolean logValues() {
-        List<Double> vs = values();
-        double min = vs.stream().mapToDouble(Double::doubleValue).min().orElse(1);
-        double max = vs.stream().mapToDouble(Double::doubleValue).max().orElse(1);
-        return kind != SweepParameter.Kind.WINDOW && min > 0 && max / min >= 100;
+                + "set xlabel \"" + param.axisLabel() + "\"\n"
+                + (param.logAxis() ? "set logscale x " + (param.kind() == SweepParameter.Kind.SIZE
+                || param.kind() == SweepParameter.Kind.BATCH ? "2" : "10") + "\n" : "");
     }
 
     /** sweep-throughput.gp: msg/s (left axis) and bytes/s (right axis) with the repeat spread as error bars. */
     public String throughputScript() {
         int m = spreadColumn("recv_msg_s", 0);
         int b = spreadColumn("recv_bytes_s", 0);
-        return header("Receive throughput against " + kind.column, "sweep-throughput.png")
+        return header((throughputMode ? "Median throughput (A7)" : "Receive throughput") + " against " + param.column(),
+                "sweep-throughput.png")
                 + "set ylabel \"msg/s\"\n"
                 + "set y2label \"bytes/s\"\n"
                 + "set ytics nomirror\n"
                 + "set y2tics\n"
                 + "set yrange [0:*]\n"
                 + "set y2range [0:*]\n"
-                + "plot \"sweep-spread.dat\" using 1:" + (m + 1) + ":" + m + ":" + (m + 2)
+                + "plot \"sweep-spread.dat\" using " + x() + ":" + (m + 1) + ":" + m + ":" + (m + 2) + xtic()
                 + " axes x1y1 with yerrorlines lw 2 pt 7 title \"msg/s (median, min-max of repeats)\", \\\n"
-                + "     \"sweep-spread.dat\" using 1:" + (b + 1) + ":" + b + ":" + (b + 2)
+                + "     \"sweep-spread.dat\" using " + x() + ":" + (b + 1) + ":" + b + ":" + (b + 2) + xtic()
                 + " axes x1y2 with yerrorlines lw 2 pt 5 title \"bytes/s (median, min-max of repeats)\"\n";
     }
 
     /** sweep-latency.gp: latency p50, p99, p99.9 and max against the parameter, log y. */
     public String latencyScript() {
-        StringBuilder sb = new StringBuilder(header("Latency percentiles against " + kind.column, "sweep-latency.png"));
+        StringBuilder sb = new StringBuilder(header("Latency percentiles against " + param.column(), "sweep-latency.png"));
         sb.append("set ylabel \"latency [µs]\"\n").append("set logscale y 10\n").append("plot ");
         String[][] lines = {{"lat_p50_us", "p50"}, {"lat_p99_us", "p99"}, {"lat_p999_us", "p99.9"}, {"lat_max_us", "max"}};
         for (int i = 0; i < lines.length; i++) {
@@ -215,8 +263,8 @@ public final class SweepTable {
             if (i > 0) {
                 sb.append(", \\\n     ");
             }
-            sb.append("\"sweep-spread.dat\" using 1:").append(c + 1).append(':').append(c).append(':').append(c + 2)
-                    .append(" with yerrorlines lw 2 pt 7 title \"").append(lines[i][1])
+            sb.append("\"sweep-spread.dat\" using ").append(x()).append(':').append(c + 1).append(':').append(c)
+                    .append(':').append(c + 2).append(xtic()).append(" with yerrorlines lw 2 pt 7 title \"").append(lines[i][1])
                     .append(" (median, min-max of repeats)\"");
         }
         return sb.append('\n').toString();
@@ -226,26 +274,34 @@ public final class SweepTable {
     public String json(Map<String, Object> extra) throws IOException {
         ObjectMapper om = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = om.createObjectNode();
-        root.put("parameter", kind.column);
+        root.put("parameter", param.column());
+        root.put("sweep_option", param.kind().sweepOption);
+        root.put("mode", throughputMode ? "throughput" : "run");
         ArrayNode vals = root.putArray("values");
-        values().forEach(vals::add);
+        values().forEach(v -> {
+            if (param.numeric()) {
+                vals.add(v);
+            } else {
+                vals.add(label(v));
+            }
+        });
         ArrayNode pts = root.putArray("points");
         for (Point p : points) {
             ObjectNode o = pts.addObject();
-            o.put(kind.column, p.value());
+            putValue(o, p.value());
             o.put("repeat", p.repeat());
             o.put("dir", p.dir());
             o.put("exit_code", p.exitCode());
             o.put("status", status(p));
             double[] r = row(p);
             for (int i = 0; i < r.length; i++) {
-                putNum(o, ROW.get(i).column(), r[i]);
+                putNum(o, row.get(i).column(), r[i]);
             }
         }
         ArrayNode sp = root.putArray("spread");
         for (double v : values()) {
             ObjectNode o = sp.addObject();
-            o.put(kind.column, v);
+            putValue(o, v);
             o.put("repeats", points.stream().filter(p -> p.value() == v).count());
             for (String c : SPREAD) {
                 double[] s = spread(v, c);
@@ -260,6 +316,14 @@ public final class SweepTable {
             root.set(e.getKey(), om.valueToTree(e.getValue()));
         }
         return om.writeValueAsString(root) + "\n";
+    }
+
+    private void putValue(ObjectNode o, double v) {
+        if (param.numeric()) {
+            o.put(param.column(), v);
+        } else {
+            o.put(param.column(), label(v));
+        }
     }
 
     private static void putNum(ObjectNode o, String k, double v) {
@@ -294,7 +358,7 @@ public final class SweepTable {
     }
 
     /** Column names of sweep.dat after param, repeat, status (for tests and the report). */
-    static List<String> rowColumns() {
-        return Arrays.asList(ROW.stream().map(Figure::column).toArray(String[]::new));
+    List<String> rowColumns() {
+        return Arrays.asList(row.stream().map(Figure::column).toArray(String[]::new));
     }
 }

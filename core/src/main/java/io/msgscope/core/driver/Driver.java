@@ -24,6 +24,17 @@ public interface Driver {
         return Set.of();
     }
 
+    /**
+     * Checks the {@code --opt} keys and values of {@code spec} (and the driver's reading of {@code --uri})
+     * before any agent starts or any sweep point runs, the way the driver itself will read them when it
+     * opens a side. Throws {@link io.msgscope.core.SpecException} naming the option and what it allows.
+     * The default only refuses unknown keys; drivers with option values override it (AMQP, MQTT, NATS,
+     * ZeroMQ). Never connects.
+     */
+    default void checkOptions(DriverSpec spec) {
+        spec.requireKnownOptions(name(), optionKeys());
+    }
+
     /** True when the driver talks to its peer through the built-in relay rather than a broker. */
     default boolean usesRelay() {
         return false;

@@ -40,6 +40,12 @@ public final class AmqpDriver implements Driver {
         return AmqpOptions.KEYS;
     }
 
+    /** Every option and combination as {@link AmqpOptions#of} reads them (A4), and the URI. */
+    @Override
+    public void checkOptions(DriverSpec spec) {
+        AmqpConnections.factory(spec, AmqpOptions.of(spec));
+    }
+
     /** Heap and little-endian: amqp-client publishes a byte[], so the array goes out without a copy. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {

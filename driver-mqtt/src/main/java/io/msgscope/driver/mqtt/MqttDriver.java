@@ -49,6 +49,12 @@ public final class MqttDriver implements Driver {
         return OPTIONS;
     }
 
+    /** The URI and every option as both sides read them. */
+    @Override
+    public void checkOptions(DriverSpec spec) {
+        MqttSettings.of(spec, false);
+    }
+
     /** Heap: the client takes byte arrays, and each message is copied out of this buffer anyway. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {

@@ -44,6 +44,12 @@ public final class NatsDriver implements Driver {
         return OPTIONS;
     }
 
+    /** The URI and every option as both sides read them. */
+    @Override
+    public void checkOptions(DriverSpec spec) {
+        NatsSettings.of(spec, false);
+    }
+
     /** Heap: jnats takes byte arrays, and each message is copied out of this buffer anyway. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {

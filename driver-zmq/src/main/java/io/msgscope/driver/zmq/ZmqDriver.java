@@ -39,6 +39,14 @@ public final class ZmqDriver implements Driver {
         return OPTIONS;
     }
 
+    /** Keys, {@code port} (0-65535) and {@code hwm} (0 or more). */
+    @Override
+    public void checkOptions(DriverSpec spec) {
+        spec.requireKnownOptions(name(), OPTIONS);
+        spec.longOption("port", 0, 0, 65_535);
+        hwm(spec);
+    }
+
     /** Heap: JeroMQ sends from byte arrays. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {

@@ -1,0 +1,210 @@
+package io.msgscope.coordinator.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One reading of the {@code summary.json} of any mode, for the sweep tables, {@code compare} and
+ * {@code report}: a trace run ({@code msgscope run}: {@code series}, {@code throughput},
+ * {@code counters}), a throughput run ({@code msgscope throughput}: {@code result} with the median of
+ * the samples, A7) and a scenario run ({@code msgscope scenario}: {@code results} with the Q4 fields
+ * and Q6 rates). Missing figures are NaN, never 0.
+ */
+public final class SummaryView {
+    /** The three result-folder kinds. */
+    public enum Mode { RUN, THROUGHPUT, SCENARIO }
+
+    private final JsonNode s;
+    private final Mode mode;
+
+    public SummaryView(JsonNode summary) {
+        this.s = summary;
+        this.mode = modeOf(summary);
+    }
+
+    /** Which command wrote the summary: its {@code mode} field, else the shape of the document. */
+    static Mode modeOf(JsonNode s) {
+        String m = s.path("mode").asText("");
+        if (m.equals("scenario") || s.path("results").isObject()) {
+            return Mode.SCENARIO;
+        }
+        if (m.equals("throughput") || s.path("probes").isArray()) {
+            return Mode.THROUGHPUT;
+        }
+        return Mode.RUN;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    public JsonNode json() {
+        return s;
+    }
+
+    public String modeName() {
+        return mode.name().toLowerCase(Locale.ROOT);
+    }
+
+    public String status() {
+        return s.path("status").asText("unknown");
+    }
+
+    public String driver() {
+        return s.path("driver").asText("?");
+    }
+
+    static double num(JsonNode n) {
+        return n.isNumber() ? n.asDouble() : Double.NaN;
+    }
+
+    /** Messages per second received: the run's whole-run rate, the median sample (A7), or Q6's receive rate. */
+    public double msgPerS() {
+        return switch (mode) {
+            case RUN -> num(s.path("throughput").path("receive_msg_s"));
+            case THROUGHPUT -> num(s.path("result").path("median_msg_s"));
+            case SCENARIO -> num(s.path("results").path("receive_rate"));
+        };
+    }
+
+    /** Bytes per second received, as {@link #msgPerS()}. */
+    public double bytesPerS() {
+        return switch (mode) {
+            case RUN -> num(s.path("throughput").path("receive_bytes_s"));
+            case THROUGHPUT -> num(s.path("result").path("median_bytes_s"));
+            case SCENARIO -> num(s.path("results").path("receive_bytes_rate"));
+        };
+    }
+
+    /** Throughput samples' mean and standard deviation (throughput mode; NaN otherwise). */
+    public double sampleMeanMsgPerS() {
+        return num(s.path("result").path("mean_msg_s"));
+    }
+
+    public double sampleSdMsgPerS() {
+        return num(s.path("result").path("stddev_msg_s"));
+    }
+
+    /** Client CPU per message in ns (throughput mode; NaN otherwise). */
+    public double clientCpuNsPerMessage() {
+        return num(s.path("result").path("client_cpu_ns_per_message"));
+    }
+
+    /** The latency figures every mode has, in the Q4 names' order. */
+    public static final List<String> LATENCY = List.of("min", "mean", "median", "robust_deviation", "p50", "p90",
+            "p95", "p99", "p999", "p9999", "max");
+
+    /**
+     * A latency figure in µs: {@code min}, {@code mean}, {@code median}, {@code robust_deviation},
+     * {@code p50}, {@code p90}, {@code p95}, {@code p99}, {@code p999}, {@code p9999}, {@code max}. A trace
+     * run has them all (M6, from every message); the other modes have the Q4 set from their HdrHistogram,
+     * with the median as p50 and no robust deviation, p90 or p99.99 (NaN).
+     */
+    public double latencyUs(String field) {
+        if (mode == Mode.RUN) {
+            String f = switch (field) {
+                case "p999" -> "p99_9";
+                case "p9999" -> "p99_99";
+                default -> field;
+            };
+            return num(s.path("series").path("latency_ns").path(f)) / 1000;
+        }
+        JsonNode lat = mode == Mode.THROUGHPUT ? s.path("result").path("latency") : s.path("results");
+        String f = field.equals("median") ? "p50" : field;
+        return num(lat.path("latency_" + f + "_us"));
+    }
+
+    /** Sender and receiver throughput medians over M-message windows (trace runs only). */
+    public double stMedian() {
+        return num(s.path("series").path("st_msg_s").path("median"));
+    }
+
+    public double rtMedian() {
+        return num(s.path("series").path("rt_msg_s").path("median"));
+    }
+
+    /** Messages lost: counted exactly in a trace run; expected − received in a scenario; NaN in throughput mode. */
+    public double lost() {
+        return switch (mode) {
+            case RUN -> num(s.path("counters").path("messages_lost"));
+            case THROUGHPUT -> Double.NaN;
+            case SCENARIO -> Math.max(0, num(s.path("results").path("expected_messages"))
+                    - num(s.path("results").path("messages_received")));
+        };
+    }
+
+    /** Message size in bytes. */
+    public String size() {
+        return switch (mode) {
+            case RUN -> s.path("spec").path("size").asText("?");
+            case THROUGHPUT -> s.path("settings").path("size").asText("?");
+            case SCENARIO -> s.path("size").asText("?");
+        };
+    }
+
+    /**
+     * The settings whose difference makes two results of this mode incomparable, as name=value pairs:
+     * size, count and rate of a trace run; size and in-flight setting of a throughput run; scenario,
+     * size, publishers, subscribers, rate and duration of a scenario.
+     */
+    public List<String[]> mustMatch() {
+        return switch (mode) {
+            case RUN -> List.of(pair("size", size()), pair("count", s.path("spec").path("count").asText("?")),
+                    pair("rate", s.path("spec").path("rate").asText("?")));
+            case THROUGHPUT -> List.of(pair("size", size()),
+                    pair("in_flight", s.path("settings").path("in_flight").asText("?")));
+            case SCENARIO -> List.of(pair("scenario", s.path("scenario").asText("?")), pair("size", size()),
+                    pair("publishers", s.path("publishers").asText("?")),
+                    pair("subscribers", s.path("subscribers").asText("?")),
+                    pair("rate", s.path("rate_per_publisher").asText("?")),
+                    pair("duration_s", s.path("duration_s").asText("?")));
+        };
+    }
+
+    private static String[] pair(String k, String v) {
+        return new String[] {k, v};
+    }
+
+    /** The one-sentence answer of any mode. */
+    public String sentence() {
+        StringBuilder b = new StringBuilder();
+        switch (mode) {
+            case RUN -> {
+                JsonNode spec = s.path("spec");
+                double rate = spec.path("rate").asDouble(0);
+                b.append(String.format(Locale.ROOT, "%,d messages of %d B", spec.path("count").asLong(),
+                        spec.path("size").asLong()));
+                b.append(rate > 0 ? String.format(Locale.ROOT, " at %,.0f msg/s", rate) : " at full speed");
+                b.append(" over ").append(driver()).append(": received at ");
+            }
+            case THROUGHPUT -> b.append("Throughput of ").append(size()).append(" B messages over ").append(driver())
+                    .append(" with ").append(s.path("result").path("in_flight").asText("?"))
+                    .append(" in flight (").append(s.path("settings").path("in_flight").asText("?"))
+                    .append(" requested): median of ").append(s.path("result").path("samples").asText("?"))
+                    .append(" samples ");
+            case SCENARIO -> b.append(s.path("scenario").asText("?")).append(" over ").append(driver()).append(" @ ")
+                    .append(s.path("delivery").asText("?")).append(", ").append(s.path("publishers").asText("?"))
+                    .append(" publisher(s) x ").append(s.path("rate_per_publisher").asText("?"))
+                    .append(" msg/s for ").append(s.path("duration_s").asText("?")).append(" s, ")
+                    .append(s.path("subscribers").asText("?")).append(" subscriber(s), ").append(size())
+                    .append(" B: received at ");
+        }
+        b.append(String.format(Locale.ROOT, "%,.0f msg/s (%s/s)", msgPerS(), HtmlReport.bytes(bytesPerS())));
+        b.append("; latency p50 ").append(us(latencyUs("p50"))).append(", p99 ").append(us(latencyUs("p99")))
+                .append(", p99.9 ").append(us(latencyUs("p999"))).append(", max ").append(us(latencyUs("max")));
+        if (mode == Mode.SCENARIO) {
+            b.append("; delivery rate ").append(s.path("results").path("delivery_rate").asText("–"));
+        }
+        double lost = lost();
+        if (!Double.isNaN(lost)) {
+            b.append("; ").append(String.format(Locale.ROOT, "%,.0f", lost)).append(" lost");
+        }
+        return b.append('.').toString();
+    }
+
+    private static String us(double us) {
+        return Double.isNaN(us) ? "–" : HtmlReport.time(us * 1000);
+    }
+}
