@@ -7,6 +7,7 @@ import io.msgscope.analysis.cpu.SidecarMapping;
 import io.msgscope.analysis.cpu.StepSeries;
 import io.msgscope.analysis.output.GnuplotScripts;
 import io.msgscope.analysis.output.TraceDatWriter;
+import io.msgscope.analysis.output.TraceEnvelope;
 import io.msgscope.proto.Series;
 
 import java.io.IOException;
@@ -240,27 +241,36 @@ public final class CpuReport {
 
     /** Writes cpu.gp (and net.gp when network was sampled); returns the scripts written. */
     public List<Path> writeScripts(Path dir, Trace trace) throws IOException {
+        return writeScripts(dir, trace, false);
+    }
+
+    /** The same; with {@code envelope} the scripts read the step medians of trace-envelope.dat. */
+    public List<Path> writeScripts(Path dir, Trace trace, boolean envelope) throws IOException {
         List<Path> scripts = new ArrayList<>();
         LinkedHashMap<String, Integer> cpu = new LinkedHashMap<>();
         for (StepSeries s : columns) {
             if (s.name().startsWith("cpu_")) {
-                cpu.put(label(s.name()), TraceDatWriter.columnOf(trace, columns, s.name()));
+                cpu.put(label(s.name()), column(trace, s.name(), envelope));
             }
         }
         if (!cpu.isEmpty()) {
             scripts.add(GnuplotScripts.writeSteps(dir, "cpu.gp", "cpu.png",
                     "CPU per message: sender, broker, receiver (every " + out.spec.cpuEvery() + "th message)",
-                    "CPU [% of one core]", cpu));
+                    "CPU [% of one core]", cpu, envelope));
         }
         for (StepSeries s : columns) {
             if (s.name().equals(NET_RX)) {
                 LinkedHashMap<String, Integer> net = new LinkedHashMap<>();
-                net.put("received bytes/s on " + out.netInterface, TraceDatWriter.columnOf(trace, columns, NET_RX));
+                net.put("received bytes/s on " + out.netInterface, column(trace, NET_RX, envelope));
                 scripts.add(GnuplotScripts.writeSteps(dir, "network.gp", "network.png",
-                        "Network utilisation per message (" + out.netInterface + ")", "bytes/s", net));
+                        "Network utilisation per message (" + out.netInterface + ")", "bytes/s", net, envelope));
             }
         }
         return scripts;
+    }
+
+    private int column(Trace trace, String name, boolean envelope) {
+        return envelope ? TraceEnvelope.columnOf(trace, columns, name) : TraceDatWriter.columnOf(trace, columns, name);
     }
 
     private String label(String column) {

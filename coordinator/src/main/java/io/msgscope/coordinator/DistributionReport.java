@@ -9,6 +9,7 @@ import io.msgscope.analysis.dist.Humpiness;
 import io.msgscope.analysis.dist.HumpinessResult;
 import io.msgscope.analysis.dist.PeakAnalysis;
 
+import io.msgscope.analysis.output.GnuplotScripts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -116,6 +117,11 @@ public final class DistributionReport {
 
     /** The same with the bin count and sliding-bin overlap given (M8). */
     public List<Path> write(Path dir, AnalysisResult a, int bins, int overlap) throws IOException {
+        return write(dir, a, bins, overlap, false);
+    }
+
+    /** The same; with {@code envelope} the peaks are drawn over trace-envelope.dat instead of every message. */
+    public List<Path> write(Path dir, AnalysisResult a, int bins, int overlap, boolean envelope) throws IOException {
         List<Path> files = new ArrayList<>();
         SeriesStats l = a.latencyNs();
         if (l.isEmpty() || !(l.p99() > l.min())) {
@@ -137,8 +143,11 @@ public final class DistributionReport {
                 "latency [us]", marks));
         if (peaks != null) {
             files.add(PeakAnalysis.writeMarks(dir.resolve("peaks.dat"), peaks.topPeaks()));
-            files.add(PeakAnalysis.gnuplot(dir, "latency-peaks.gp", "trace.dat", "peaks.dat", "latency-peaks.png",
-                    peaks));
+            files.add(envelope
+                    ? PeakAnalysis.gnuplotOver(dir, "latency-peaks.gp", GnuplotScripts.envelopeElement(5, "",
+                            "latency I_n - O_n", "#9ecae1", "#08519c"), "peaks.dat", "latency-peaks.png", peaks)
+                    : PeakAnalysis.gnuplot(dir, "latency-peaks.gp", "trace.dat", "peaks.dat", "latency-peaks.png",
+                            peaks));
         }
         return files;
     }

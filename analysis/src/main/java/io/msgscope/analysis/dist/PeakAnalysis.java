@@ -491,9 +491,20 @@ public final class PeakAnalysis {
      */
     public static Path gnuplot(Path dir, String scriptName, String traceDat, String marksDat, String pngName,
             Result result) throws IOException {
+        String trace = DistributionWriter.quote(DistributionWriter.checkFileName(traceDat, ""));
+        return gnuplotOver(dir, scriptName, trace + " using 1:($4/1000.0) with points pt 7 ps 0.3 title "
+                + "\"latency I_n - O_n\"", marksDat, pngName, result);
+    }
+
+    /**
+     * As {@link #gnuplot}, with the per-message latency drawn by {@code latencyElement}, a gnuplot plot
+     * element in µs against the message number (e.g. the envelope's min-max band and median, used for
+     * long runs so that the plot stays fast).
+     */
+    public static Path gnuplotOver(Path dir, String scriptName, String latencyElement, String marksDat,
+            String pngName, Result result) throws IOException {
         String script = DistributionWriter.checkFileName(scriptName, ".gp");
         String png = DistributionWriter.checkFileName(pngName, ".png");
-        String trace = DistributionWriter.quote(DistributionWriter.checkFileName(traceDat, ""));
         StringBuilder s = new StringBuilder(1024);
         s.append("# msgscope: latency per message with the top peaks marked (M11)\n");
         s.append("# Run from the run folder: gnuplot ").append(script).append('\n');
@@ -511,7 +522,7 @@ public final class PeakAnalysis {
         s.append("set ylabel \"latency [µs]\"\n");
         s.append("set key top left\n");
         s.append(thresholdLines(result));
-        s.append("plot ").append(trace).append(" using 1:($4/1000.0) with points pt 7 ps 0.3 title \"latency I_n - O_n\"");
+        s.append("plot ").append(latencyElement);
         s.append(plotFragment(marksDat)).append('\n');
         Path file = dir.resolve(script);
         Files.writeString(file, s.toString(), StandardCharsets.UTF_8);

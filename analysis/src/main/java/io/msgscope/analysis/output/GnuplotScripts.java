@@ -32,10 +32,67 @@ public final class GnuplotScripts {
      * @return the scripts written
      */
     public static List<Path> writeAll(Path dir, boolean hasCorrected) throws IOException {
-        Path latency = write(dir.resolve(LATENCY), latencyScript(hasCorrected));
+        return writeAll(dir, hasCorrected, false);
+    }
+
+    /**
+     * As {@link #writeAll(Path, boolean)}; with {@code envelope} the per-message plots read
+     * {@link TraceEnvelope#FILE_NAME} (min-max band and median per bucket) instead of every row of
+     * trace.dat, so that gnuplot draws a few thousand rows rather than millions.
+     */
+    public static List<Path> writeAll(Path dir, boolean hasCorrected, boolean envelope) throws IOException {
+        Path latency = write(dir.resolve(LATENCY), envelope ? latencyEnvelopeScript(hasCorrected)
+                : latencyScript(hasCorrected));
         Path histogram = write(dir.resolve(LATENCY_HISTOGRAM), histogramScript());
-        Path throughput = write(dir.resolve(THROUGHPUT), throughputScript());
+        Path throughput = write(dir.resolve(THROUGHPUT), envelope ? throughputEnvelopeScript() : throughputScript());
         return List.of(latency, histogram, throughput);
+    }
+
+    /**
+     * A plot element (no leading {@code plot}) drawing one series of the envelope: its min-max band per
+     * bucket, filled, and its median as a line; columns are 1-based (min, median = min + 1, max = min + 2).
+     */
+    public static String envelopeElement(int minColumn, String scale, String label, String bandColour,
+                                         String lineColour) {
+        String q = TraceEnvelope.FILE_NAME;
+        String c0 = col(minColumn, scale);
+        String c1 = col(minColumn + 1, scale);
+        String c2 = col(minColumn + 2, scale);
+        return "\"" + q + "\" using 4:" + c0 + ":" + c2 + " with filledcurves fc rgb \"" + bandColour
+                + "\" fs solid 0.5 noborder title " + quote(label + " min-max per bucket") + ", \\\n"
+                + "     \"" + q + "\" using 4:" + c1 + " with lines lw 1 lc rgb \"" + lineColour + "\" title "
+                + quote(label + " median per bucket");
+    }
+
+    private static String col(int c, String scale) {
+        return scale.isEmpty() ? Integer.toString(c) : "($" + c + scale + ")";
+    }
+
+    static String latencyEnvelopeScript(boolean hasCorrected) {
+        StringBuilder s = new StringBuilder(preamble("latency per message, envelope of buckets (from "
+                + TraceEnvelope.FILE_NAME + ")", "latency.png"));
+        s.append("set title \"Latency per message: min, median and max of each bucket of consecutive messages\"\n");
+        s.append("set xlabel \"message number\"\n");
+        s.append("set ylabel \"latency [µs]\"\n");
+        s.append("set key below\n");
+        s.append("plot ").append(envelopeElement(5, "", "latency I_n - O_n", "#9ecae1", "#08519c"));
+        if (hasCorrected) {
+            s.append(", \\\n     ").append(envelopeElement(14, "", "latency corrected for coordinated omission",
+                    "#fdae6b", "#a63603"));
+        }
+        return s.append('\n').toString();
+    }
+
+    static String throughputEnvelopeScript() {
+        return preamble("sender and receiver throughput per message, envelope of buckets (from "
+                + TraceEnvelope.FILE_NAME + ")", "throughput.png")
+                + "set title \"Sender throughput ST and receiver throughput RT: min, median and max per bucket\"\n"
+                + "set xlabel \"message number\"\n"
+                + "set ylabel \"throughput [msg/s]\"\n"
+                + "set format y \"%.0f\"\n"
+                + "set key below\n"
+                + "plot " + envelopeElement(8, "", "ST (sent)", "#a1d99b", "#006d2c") + ", \\\n     "
+                + envelopeElement(11, "", "RT (received)", "#fdd0a2", "#d94801") + "\n";
     }
 
     private static Path write(Path file, String text) throws IOException {
@@ -56,19 +113,35 @@ public final class GnuplotScripts {
      */
     public static Path writeSteps(Path dir, String scriptName, String pngName, String title, String yLabel,
             LinkedHashMap<String, Integer> labelToTraceDatColumn) throws IOException {
+        return writeSteps(dir, scriptName, pngName, title, yLabel, labelToTraceDatColumn, false);
+    }
+
+    /**
+     * As {@link #writeSteps(Path, String, String, String, String, LinkedHashMap)}; with {@code envelope}
+     * the columns are those of {@link TraceEnvelope} (get them from {@link TraceEnvelope#columnOf}) and
+     * the x axis is each bucket's middle message.
+     */
+    public static Path writeSteps(Path dir, String scriptName, String pngName, String title, String yLabel,
+            LinkedHashMap<String, Integer> columns, boolean envelope) throws IOException {
         return write(dir.resolve(checkFileName(scriptName, ".gp")),
-                stepsScript(scriptName, checkFileName(pngName, ".png"), title, yLabel, labelToTraceDatColumn));
+                stepsScript(scriptName, checkFileName(pngName, ".png"), title, yLabel, columns,
+                        envelope ? TraceEnvelope.FILE_NAME : TraceDatWriter.FILE_NAME, envelope ? 4 : 1));
     }
 
     static String stepsScript(String scriptName, String pngName, String title, String yLabel,
             Map<String, Integer> columns) {
+        return stepsScript(scriptName, pngName, title, yLabel, columns, TraceDatWriter.FILE_NAME, 1);
+    }
+
+    static String stepsScript(String scriptName, String pngName, String title, String yLabel,
+            Map<String, Integer> columns, String dataFile, int xColumn) {
         Objects.requireNonNull(title, "title");
         Objects.requireNonNull(yLabel, "yLabel");
         Objects.requireNonNull(columns, "labelToTraceDatColumn");
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("no columns to plot in " + scriptName);
         }
-        String what = title.replaceAll("\\R", " ") + " (from trace.dat)";
+        String what = title.replaceAll("\\R", " ") + " (from " + dataFile + ")";
         // NaN (an unmeasured window) must break the line: "missing" points would be bridged.
         StringBuilder s = new StringBuilder(preamble(what, scriptName, pngName)
                 .replace("set datafile missing NaN\n", "# NaN = unmeasured window: the line breaks there\n"));
@@ -80,11 +153,12 @@ public final class GnuplotScripts {
         String separator = "plot ";
         for (Map.Entry<String, Integer> e : columns.entrySet()) {
             Integer column = e.getValue();
-            if (column == null || column < 2) {
-                throw new IllegalArgumentException("trace.dat column for \"" + e.getKey()
-                        + "\" must be >= 2 (column 1 is the message number), was " + column);
+            if (column == null || column < 2 || column == xColumn) {
+                throw new IllegalArgumentException(dataFile + " column for \"" + e.getKey()
+                        + "\" must be >= 2 and not the message-number column " + xColumn + ", was " + column);
             }
-            s.append(separator).append("\"trace.dat\" using 1:").append(column.intValue())
+            s.append(separator).append('"').append(dataFile).append("\" using ").append(xColumn).append(':')
+                    .append(column.intValue())
                     .append(" with steps lw 1 title ").append(quote(Objects.requireNonNull(e.getKey(), "label")));
             separator = ", \\\n     ";
         }

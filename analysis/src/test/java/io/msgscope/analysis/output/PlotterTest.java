@@ -60,6 +60,24 @@ class PlotterTest {
     }
 
     @Test
+    void rendersTheEnvelopeScriptsWithoutTraceDat() throws IOException {
+        Trace trace = HandTraces.rateMode();
+        AnalysisResult result = TraceAnalysis.analyse(trace, 2);
+        TraceEnvelope.write(dir.resolve(TraceEnvelope.FILE_NAME), trace, 2, List.of(), 4);
+        HistogramWriter.withDefaultBins().write(dir.resolve(HistogramWriter.FILE_NAME), trace, result);
+        GnuplotScripts.writeAll(dir, trace.hasIntended(), true);
+        assertTrue(Files.readString(dir.resolve("latency.gp")).contains(TraceEnvelope.FILE_NAME));
+
+        List<Path> pngs = Plotter.render(dir); // no trace.dat in the folder: the scripts must not need it
+
+        assertEquals(Set.of("latency.png", "latency-histogram.png", "throughput.png"),
+                pngs.stream().map(p -> p.getFileName().toString()).collect(Collectors.toSet()));
+        for (Path png : pngs) {
+            assertArrayEquals(PNG_MAGIC, Arrays.copyOf(Files.readAllBytes(png), PNG_MAGIC.length), png + " is not a PNG");
+        }
+    }
+
+    @Test
     void failingScriptIsNamedWithGnuplotsError() throws IOException {
         Files.writeString(dir.resolve("broken.gp"), "set output \"broken.png\"\nplot \"no-such-file.dat\" using 1:2\n");
         PlotException e = assertThrows(PlotException.class, () -> Plotter.render(dir));

@@ -8,6 +8,7 @@ import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.analysis.output.HistogramWriter;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.analysis.output.TraceDatWriter;
+import io.msgscope.analysis.output.TraceEnvelope;
 import io.msgscope.control.SharedSecret;
 import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.BrokerCpu;
@@ -45,6 +46,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Callable;
 
 /**
@@ -179,6 +184,16 @@ public final class RunCommand implements Callable<Integer> {
             description = "Render the gnuplot scripts to PNG after the run (needs gnuplot) (default: ${DEFAULT-VALUE}).")
     boolean plot;
 
+    @Option(names = "--plot-envelope-above", paramLabel = "N", defaultValue = "100000",
+            description = "Runs of more than N messages are plotted per message through trace-envelope.dat (min, "
+                    + "median, max per bucket) instead of every row of trace.dat, so plotting stays about a second; "
+                    + "trace.dat is written either way (default: ${DEFAULT-VALUE}).")
+    long envelopeAbove;
+
+    @Option(names = "--plot-envelope-buckets", paramLabel = "B", defaultValue = "2000",
+            description = "Buckets of consecutive messages in trace-envelope.dat, 10-1000000 (default: ${DEFAULT-VALUE}).")
+    int envelopeBuckets;
+
     /** What the usage checks of {@code run} produce. */
     record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu) {
     }
@@ -208,6 +223,13 @@ public final class RunCommand implements Callable<Integer> {
         checkPort("--relay-egress-port", egressPort);
         if (ingressPort != 0 && ingressPort == egressPort) {
             throw new SpecException("--relay-egress-port", "must differ from --relay-ingress-port (" + ingressPort + ")");
+        }
+        if (envelopeAbove < 0) {
+            throw new SpecException("--plot-envelope-above", "must be 0 (always the envelope) or more messages, got "
+                    + envelopeAbove);
+        }
+        if (envelopeBuckets < 10 || envelopeBuckets > 1_000_000) {
+            throw new SpecException("--plot-envelope-buckets", "must be between 10 and 1000000, got " + envelopeBuckets);
         }
         remoteAgents.parse();
         return new Checked(spec, drv, brokerCpu);
@@ -265,31 +287,44 @@ public final class RunCommand implements Callable<Integer> {
                        String startedAt, long startEpochMs) throws IOException {
         long t0 = System.nanoTime();
         Trace trace = new Trace(outcome.spec.count(), outcome.sendNs, outcome.intendedNs, outcome.recvNs);
+        CpuReport cpu = CpuReport.build(outcome, brokerCpu);
+        // trace.dat, the largest file, is written on a second thread while the analysis runs
+        ExecutorService writer = Executors.newSingleThreadExecutor(r -> new Thread(r, "msgscope-trace-dat"));
+        Future<?> traceDat = writer.submit(() -> {
+            TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window(), cpu.columns());
+            return null;
+        });
+        writer.shutdown();
         AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window());
         judge(outcome, a);
         List<String> files = new ArrayList<>();
-        CpuReport cpu = CpuReport.build(outcome, brokerCpu);
-        TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window(), cpu.columns());
         files.add(TraceDatWriter.FILE_NAME);
+        boolean envelope = trace.count() > envelopeAbove;
+        if (envelope) {
+            TraceEnvelope.write(dir.resolve(TraceEnvelope.FILE_NAME), trace, outcome.spec.window(), cpu.columns(),
+                    envelopeBuckets);
+            files.add(TraceEnvelope.FILE_NAME);
+        }
         HistogramWriter.withBins(bins).write(dir.resolve(HistogramWriter.FILE_NAME), trace, a);
         files.add(HistogramWriter.FILE_NAME);
         HdrOutput.writeAll(dir, a, startEpochMs, System.currentTimeMillis());
         files.add(HdrOutput.HLOG_FILE_NAME);
         files.add(HdrOutput.HGRM_FILE_NAME);
-        for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended())) {
+        for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended(), envelope)) {
             files.add(p.getFileName().toString());
         }
-        for (Path p : cpu.writeScripts(dir, trace)) {
+        for (Path p : cpu.writeScripts(dir, trace, envelope)) {
             files.add(p.getFileName().toString());
         }
         DistributionReport dist = DistributionReport.of(trace, a);
-        for (Path p : dist.write(dir, a, bins, overlap)) {
+        for (Path p : dist.write(dir, a, bins, overlap, envelope)) {
             files.add(p.getFileName().toString());
         }
         for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), cpu.columns(), bins,
                 overlap)) {
             files.add(p.getFileName().toString());
         }
+        awaitTraceDat(traceDat);
         files.add(SummaryJson.FILE_NAME);
         Map<String, Object> summary = SummaryJson.build(outcome, a, EnvironmentInfo.current(), startedAt, files);
         if (!cpu.summary().isEmpty()) {
@@ -323,6 +358,18 @@ public final class RunCommand implements Callable<Integer> {
             return outcome.usageFailure ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    private static void awaitTraceDat(Future<?> f) throws IOException {
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while writing " + TraceDatWriter.FILE_NAME, e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io
+                    : new IOException("writing " + TraceDatWriter.FILE_NAME + " failed: " + e.getCause(), e.getCause());
+        }
     }
 
     /** A run that lost messages or missed its rate is failed, visibly (STYLE "Results"). */
