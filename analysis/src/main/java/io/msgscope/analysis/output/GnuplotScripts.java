@@ -20,6 +20,14 @@ public final class GnuplotScripts {
     public static final String LATENCY_HISTOGRAM = "latency-histogram.gp";
     public static final String THROUGHPUT = "throughput.gp";
 
+    /** The terminal every msgscope script uses: 1200x700 PNG, pngcairo when gnuplot has it, else png; UTF-8. */
+    public static final String TERMINAL = "set encoding utf8\n"
+            + "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+            + "    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n"
+            + "} else {\n"
+            + "    set terminal png size 1200,700 noenhanced\n"
+            + "}\n";
+
     private GnuplotScripts() {
     }
 
@@ -199,12 +207,7 @@ public final class GnuplotScripts {
     private static String preamble(String what, String script, String png) {
         return "# msgscope: " + what + "\n"
                 + "# Run from the run folder: gnuplot " + script + "\n"
-                + "set encoding utf8\n"
-                + "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-                + "    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n"
-                + "} else {\n"
-                + "    set terminal png size 1200,700 noenhanced\n"
-                + "}\n"
+                + TERMINAL
                 + "set output \"" + png + "\"\n"
                 + "set datafile missing NaN\n"
                 + "set grid\n";

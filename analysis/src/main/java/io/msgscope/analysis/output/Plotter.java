@@ -55,9 +55,12 @@ public final class Plotter {
      * Runs {@code gnuplot <script>} for every {@code *.gp} in {@code dir} (in name order, working
      * directory {@code dir}, {@value #TIMEOUT_SECONDS} s each).
      *
+     * A script that fails (e.g. a failed run with no data to draw) does not stop the others: every
+     * script is run, and the failures are reported together afterwards.
+     *
      * @return the PNG files the scripts produced
      * @throws PlotUnavailableException if gnuplot is not on PATH
-     * @throws PlotException if a script fails or times out
+     * @throws PlotException if a script fails or times out (after the others were rendered), naming each
      */
     public static List<Path> render(Path dir) throws IOException {
         Path gnuplot = findGnuplot();
@@ -71,8 +74,14 @@ public final class Plotter {
                     .forEach(scripts::add);
         }
         List<Path> pngs = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
         for (Path script : scripts) {
-            run(gnuplot, dir, script);
+            try {
+                run(gnuplot, dir, script);
+            } catch (PlotException e) {
+                failures.add(e.getMessage());
+                continue;
+            }
             Matcher m = OUTPUT.matcher(Files.readString(script, StandardCharsets.UTF_8));
             while (m.find()) {
                 Path png = dir.resolve(m.group(1));
@@ -80,6 +89,14 @@ public final class Plotter {
                     pngs.add(png);
                 }
             }
+        }
+        if (failures.size() == 1) {
+            throw new PlotException(failures.get(0) + (scripts.size() > 1 ? " (the other " + (scripts.size() - 1)
+                    + " scripts were rendered)" : ""));
+        }
+        if (!failures.isEmpty()) {
+            throw new PlotException(failures.size() + " of " + scripts.size() + " scripts failed: "
+                    + String.join("; ", failures));
         }
         return pngs;
     }

@@ -80,8 +80,11 @@ class PlotterTest {
     @Test
     void failingScriptIsNamedWithGnuplotsError() throws IOException {
         Files.writeString(dir.resolve("broken.gp"), "set output \"broken.png\"\nplot \"no-such-file.dat\" using 1:2\n");
+        Files.writeString(dir.resolve("good.gp"), "set terminal png\nset output \"good.png\"\nplot x\n");
         PlotException e = assertThrows(PlotException.class, () -> Plotter.render(dir));
         assertTrue(e.getMessage().contains("broken.gp"), e.getMessage());
+        assertTrue(Files.size(dir.resolve("good.png")) > 0, "a failing script does not stop the others");
+        assertTrue(e.getMessage().contains("the other 1 scripts were rendered"), e.getMessage());
         assertTrue(e.getMessage().contains("no-such-file.dat") || e.getMessage().contains("line 2"), e.getMessage());
     }
 }

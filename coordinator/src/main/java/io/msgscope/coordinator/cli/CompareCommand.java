@@ -3,6 +3,7 @@ package io.msgscope.coordinator.cli;
 import io.msgscope.analysis.output.PlotUnavailableException;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.coordinator.report.Comparison;
+import io.msgscope.coordinator.report.SweepComparison;
 import io.msgscope.core.SpecException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,15 +21,19 @@ import java.util.concurrent.Callable;
 
 /** {@code msgscope compare DIR1 DIR2 ...}: runs side by side. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Put runs side by side (Markdown table; --out: compare.md/.dat/.gp).",
-                "Runs of different drivers or brokers; the latency percentiles overlaid in",
-                "compare.gp. Refuses runs whose message size, count or rate differ, unless --force."},
+        description = {"Put results side by side (Markdown table; --out: compare.md/.dat/.gp).",
+                "Run folders of any mode (run, throughput, scenario) of different drivers or brokers:",
+                "the latency percentiles overlaid in compare.gp. Refuses results of different modes",
+                "or settings (trace runs: size, count, rate; throughput: size, in-flight; scenarios:",
+                "scenario, size, publishers, subscribers, rate, duration) unless --force.",
+                "Sweep folders over the same parameter: msg/s, p50 and p99 against it, one curve each."},
         footer = {"", "Exit codes: 0 ok, 1 plotting failed, 2 bad usage or runs not comparable."})
 public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
-    @Parameters(paramLabel = "DIR", arity = "2..*", description = "Run folders written by msgscope run (at least two).")
+    @Parameters(paramLabel = "DIR", arity = "2..*",
+            description = "At least two result folders (run, throughput, scenario), or sweep folders.")
     List<Path> dirs;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Also write compare.md, compare.dat, compare.gp here.")
@@ -45,26 +50,48 @@ public final class CompareCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter stdout = commandSpec.commandLine().getOut();
+        int sweeps = 0;
         for (Path d : dirs) {
-            if (!Files.isRegularFile(d.resolve("summary.json"))) {
-                throw new SpecException("DIR", d + " holds no summary.json (not a run folder)");
+            boolean sweep = Files.isRegularFile(d.resolve("sweep.json"));
+            if (!sweep && !Files.isRegularFile(d.resolve("summary.json"))) {
+                throw new SpecException("DIR", d + " holds no summary.json (not a run folder) and no sweep.json"
+                        + " (not a sweep folder)");
             }
+            sweeps += sweep ? 1 : 0;
         }
-        Comparison c = Comparison.load(dirs);
-        Optional<Comparison.Mismatch> bad = c.mismatch();
-        if (bad.isPresent()) {
-            Comparison.Mismatch m = bad.get();
-            if (!force) {
-                throw new SpecException(m.field(), m.message().substring(m.field().length() + 1));
+        if (sweeps > 0 && sweeps < dirs.size()) {
+            throw new SpecException("DIR", "give only run folders or only sweep folders (got " + sweeps
+                    + " sweep(s) and " + (dirs.size() - sweeps) + " run(s))");
+        }
+        if (plot && out == null) {
+            throw new SpecException("--plot", "needs --out DIR");
+        }
+        String files;
+        java.util.function.Function<Path, List<Path>> writer;
+        if (sweeps > 0) {
+            SweepComparison c = SweepComparison.load(dirs);
+            stdout.print(c.markdown());
+            files = "compare.md, compare.dat, compare.gp (compare.png, compare-latency.png)";
+            writer = d -> unchecked(() -> c.write(d));
+        } else {
+            Comparison c = Comparison.load(dirs);
+            Optional<Comparison.Mismatch> bad = c.mismatch();
+            if (bad.isPresent()) {
+                Comparison.Mismatch m = bad.get();
+                if (!force) {
+                    throw new SpecException(m.field(), m.message().substring(m.field().length() + 1));
+                }
+                stdout.println("warning (--force): " + m.field() + " differs between the runs (" + m.values() + ")");
             }
-            stdout.println("warning (--force): " + m.field() + " differs between the runs (" + m.values() + ")");
+            stdout.print(c.markdown());
+            files = "compare.md, compare.dat, compare.gp";
+            writer = d -> unchecked(() -> c.write(d));
         }
-        stdout.print(c.markdown());
         if (out != null) {
             Path dir = RunCommand.prepareOut(out, "compare");
-            c.write(dir);
+            writer.apply(dir);
             stdout.println();
-            stdout.println("written: " + dir.resolve("compare.md") + ", compare.dat, compare.gp");
+            stdout.println("written in " + dir + ": " + files);
             if (plot) {
                 try {
                     for (Path p : Plotter.render(dir)) {
@@ -76,10 +103,20 @@ public final class CompareCommand implements Callable<Integer> {
                     return ExitCodes.FAILED;
                 }
             }
-        } else if (plot) {
-            throw new SpecException("--plot", "needs --out DIR");
         }
         stdout.flush();
         return ExitCodes.OK;
+    }
+
+    private interface IoSupplier<T> {
+        T get() throws IOException;
+    }
+
+    private static <T> T unchecked(IoSupplier<T> s) {
+        try {
+            return s.get();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

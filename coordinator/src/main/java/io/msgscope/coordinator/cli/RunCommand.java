@@ -296,6 +296,7 @@ public final class RunCommand implements Callable<Integer> {
         });
         writer.shutdown();
         AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window());
+        long tAnalysis = System.nanoTime();
         judge(outcome, a);
         List<String> files = new ArrayList<>();
         files.add(TraceDatWriter.FILE_NAME);
@@ -316,15 +317,19 @@ public final class RunCommand implements Callable<Integer> {
         for (Path p : cpu.writeScripts(dir, trace, envelope)) {
             files.add(p.getFileName().toString());
         }
+        long tFiles = System.nanoTime();
         DistributionReport dist = DistributionReport.of(trace, a);
         for (Path p : dist.write(dir, a, bins, overlap, envelope)) {
             files.add(p.getFileName().toString());
         }
+        long tDist = System.nanoTime();
         for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), cpu.columns(), bins,
                 overlap)) {
             files.add(p.getFileName().toString());
         }
+        long tHist = System.nanoTime();
         awaitTraceDat(traceDat);
+        long tTraceDat = System.nanoTime();
         files.add(SummaryJson.FILE_NAME);
         Map<String, Object> summary = SummaryJson.build(outcome, a, EnvironmentInfo.current(), startedAt, files);
         if (!cpu.summary().isEmpty()) {
@@ -336,7 +341,11 @@ public final class RunCommand implements Callable<Integer> {
         summary.put("distribution", dist.summary());
         summary.put("peaks", dist.peaksSummary());
         SummaryJson.write(dir.resolve(SummaryJson.FILE_NAME), summary);
-        log.printf(Locale.ROOT, "analysis and output: %.2f s%n", (System.nanoTime() - t0) / 1e9);
+        long tEnd = System.nanoTime();
+        log.printf(Locale.ROOT, "analysis and output: %.2f s (series aggregates %.2f s, envelope/histogram/hdr/scripts"
+                        + " %.2f s, distribution and peaks %.2f s, series histograms %.2f s, waiting for trace.dat %.2f s,"
+                        + " summary %.2f s)%n", (tEnd - t0) / 1e9, (tAnalysis - t0) / 1e9, (tFiles - tAnalysis) / 1e9,
+                (tDist - tFiles) / 1e9, (tHist - tDist) / 1e9, (tTraceDat - tHist) / 1e9, (tEnd - tTraceDat) / 1e9);
 
         stdout.println(ConsoleSummary.sentence(outcome, a));
         if (a.latencyNs().n() >= 10) {

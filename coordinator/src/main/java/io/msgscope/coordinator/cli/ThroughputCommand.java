@@ -9,6 +9,7 @@ import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.FSearch;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.ThroughputRun;
+import io.msgscope.coordinator.ThroughputSamples;
 import io.msgscope.core.EnvironmentInfo;
 import io.msgscope.core.Padding;
 import io.msgscope.core.RunSpec;
@@ -259,6 +260,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             r.put("producer_allocated_bytes", o.finalResult.getHotThreadAllocatedBytes());
             r.put("sample_values_msg_s", o.finalResult.getSamplesList());
             root.put("result", r);
+            files.addAll(ThroughputSamples.write(dir, o.finalResult.getSamplesList(), o.finalStats.median()));
         }
         files.add("summary.json");
         root.put("files", files);

@@ -3,6 +3,7 @@ package io.msgscope.coordinator.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.msgscope.analysis.output.GnuplotScripts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,20 +14,24 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** Runs side by side (issue 7, comparison): one table, overlaid latency percentiles. */
+/**
+ * Results side by side (issue 7, comparison): one table, overlaid latency percentiles. Works on the
+ * folders of every mode ({@code run}, {@code throughput}, {@code scenario}) through {@link SummaryView};
+ * a figure a mode does not have shows as "–".
+ */
 public final class Comparison {
-    /** One run: its label (folder name) and summary.json. */
+    /** One result: its label (folder name) and summary.json. */
     public record Run(String label, JsonNode summary) {
+        SummaryView view() {
+            return new SummaryView(summary);
+        }
     }
 
-    private record Row(String name, Function<JsonNode, String> value) {
+    private record Row(String name, Function<SummaryView, String> value) {
     }
-
-    /** The spec fields whose difference makes a comparison meaningless. */
-    public static final List<String> MUST_MATCH = List.of("size", "count", "rate");
 
     private static final String[][] PERCENTILES = {{"p50", "p50"}, {"p90", "p90"}, {"p95", "p95"}, {"p99", "p99"},
-            {"p99.9", "p99_9"}, {"p99.99", "p99_99"}, {"max", "max"}};
+            {"p99.9", "p999"}, {"p99.99", "p9999"}, {"max", "max"}};
 
     private final List<Run> runs;
 
@@ -44,22 +49,27 @@ public final class Comparison {
             if (!Files.isRegularFile(f)) {
                 throw new IllegalArgumentException(d + " holds no summary.json (not a run folder)");
             }
-            String label = d.toAbsolutePath().normalize().getFileName().toString();
-            String unique = label;
-            for (int i = 2; seen.contains(unique); i++) {
-                unique = label + "#" + i;
-            }
-            seen.add(unique);
-            runs.add(new Run(unique, om.readTree(f.toFile())));
+            runs.add(new Run(unique(d, seen), om.readTree(f.toFile())));
         }
         return new Comparison(runs);
+    }
+
+    /** The folder's name, with #2, #3 ... when it was seen before. */
+    static String unique(Path d, List<String> seen) {
+        String label = d.toAbsolutePath().normalize().getFileName().toString();
+        String unique = label;
+        for (int i = 2; seen.contains(unique); i++) {
+            unique = label + "#" + i;
+        }
+        seen.add(unique);
+        return unique;
     }
 
     public List<Run> runs() {
         return runs;
     }
 
-    /** A spec field whose values differ, with each run's value ("a=64 b=256"). */
+    /** A setting whose values differ, with each result's value ("a=64 b=256"). */
     public record Mismatch(String field, String values) {
         /** The one-line refusal. */
         public String message() {
@@ -67,58 +77,85 @@ public final class Comparison {
         }
     }
 
-    /** The first spec field among size, count, rate whose values differ. */
+    /**
+     * The first setting whose values differ: the mode (a trace run against a throughput run), then the
+     * mode's own settings ({@link SummaryView#mustMatch()}: size, count, rate of trace runs; size and
+     * in-flight of throughput runs; scenario, size, publishers, subscribers, rate, duration of scenarios).
+     */
     public Optional<Mismatch> mismatch() {
-        for (String field : MUST_MATCH) {
-            String first = runs.get(0).summary().path("spec").path(field).asText("?");
-            for (Run r : runs) {
-                String v = r.summary().path("spec").path(field).asText("?");
-                if (!v.equals(first)) {
-                    StringBuilder sb = new StringBuilder();
-                    for (Run x : runs) {
-                        sb.append(sb.length() > 0 ? " " : "").append(x.label()).append('=')
-                                .append(x.summary().path("spec").path(field).asText("?"));
-                    }
-                    return Optional.of(new Mismatch(field, sb.toString()));
-                }
+        Optional<Mismatch> m = differing("mode", r -> r.view().modeName());
+        if (m.isPresent()) {
+            return m;
+        }
+        List<String[]> fields = runs.get(0).view().mustMatch();
+        for (int i = 0; i < fields.size(); i++) {
+            int k = i;
+            m = differing(fields.get(i)[0], r -> r.view().mustMatch().get(k)[1]);
+            if (m.isPresent()) {
+                return m;
             }
         }
         return Optional.empty();
     }
 
-    private static String us(JsonNode s, String field) {
-        JsonNode n = s.path("series").path("latency_ns").path(field);
-        return n.isNumber() ? String.format(Locale.ROOT, "%.1f", n.asDouble() / 1000) : "–";
+    private Optional<Mismatch> differing(String field, Function<Run, String> value) {
+        String first = value.apply(runs.get(0));
+        if (runs.stream().allMatch(r -> value.apply(r).equals(first))) {
+            return Optional.empty();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Run x : runs) {
+            sb.append(sb.length() > 0 ? " " : "").append(x.label()).append('=').append(value.apply(x));
+        }
+        return Optional.of(new Mismatch(field, sb.toString()));
+    }
+
+    private static String num(double v, String fmt) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, fmt, v);
     }
 
     private static String num(JsonNode n, String fmt) {
         return n.isNumber() ? String.format(Locale.ROOT, fmt, n.asDouble()) : "–";
     }
 
-    private static String cpu(JsonNode s, String role) {
-        return num(s.path("cpu").path(role).path("stats").path("median"), "%.1f");
+    private static String cpu(SummaryView s, String role) {
+        return num(s.json().path("cpu").path(role).path("stats").path("median"), "%.1f");
+    }
+
+    private static Row latency(String name, String field) {
+        return new Row("latency " + name + " [µs]", s -> num(s.latencyUs(field), "%.1f"));
     }
 
     private static final List<Row> ROWS = List.of(
-            new Row("driver", s -> s.path("driver").asText("–")),
-            new Row("status", s -> s.path("status").asText("–")),
-            new Row("size [B]", s -> s.path("spec").path("size").asText("–")),
-            new Row("count", s -> s.path("spec").path("count").asText("–")),
-            new Row("rate [msg/s] (0 = full speed)", s -> num(s.path("spec").path("rate"), "%.0f")),
-            new Row("receive [msg/s]", s -> num(s.path("throughput").path("receive_msg_s"), "%.0f")),
-            new Row("receive [bytes/s]", s -> num(s.path("throughput").path("receive_bytes_s"), "%.0f")),
-            new Row("lost", s -> s.path("counters").path("messages_lost").asText("–")),
-            new Row("latency min [µs]", s -> num(s.path("latency").path("latency_min_us"), "%.1f")),
-            new Row("latency mean [µs]", s -> num(s.path("latency").path("latency_mean_us"), "%.1f")),
-            new Row("latency p50 [µs]", s -> num(s.path("latency").path("latency_p50_us"), "%.1f")),
-            new Row("latency p95 [µs]", s -> num(s.path("latency").path("latency_p95_us"), "%.1f")),
-            new Row("latency p99 [µs]", s -> num(s.path("latency").path("latency_p99_us"), "%.1f")),
-            new Row("latency p99.9 [µs]", s -> num(s.path("latency").path("latency_p999_us"), "%.1f")),
-            new Row("latency max [µs]", s -> num(s.path("latency").path("latency_max_us"), "%.1f")),
+            new Row("mode", SummaryView::modeName),
+            new Row("driver", SummaryView::driver),
+            new Row("status", SummaryView::status),
+            new Row("size [B]", SummaryView::size),
+            new Row("count", s -> s.json().path("spec").path("count").asText("–")),
+            new Row("rate [msg/s] (0 = full speed)", s -> s.mode() == SummaryView.Mode.SCENARIO
+                    ? num(s.json().path("rate_per_publisher"), "%.0f") + " per publisher"
+                    : num(s.json().path("spec").path("rate"), "%.0f")),
+            new Row("in flight F", s -> s.json().path("result").path("in_flight").asText("–")),
+            new Row("scenario", s -> s.mode() == SummaryView.Mode.SCENARIO ? s.json().path("scenario").asText("–")
+                    + " " + s.json().path("publishers").asText("?") + "→" + s.json().path("subscribers").asText("?")
+                    + " @ " + s.json().path("delivery").asText("?") : "–"),
+            new Row("receive [msg/s]", s -> num(s.msgPerS(), "%.0f")),
+            new Row("receive [bytes/s]", s -> num(s.bytesPerS(), "%.0f")),
+            new Row("throughput samples sd [msg/s]", s -> num(s.sampleSdMsgPerS(), "%.0f")),
+            new Row("lost", s -> num(s.lost(), "%.0f")),
+            new Row("delivery rate", s -> num(s.json().path("results").path("delivery_rate"), "%.4f")),
+            latency("min", "min"),
+            latency("mean", "mean"),
+            latency("p50", "p50"),
+            latency("p95", "p95"),
+            latency("p99", "p99"),
+            latency("p99.9", "p999"),
+            latency("max", "max"),
             new Row("CPU sender median [% core]", s -> cpu(s, "sender")),
             new Row("CPU broker median [% core]", s -> cpu(s, "broker")),
             new Row("CPU receiver median [% core]", s -> cpu(s, "receiver")),
-            new Row("distribution", s -> s.path("distribution").path("verdict").asText("–")));
+            new Row("client CPU per message [ns]", s -> num(s.clientCpuNsPerMessage(), "%.0f")),
+            new Row("distribution", s -> s.json().path("distribution").path("verdict").asText("–")));
 
     private static String md(String s) {
         return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ");
@@ -136,7 +173,7 @@ public final class Comparison {
         for (Row row : ROWS) {
             sb.append("| ").append(md(row.name())).append(" |");
             for (Run r : runs) {
-                sb.append(' ').append(md(row.value().apply(r.summary()))).append(" |");
+                sb.append(' ').append(md(row.value().apply(r.view()))).append(" |");
             }
             sb.append('\n');
         }
@@ -145,7 +182,8 @@ public final class Comparison {
 
     /** compare.dat: one row per percentile, one latency column [µs] per run. */
     public String dat() {
-        StringBuilder sb = new StringBuilder("# msgscope compare: latency percentiles [µs] from series.latency_ns\n# index percentile");
+        StringBuilder sb = new StringBuilder("# msgscope compare: latency percentiles [µs] (NaN: the mode does not "
+                + "report it)\n# index percentile");
         for (Run r : runs) {
             sb.append(' ').append(r.label().replace(' ', '_'));
         }
@@ -153,8 +191,8 @@ public final class Comparison {
         for (int i = 0; i < PERCENTILES.length; i++) {
             sb.append(i).append(" \"").append(PERCENTILES[i][0]).append('"');
             for (Run r : runs) {
-                String v = us(r.summary(), PERCENTILES[i][1]);
-                sb.append(' ').append("–".equals(v) ? "NaN" : v);
+                double v = r.view().latencyUs(PERCENTILES[i][1]);
+                sb.append(' ').append(Double.isNaN(v) ? "NaN" : String.format(Locale.ROOT, "%.1f", v));
             }
             sb.append('\n');
         }
@@ -165,12 +203,7 @@ public final class Comparison {
     public String script() {
         StringBuilder sb = new StringBuilder("# msgscope compare: latency percentiles of the runs overlaid (from compare.dat)\n"
                 + "# Run from the compare folder: gnuplot compare.gp\n"
-                + "set encoding utf8\n"
-                + "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-                + "    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n"
-                + "} else {\n"
-                + "    set terminal png size 1200,700 noenhanced\n"
-                + "}\n"
+                + GnuplotScripts.TERMINAL
                 + "set output \"compare.png\"\n"
                 + "set datafile missing NaN\n"
                 + "set grid\n"
@@ -194,9 +227,14 @@ public final class Comparison {
 
     /** Writes compare.md, compare.dat and compare.gp into dir. */
     public List<Path> write(Path dir) throws IOException {
+        return writeFiles(dir, markdown(), dat(), script());
+    }
+
+    /** Writes compare.md, compare.dat and compare.gp with the given texts into dir (created). */
+    static List<Path> writeFiles(Path dir, String md, String dat, String gp) throws IOException {
         Files.createDirectories(dir);
         List<Path> out = new ArrayList<>();
-        for (String[] f : new String[][] {{"compare.md", markdown()}, {"compare.dat", dat()}, {"compare.gp", script()}}) {
+        for (String[] f : new String[][] {{"compare.md", md}, {"compare.dat", dat}, {"compare.gp", gp}}) {
             Path p = dir.resolve(f[0]);
             Files.writeString(p, f[1], StandardCharsets.UTF_8);
             out.add(p);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.msgscope.analysis.output.Plotter;
+import io.msgscope.coordinator.ThroughputSamples;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,14 +20,15 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * {@code index.html} of a run folder ({@code summary.json}) or a sweep folder ({@code sweep.json}):
- * self-contained (inline CSS, images by relative path, no scripts, no network).
+ * {@code index.html} of a results folder ({@code summary.json} of a trace, throughput or scenario run)
+ * or a sweep folder ({@code sweep.json}, one page per point too): self-contained (inline CSS, images by relative path, no scripts, no network).
  */
 public final class HtmlReport {
     private static final ObjectMapper OM = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final Pattern OUTPUT = Pattern.compile("^\\s*set\\s+output\\s+[\"']([^\"']+)[\"']", Pattern.MULTILINE);
     private static final List<String> PLOT_ORDER = List.of("latency.png", "latency-histogram.png",
             "latency-distribution.png", "latency-peaks.png", "throughput.png", "cpu.png", "network.png",
+            "search.png", "samples.png", "samples-histogram.png", "timeseries.png",
             "sweep-throughput.png", "sweep-latency.png");
 
     /** What building a report did. */
@@ -56,6 +58,7 @@ public final class HtmlReport {
             for (JsonNode p : sweep.path("points")) {
                 Path pd = dir.resolve(p.path("dir").asText());
                 if (isRun(pd)) {
+                    completeData(pd);
                     renderMissing(pd, notes);
                     pages.add(writeRun(pd));
                 }
@@ -63,6 +66,7 @@ public final class HtmlReport {
             renderMissing(dir, notes);
             index = writeSweep(dir, sweep);
         } else {
+            completeData(dir);
             renderMissing(dir, notes);
             index = writeRun(dir);
         }
@@ -165,18 +169,23 @@ public final class HtmlReport {
 
     static Path writeRun(Path dir) throws IOException {
         JsonNode s = OM.readTree(dir.resolve("summary.json").toFile());
+        SummaryView v = new SummaryView(s);
         Html h = new Html();
-        String title = "msgscope " + s.path("mode").asText("run") + " " + s.path("run_id").asText(dir.getFileName().toString());
+        String title = "msgscope " + s.path("mode").asText("run") + " "
+                + s.path("run_id").asText(dir.toAbsolutePath().normalize().getFileName().toString());
         h.el("h1", title);
-        h.raw("<p class=\"sentence\">").text(sentence(s)).raw("</p>\n");
+        h.raw("<p class=\"sentence\">").text(v.sentence()).raw("</p>\n");
         h.raw(statusHtml(s));
-        h.raw("<p>").text("Driver " + s.path("driver").asText("?") + ", topology: " + s.path("topology").asText("?")
-                + ", started " + s.path("started_at").asText("?")).raw("</p>\n");
-        if (s.path("warnings").size() > 0) {
-            h.el("h2", "Warnings");
+        h.raw("<p>").text("Driver " + v.driver() + (s.has("topology") ? ", topology: " + s.path("topology").asText()
+                : "") + ", started " + s.path("started_at").asText("?")).raw("</p>\n");
+        List<String> warnings = new ArrayList<>();
+        s.path("warnings").forEach(w -> warnings.add(w.asText()));
+        s.path("notes").forEach(w -> warnings.add(w.asText()));
+        if (!warnings.isEmpty()) {
+            h.el("h2", v.mode() == SummaryView.Mode.SCENARIO ? "Notes" : "Warnings");
             h.raw("<ul>\n");
-            for (JsonNode w : s.path("warnings")) {
-                h.raw("<li>").text(w.asText()).raw("</li>\n");
+            for (String w : warnings) {
+                h.raw("<li>").text(w).raw("</li>\n");
             }
             h.raw("</ul>\n");
         }
@@ -188,6 +197,17 @@ public final class HtmlReport {
         for (String png : pngs) {
             h.img(png, png);
         }
+        switch (v.mode()) {
+            case RUN -> runSections(h, s);
+            case THROUGHPUT -> throughputSections(h, s);
+            case SCENARIO -> scenarioSections(h, s);
+        }
+        Path index = dir.resolve("index.html");
+        Files.writeString(index, Html.page(title, h.toString()), StandardCharsets.UTF_8);
+        return index;
+    }
+
+    private static void runSections(Html h, JsonNode s) throws IOException {
         h.el("h2", "Latency (Q4)");
         h.table(List.of("field", "value"), fields(s.path("latency")));
         h.el("h2", "Throughput");
@@ -206,9 +226,68 @@ public final class HtmlReport {
         h.el("h2", "Run spec (to reproduce)");
         h.el("p", "spec_hash " + s.path("spec_hash").asText("–"));
         h.pre(OM.writeValueAsString(s.path("spec")));
-        Path index = dir.resolve("index.html");
-        Files.writeString(index, Html.page(title, h.toString()), StandardCharsets.UTF_8);
-        return index;
+    }
+
+    /** A throughput run (A5-A7): the result, latency at F, counters, the F search and its probes. */
+    private static void throughputSections(Html h, JsonNode s) throws IOException {
+        JsonNode r = s.path("result");
+        h.el("h2", "Result (A7: median, mean and standard deviation of the samples)");
+        List<List<String>> rows = new ArrayList<>();
+        for (List<String> f : fields(r)) {
+            if (!List.of("latency", "counters", "sample_values_msg_s").contains(f.get(0))) {
+                rows.add(f);
+            }
+        }
+        rows.add(List.of("samples (values)", r.path("sample_values_msg_s").size() + " in samples.dat"));
+        h.table(List.of("field", "value"), rows);
+        h.el("h2", "Latency at that F (Q4)");
+        h.table(List.of("field", "value"), fields(r.path("latency")));
+        h.el("h2", "Counters");
+        h.table(List.of("counter", "value"), fields(r.path("counters")));
+        if (s.path("search").isObject()) {
+            h.el("h2", "F search (A6)");
+            h.table(List.of("field", "value"), fields(s.path("search")));
+        }
+        if (s.path("probes").size() > 0) {
+            h.el("h2", "Probes");
+            List<List<String>> probes = new ArrayList<>();
+            for (JsonNode p : s.path("probes")) {
+                probes.add(List.of(Html.value(p.get("in_flight")), Html.value(p.get("phase")),
+                        Html.value(p.get("median_msg_s")), Html.value(p.get("mean_msg_s")),
+                        Html.value(p.get("stddev_msg_s")), Html.value(p.get("samples"))));
+            }
+            h.table(List.of("F", "phase", "median msg/s", "mean msg/s", "sd msg/s", "samples"), probes);
+        }
+        environment(h, s.path("environment"));
+        h.el("h2", "Settings (to reproduce)");
+        h.pre(OM.writeValueAsString(s.path("settings")));
+    }
+
+    /** A scenario run (Q1-Q9): the Q4/Q5/Q6 fields, the scenario's settings. */
+    private static void scenarioSections(Html h, JsonNode s) throws IOException {
+        h.el("h2", "Results (Q4 latency, Q5 counters, Q6 rates and delivery)");
+        h.table(List.of("field", "value"), fields(s.path("results")));
+        h.el("h2", "Scenario (to reproduce)");
+        List<List<String>> rows = new ArrayList<>();
+        for (List<String> f : fields(s)) {
+            if (!List.of("results", "notes", "warnings").contains(f.get(0))) {
+                rows.add(f);
+            }
+        }
+        h.table(List.of("field", "value"), rows);
+    }
+
+    /** Data files a folder written by an older msgscope lacks but its summary holds (throughput samples). */
+    static void completeData(Path dir) throws IOException {
+        if (!isRun(dir) || Files.isRegularFile(dir.resolve(ThroughputSamples.DAT))) {
+            return;
+        }
+        SummaryView v = new SummaryView(OM.readTree(dir.resolve("summary.json").toFile()));
+        if (v.mode() == SummaryView.Mode.THROUGHPUT) {
+            List<Double> samples = new ArrayList<>();
+            v.json().path("result").path("sample_values_msg_s").forEach(n -> samples.add(n.asDouble()));
+            ThroughputSamples.write(dir, samples, v.msgPerS());
+        }
     }
 
     private static final List<String> AGG = List.of("n", "mean", "median", "robust_deviation", "min", "p50", "p90",
@@ -317,6 +396,10 @@ public final class HtmlReport {
             return;
         }
         h.el("h2", "Environment");
+        if (!env.has("coordinator")) {
+            h.table(List.of("field", "value"), fields(env));
+            return;
+        }
         h.el("h3", "Coordinator");
         h.table(List.of("field", "value"), fields(env.path("coordinator")));
         for (Iterator<Map.Entry<String, JsonNode>> it = env.path("agents").fields(); it.hasNext(); ) {

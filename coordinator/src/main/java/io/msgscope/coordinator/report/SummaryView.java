@@ -109,7 +109,9 @@ public final class SummaryView {
                 case "p9999" -> "p99_99";
                 default -> field;
             };
-            return num(s.path("series").path("latency_ns").path(f)) / 1000;
+            double v = num(s.path("series").path("latency_ns").path(f)) / 1000;
+            // the Q4 fields carry the same figures; older or hand-made summaries may have only those
+            return Double.isNaN(v) ? num(s.path("latency").path("latency_" + field + "_us")) : v;
         }
         JsonNode lat = mode == Mode.THROUGHPUT ? s.path("result").path("latency") : s.path("results");
         String f = field.equals("median") ? "p50" : field;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.msgscope.coordinator.report.SummaryView;
 
+import io.msgscope.analysis.output.GnuplotScripts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -218,12 +219,7 @@ public final class SweepTable {
     private String header(String title, String output) {
         return "# msgscope sweep: " + title + " (from sweep-spread.dat)\n"
                 + "# Run from the sweep folder: gnuplot " + output.replace(".png", ".gp") + "\n"
-                + "set encoding utf8\n"
-                + "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-                + "    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n"
-                + "} else {\n"
-                + "    set terminal png size 1200,700 noenhanced\n"
-                + "}\n"
+                + GnuplotScripts.TERMINAL
                 + "set output \"" + output + "\"\n"
                 + "set datafile missing NaN\n"
                 + "set grid\n"
