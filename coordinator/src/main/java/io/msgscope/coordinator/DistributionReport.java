@@ -145,7 +145,7 @@ public final class DistributionReport {
             files.add(PeakAnalysis.writeMarks(dir.resolve("peaks.dat"), peaks.topPeaks()));
             files.add(envelope
                     ? PeakAnalysis.gnuplotOver(dir, "latency-peaks.gp", GnuplotScripts.envelopeElement(5, "",
-                            "latency I_n - O_n", "#9ecae1", "#08519c"), "peaks.dat", "latency-peaks.png", peaks)
+                            "latency I_n - O_n", "#6baed6", "#08519c"), "peaks.dat", "latency-peaks.png", peaks)
                     : PeakAnalysis.gnuplot(dir, "latency-peaks.gp", "trace.dat", "peaks.dat", "latency-peaks.png",
                             peaks));
         }

@@ -83,7 +83,7 @@ public final class GnuplotScripts {
         s.append("set xlabel \"message number\"\n");
         s.append("set ylabel \"latency [µs]\"\n");
         s.append("set key below\n");
-        s.append("plot ").append(envelopeElement(5, "", "latency I_n - O_n", "#9ecae1", "#08519c"));
+        s.append("plot ").append(envelopeElement(5, "", "latency I_n - O_n", "#6baed6", "#08519c"));
         if (hasCorrected) {
             s.append(", \\\n     ").append(envelopeElement(14, "", "latency corrected for coordinated omission",
                     "#fdae6b", "#a63603"));

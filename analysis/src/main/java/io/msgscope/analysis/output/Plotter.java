@@ -52,8 +52,9 @@ public final class Plotter {
     }
 
     /**
-     * Runs {@code gnuplot <script>} for every {@code *.gp} in {@code dir} (in name order, working
-     * directory {@code dir}, {@value #TIMEOUT_SECONDS} s each).
+     * Runs every {@code *.gp} in {@code dir} through gnuplot (in name order, working directory
+     * {@code dir}, {@value #TIMEOUT_SECONDS} s each): all in one gnuplot process with a {@code reset}
+     * between scripts, and when that fails each script in a process of its own.
      *
      * A script that fails (e.g. a failed run with no data to draw) does not stop the others: every
      * script is run, and the failures are reported together afterwards.
@@ -75,12 +76,17 @@ public final class Plotter {
         }
         List<Path> pngs = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        // one gnuplot process for the folder (a reset between scripts): a process per script costs
+        // more than most plots; when it fails, each script again on its own to say which one failed
+        boolean together = scripts.size() > 1 && runTogether(gnuplot, dir, scripts);
         for (Path script : scripts) {
-            try {
-                run(gnuplot, dir, script);
-            } catch (PlotException e) {
-                failures.add(e.getMessage());
-                continue;
+            if (!together) {
+                try {
+                    run(gnuplot, dir, script);
+                } catch (PlotException e) {
+                    failures.add(e.getMessage());
+                    continue;
+                }
             }
             Matcher m = OUTPUT.matcher(Files.readString(script, StandardCharsets.UTF_8));
             while (m.find()) {
@@ -99,6 +105,33 @@ public final class Plotter {
                     + String.join("; ", failures));
         }
         return pngs;
+    }
+
+    /** Runs every script in one gnuplot process, {@code reset} between them; false if that failed. */
+    private static boolean runTogether(Path gnuplot, Path dir, List<Path> scripts) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(gnuplot.toString());
+        for (Path s : scripts) {
+            cmd.add(s.getFileName().toString());
+            cmd.add("-e");
+            cmd.add("reset");
+        }
+        Process process = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        try {
+            if (!process.waitFor(TIMEOUT_SECONDS * scripts.size(), TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                return false;
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new PlotException("interrupted while gnuplot ran the scripts of " + dir, e);
+        }
+        return process.exitValue() == 0;
     }
 
     private static void run(Path gnuplot, Path dir, Path script) throws IOException {
