@@ -94,7 +94,7 @@ class ReportIT {
         assertTrue(s.length > 10_000 && s[1] == 'P' && s[2] == 'N' && s[3] == 'G', "screenshot taken");
     }
 
-    private static int chromium(Path chromium, Path profile, Path stdout, String... args) throws Exception {
+    static int chromium(Path chromium, Path profile, Path stdout, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--disable-dev-shm-usage", "--user-data-dir=" + profile));

@@ -105,11 +105,11 @@ public final class SweepCommand implements Callable<Integer> {
             description = "Render the sweep's gnuplot scripts to PNG (needs gnuplot) (default: ${DEFAULT-VALUE}).")
     boolean plot;
 
-    @Option(names = "--plot-points", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "With --plot, also render every point's scripts as it finishes (per-message plots "
-                    + "of long runs through the envelope); --no-plot-points leaves them to 'msgscope report' "
-                    + "(default: ${DEFAULT-VALUE}).")
-    boolean plotPoints;
+    @Option(names = "--plot-points", negatable = true,
+            description = "Render every point's scripts as it finishes (per-message plots of long runs through "
+                    + "the envelope): on by default with --plot; --plot-points alone renders only the points; "
+                    + "--no-plot-points leaves them to 'msgscope report'.")
+    Boolean plotPoints;
 
     @Option(names = "--point-timeout", paramLabel = "S", defaultValue = "3600",
             description = "Seconds one run may take before it is killed and counted failed (default: ${DEFAULT-VALUE}).")
@@ -138,7 +138,7 @@ public final class SweepCommand implements Callable<Integer> {
         double analysisS = 0;
         double plotS = 0;
         boolean failed = false;
-        boolean plotting = plot && plotPoints;
+        boolean plotting = plotPoints == null ? plot : plotPoints;
         ObjectMapper om = new ObjectMapper();
         int total = param.values().size() * repeat;
         int k = 0;

@@ -97,6 +97,25 @@ class SweepTableTest {
         assertEquals("failed", j.path("status").asText());
     }
 
+    @Test
+    void nonNumericOptionValuesAreCategoriesOnTheXAxis() throws IOException {
+        SweepParameter p = SweepParameter.parse(SweepParameter.Kind.OPT, "persistent=false,true");
+        List<SweepTable.Point> pts = List.of(
+                new SweepTable.Point(0, "false", 1, "point-false-1", 0, summary(100, 20000, 64, "ok")),
+                new SweepTable.Point(1, "true", 1, "point-true-1", 0, summary(300, 5000, 64, "ok")));
+        SweepTable t = new SweepTable(p, false, pts);
+        assertTrue(t.sweepDat().contains("\n# persistent repeat status "), t.sweepDat());
+        assertTrue(t.sweepDat().contains("\nfalse 1 ok ") && t.sweepDat().contains("\ntrue 1 ok "), t.sweepDat());
+        assertTrue(t.spreadDat().contains("\ntrue 1 5000.000 5000.000 5000.000 "), t.spreadDat());
+        String gp = t.throughputScript();
+        assertTrue(gp.contains("using 0:4:3:5:xtic(1) axes x1y1"), gp);
+        assertTrue(gp.contains("set xlabel \"driver option persistent\"") && !gp.contains("logscale x"), gp);
+        JsonNode j = OM.readTree(t.json(Map.of()));
+        assertEquals("persistent", j.path("parameter").asText());
+        assertEquals("true", j.path("values").get(1).asText());
+        assertEquals("true", j.path("points").get(1).path("persistent").asText());
+    }
+
     private static String golden(String name) throws IOException {
         try (InputStream in = SweepTableTest.class.getResourceAsStream(name)) {
             if (in == null) {
