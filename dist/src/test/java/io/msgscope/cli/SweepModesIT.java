@@ -159,6 +159,45 @@ class SweepModesIT {
         openInChromium(a);
     }
 
+    @Test
+    void aRunAboveTheEnvelopeThresholdIsPlottedThroughTheEnvelope() throws Exception {
+        boolean gnuplot = gnuplot();
+        Path out = tmp.resolve("env");
+        List<String> args = new java.util.ArrayList<>(List.of("run", "--count", "20000", "--rate", "20000", "--warmup",
+                "5000", "--plot-envelope-above", "10000", "--plot-envelope-buckets", "500", "--out", out.toString()));
+        if (gnuplot) {
+            args.add("--plot");
+        }
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("w1"), args.toArray(String[]::new));
+        assertEquals(0, p.waitFor(300), () -> TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
+        List<String> env = Files.readAllLines(out.resolve("trace-envelope.dat"));
+        assertTrue(env.get(0).startsWith("# bucket first_seq last_seq mid_seq lat_min_us lat_median_us lat_max_us st_min"
+                + " st_median st_max rt_min rt_median rt_max latc_min_us latc_median_us latc_max_us cpu_"), env.get(0));
+        List<String> rows = rows(out.resolve("trace-envelope.dat"));
+        assertEquals(500, rows.size());
+        assertTrue(rows.get(499).startsWith("499 19960 19999 19979 "), rows.get(499));
+        for (String gp : List.of("latency.gp", "throughput.gp", "latency-peaks.gp", "cpu.gp")) {
+            String text = Files.readString(out.resolve(gp));
+            assertTrue(text.contains("\"trace-envelope.dat\"") && !text.contains("\"trace.dat\""), gp + ": " + text);
+        }
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertTrue(s.path("files").toString().contains("trace-envelope.dat"), s.path("files").toString());
+        assertEquals(20000, rows(out.resolve("trace.dat")).size(), "trace.dat is written either way");
+        assertTrue(p.err().contains("analysis and output: ") && p.err().contains("series aggregates"), p.err());
+        if (!gnuplot) {
+            Assumptions.abort("gnuplot not installed: plots not checked");
+        }
+        for (String png : List.of("latency.png", "throughput.png", "latency-peaks.png", "cpu.png")) {
+            assertTrue(Files.size(out.resolve(png)) > 1000, png);
+        }
+
+        MsgscopeProcess small = MsgscopeProcess.start(tmp.resolve("w2"), "run", "--count", "20000", "--rate", "20000",
+                "--warmup", "5000", "--out", tmp.resolve("small").toString());
+        assertEquals(0, small.waitFor(300), () -> TraceRunIT.safe(small::err));
+        assertFalse(Files.exists(tmp.resolve("small").resolve("trace-envelope.dat")), "below the default 100000");
+        assertTrue(Files.readString(tmp.resolve("small").resolve("latency.gp")).contains("\"trace.dat\""));
+    }
+
     /** The page loads in headless Chromium with every image present (as ReportIT). */
     private void openInChromium(Path dir) throws Exception {
         Path chromium = ReportIT.chromium();

@@ -48,7 +48,7 @@ import java.util.regex.Pattern;
         footer = {"", "Examples:", "  msgscope sweep --sizes 64,256,1k,4k --repeat 3 --count 200000 --rate 20000 \\",
                 "      --out results/s1 --plot",
                 "  msgscope sweep --in-flights 1,10,100,1000 --driver amqp --samples 50 --plot",
-                "  msgscope sweep --opt-values tx_size=1,10,100 --driver amqp --count 100000 --rate 5000",
+                "  msgscope sweep --opt-values tx_size=1,10,100 --driver amqp --count 100000",
                 "  msgscope sweep --opt-values qos=0,1,2 --mode throughput --driver mqtt --in-flight 100",
                 "", "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage."})
 public final class SweepCommand implements Callable<Integer> {
