@@ -118,4 +118,17 @@ class SweepUsageTest {
         l = usageError("--sizes", "64", "--in-flights", "1");
         assertTrue(l.contains("give exactly one of"), l);
     }
+
+    @Test
+    void runAndThroughputRefuseABadOptionValueBeforeStartingAnAgent() {
+        for (String cmd : List.of("run", "throughput")) {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), cmd, "--driver", "mqtt",
+                    "--opt", "qos=3", "--out", tmp.resolve(cmd).toString());
+            assertEquals(2, code, err::toString);
+            assertEquals("msgscope " + cmd + ": --opt qos: must be between 0 and 2, got 3", err.toString().strip());
+            assertFalse(Files.exists(tmp.resolve(cmd)), "no folder, no agent");
+        }
+    }
 }
