@@ -56,18 +56,25 @@ final class MqttPublisher implements Publisher {
             } else if (acks) {
                 ackCount.incrementAndGet();
             }
-            completed.incrementAndGet();
+            if (completed.incrementAndGet() >= wakeAt) {
+                wakeSender();
+            }
         }
     }
 
     private long sent; // sender thread only
     private final PublishStream stream;
     private volatile Throwable streamFailure;
+    /** Publishes that must complete before a sender waiting on a full window is woken: 1/8 of the window. */
+    private final long windowBatch;
+    private volatile long wakeAt = Long.MAX_VALUE;
+    private volatile Thread waiter;
 
     MqttPublisher(MqttSettings s, int size) throws IOException {
         this.size = size;
         this.acks = s.qos() > 0;
         this.maxInflight = s.maxInflight();
+        this.windowBatch = Math.max(1, maxInflight / 8);
         this.conn = MqttConnection.open(s, "pub", lost);
         stream = new PublishStream(conn, MqttTopic.of(s.topic()), MqttQos.fromCode(s.qos()), maxInflight,
                 this::onResult, t -> streamFailure = t);
@@ -81,7 +88,8 @@ final class MqttPublisher implements Publisher {
     }
 
     /**
-     * Copies each message and queues it on the publish stream; waits only when {@code max_inflight}
+     * Copies each message, queues it on the publish stream and hands the call's messages to the client
+     * at once (so {@code --send-batch K} means K publishes per hand-over); waits only when {@code max_inflight}
      * publishes are outstanding (the window bounds the client's queue and, at QoS 1 and 2, the packet
      * identifiers in use), so the sender never waits for a single publish's future.
      */
@@ -92,6 +100,7 @@ final class MqttPublisher implements Publisher {
         final PublishStream out = stream;
         for (int off = offset; off < end; off += size) {
             if (sent - completed.get() >= maxInflight) {
+                out.signal(); // what is queued must go before the window can open
                 awaitWindow();
             }
             final byte[] copy = new byte[size];
@@ -99,23 +108,43 @@ final class MqttPublisher implements Publisher {
             sent++;
             out.publish(copy);
         }
+        out.signal(); // one hand-over per call: --send-batch K hands K messages to the client at once
     }
 
+    /**
+     * Parks until {@code windowBatch} publishes of the full window have completed (the completing
+     * thread wakes it once, see {@link #wakeSender}): polling in short sleeps cost the sender a core's
+     * worth of wake-ups while the broker was the bottleneck, and a wake-up per completion would cost
+     * one on the client's thread per message.
+     */
     private void awaitWindow() throws IOException {
+        final long need = sent - maxInflight + windowBatch; // completed count at which the window has room again
         long last = completed.get();
         long since = System.nanoTime();
-        while (sent - completed.get() >= maxInflight) {
-            checkAlive();
-            long c = completed.get();
-            if (c != last) {
-                last = c;
-                since = System.nanoTime();
-            } else if (System.nanoTime() - since > STALL_NS) {
-                throw new IOException("MQTT broker at " + conn.settings.address() + " completed no publish for "
-                        + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
+        waiter = Thread.currentThread();
+        wakeAt = need;
+        try {
+            long c;
+            while ((c = completed.get()) < need) {
+                checkAlive();
+                if (c != last) {
+                    last = c;
+                    since = System.nanoTime();
+                } else if (System.nanoTime() - since > STALL_NS) {
+                    throw new IOException("MQTT broker at " + conn.settings.address() + " completed no publish for "
+                            + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
+                }
+                LockSupport.parkNanos(1_000_000);
             }
-            LockSupport.parkNanos(20_000);
+        } finally {
+            wakeAt = Long.MAX_VALUE;
         }
+    }
+
+    /** Client thread: the window the sender waits for has opened. */
+    private void wakeSender() {
+        wakeAt = Long.MAX_VALUE;
+        LockSupport.unpark(waiter);
     }
 
     private void checkAlive() throws IOException {

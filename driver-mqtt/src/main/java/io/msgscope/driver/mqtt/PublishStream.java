@@ -7,27 +7,32 @@ import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3PublishResult;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5PublishResult;
 import io.reactivex.FlowableSubscriber;
-import io.reactivex.processors.UnicastProcessor;
+import io.reactivex.Flowable;
+import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
  * The publisher's hot path: ONE reactive publish stream per connection instead of one asynchronous
- * publish (and one future) per message. The sender thread pushes each publish into a single-producer
- * {@link UnicastProcessor}; the client pulls from it as its flow control allows and hands publishes to
- * its Netty event loop in batches (one wake-up and one flush per batch rather than per message). Each
- * publish's result (written at QoS 0, PUBACK at QoS 1, PUBCOMP at QoS 2, or an error) reaches the
- * result consumer on the client's thread. The caller bounds what is queued here (its in-flight
- * window), so the processor's queue never grows beyond that window.
+ * publish (and one future) per message. The sender thread queues publishes ({@link #publish}) into a
+ * single-producer ring and hands them to the client once per {@code send} call ({@link #signal}); the
+ * client pulls what its flow control allows and passes publishes to its Netty event loop in batches.
+ * Handing over per message woke the idle event loop per message (a cross-thread wake-up each); with
+ * {@code --send-batch K} the sender hands over K at a time, and whenever the client asks for more it
+ * pulls what is queued itself, on its own thread. Each publish's result (written at QoS 0, PUBACK at
+ * QoS 1, PUBCOMP at QoS 2, or an error) reaches the result consumer on the client's thread. The
+ * caller's in-flight window bounds what is queued, so the ring (sized to the window) never overflows.
  *
  * <p>Measured with 64 B at QoS 0 against Mosquitto on this machine class: ~35 k msg/s with one
- * asynchronous publish per message, ~55 k msg/s with the stream (BENCHMARKS.md, "Peers").
+ * asynchronous publish per message, ~55 k msg/s through one stream (BENCHMARKS.md, "Peers").
  */
 final class PublishStream {
-    private final UnicastProcessor<Mqtt5Publish> in5;
-    private final UnicastProcessor<Mqtt3Publish> in3;
+    private final Ring<Mqtt5Publish> in5;
+    private final Ring<Mqtt3Publish> in3;
     private final Mqtt5Publish template5;
     private final Mqtt3Publish template3;
 
@@ -38,39 +43,39 @@ final class PublishStream {
      */
     PublishStream(MqttConnection conn, MqttTopic topic, MqttQos qos, int window, Consumer<Object> onResult,
                   Consumer<Throwable> onFailure) {
-        int hint = Math.min(Math.max(window, 16), 4096);
         ResultSink sink = new ResultSink(onResult, onFailure);
         if (conn.v5 != null) {
             template5 = Mqtt5Publish.builder().topic(topic).qos(qos).build();
             template3 = null;
-            in5 = UnicastProcessor.create(hint);
+            in5 = new Ring<>(window);
             in3 = null;
-            conn.v5.toRx().publish(in5).subscribe(sink);
+            conn.v5.toRx().publish(Flowable.fromPublisher(in5)).subscribe(sink);
         } else {
             template3 = Mqtt3Publish.builder().topic(topic).qos(qos).build();
             template5 = null;
-            in3 = UnicastProcessor.create(hint);
+            in3 = new Ring<>(window);
             in5 = null;
-            conn.v3.toRx().publish(in3).subscribe(sink);
+            conn.v3.toRx().publish(Flowable.fromPublisher(in3)).subscribe(sink);
         }
     }
 
-    /** Sender thread only: queues one publish of this payload (the client keeps the array). */
+    /** Sender thread only: queues one publish of this payload (the client keeps the array); see {@link #signal}. */
     void publish(byte[] payload) {
         if (in5 != null) {
-            in5.onNext(template5.extend().payload(payload).build());
+            in5.offer(template5.extend().payload(payload).build());
         } else {
-            in3.onNext(template3.extend().payload(payload).build());
+            in3.offer(template3.extend().payload(payload).build());
         }
     }
 
-    /** Ends the stream: the client completes it after the last result. */
+    /** Sender thread: hands what is queued to the client, as far as it has asked for publishes. */
+    void signal() {
+        (in5 != null ? in5 : in3).drain();
+    }
+
+    /** Ends the stream once what is queued has gone: the client completes it after the last result. */
     void complete() {
-        if (in5 != null) {
-            in5.onComplete();
-        } else {
-            in3.onComplete();
-        }
+        (in5 != null ? in5 : in3).complete();
     }
 
     /** The payload of a result's publish, little-endian, for telling warm-up from measured messages. */
@@ -84,6 +89,100 @@ final class PublishStream {
     static boolean failed(Object result) {
         return result instanceof Mqtt5PublishResult r5 ? r5.getError().isPresent()
                 : result instanceof Mqtt3PublishResult r3 && r3.getError().isPresent();
+    }
+
+    /**
+     * A single-producer ring as a Reactive Streams source, drained by whichever thread gets there:
+     * the sender after queueing ({@link #drain}) or the client when it requests more. Serialised by a
+     * work-in-progress counter (the usual queue-drain pattern), so onNext calls never overlap.
+     */
+    static final class Ring<T> implements org.reactivestreams.Publisher<T>, Subscription {
+        private final Object[] slots;
+        private final int mask;
+        private final AtomicLong tail = new AtomicLong(); // written by the sender only
+        private long head; // read and written inside drain only (serialised by wip)
+        private final AtomicInteger wip = new AtomicInteger();
+        private final AtomicLong requested = new AtomicLong();
+        private volatile Subscriber<? super T> downstream;
+        private volatile boolean cancelled;
+        private volatile boolean completed;
+
+        Ring(int window) {
+            int cap = Integer.highestOneBit(Math.max(2, window) - 1) << 1;
+            slots = new Object[cap];
+            mask = cap - 1;
+        }
+
+        /** Sender thread: the caller's window guarantees a free slot (at most {@code window} outstanding). */
+        void offer(T item) {
+            long t = tail.get();
+            slots[(int) (t & mask)] = item;
+            tail.lazySet(t + 1);
+        }
+
+        void complete() {
+            completed = true;
+            drain();
+        }
+
+        @Override
+        public void subscribe(Subscriber<? super T> s) {
+            downstream = s;
+            s.onSubscribe(this);
+        }
+
+        @Override
+        public void request(long n) {
+            if (n <= 0) {
+                return;
+            }
+            long r;
+            long u;
+            do {
+                r = requested.get();
+                u = r + n < 0 ? Long.MAX_VALUE : r + n;
+            } while (!requested.compareAndSet(r, u));
+            drain();
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+        }
+
+        @SuppressWarnings("unchecked")
+        void drain() {
+            if (wip.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                final Subscriber<? super T> down = downstream;
+                if (down != null && !cancelled) {
+                    final long r = requested.get();
+                    long e = 0;
+                    long h = head;
+                    final long t = tail.get();
+                    while (e != r && h != t) {
+                        final int i = (int) (h & mask);
+                        final T item = (T) slots[i];
+                        slots[i] = null;
+                        h++;
+                        e++;
+                        down.onNext(item);
+                    }
+                    head = h;
+                    if (e != 0 && r != Long.MAX_VALUE) {
+                        requested.addAndGet(-e);
+                    }
+                    if (completed && h == tail.get()) {
+                        cancelled = true;
+                        down.onComplete();
+                    }
+                }
+                missed = wip.addAndGet(-missed);
+            } while (missed != 0);
+        }
     }
 
     /** Requests every result up front: results are bounded by the publishes the window lets through. */
