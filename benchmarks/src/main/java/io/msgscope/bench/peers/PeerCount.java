@@ -61,12 +61,17 @@ final class PeerCount {
         }
     }
 
-    /** One line of key=value pairs the peer script parses. */
-    String report(long sent, long sendNs) {
+    /**
+     * One line of key=value pairs the peer script parses: the receive rate over the arrivals, and the
+     * delivered rate, received / (last arrival − first send at {@code sendStartNs}).
+     */
+    String report(long sent, long sendStartNs, long sendNs) {
         long n = measured;
         double recv = n > 1 ? (n - 1) * 1e9 / (lastNs - firstNs) : Double.NaN;
-        return String.format(Locale.ROOT, "sent=%d received=%d lost=%d send_msg_s=%.0f receive_msg_s=%.0f",
-                sent, n, sent - n, sent * 1e9 / sendNs, recv);
+        double delivered = n > 0 ? n * 1e9 / (lastNs - sendStartNs) : Double.NaN;
+        return String.format(Locale.ROOT,
+                "sent=%d received=%d lost=%d send_msg_s=%.0f receive_msg_s=%.0f delivered_msg_s=%.0f",
+                sent, n, sent - n, sent * 1e9 / sendNs, recv, delivered);
     }
 
     /** count, warm-up and size from {@code args[from..]}, defaults 200000, 50000, 64. */

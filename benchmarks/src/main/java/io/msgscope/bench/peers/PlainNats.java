@@ -43,7 +43,7 @@ public final class PlainNats {
             pub.flush(Duration.ofSeconds(30));
             long sendNs = System.nanoTime() - t0;
             count.await(false, s[0], 2000);
-            System.out.println(count.report(s[0], sendNs));
+            System.out.println(count.report(s[0], t0, sendNs));
         }
     }
 }

@@ -58,7 +58,7 @@ public final class PlainZmq {
             long sendNs = System.nanoTime() - t0;
             count.await(false, s[0], 2000);
             receiver.join();
-            System.out.println(count.report(s[0], sendNs));
+            System.out.println(count.report(s[0], t0, sendNs));
         }
     }
 }
