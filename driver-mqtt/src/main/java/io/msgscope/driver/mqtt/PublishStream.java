@@ -27,8 +27,9 @@ import java.util.function.Consumer;
  * QoS 1, PUBCOMP at QoS 2, or an error) reaches the result consumer on the client's thread. The
  * caller's in-flight window bounds what is queued, so the ring (sized to the window) never overflows.
  *
- * <p>Measured with 64 B at QoS 0 against Mosquitto on this machine class: ~35 k msg/s with one
- * asynchronous publish per message, ~55 k msg/s through one stream (BENCHMARKS.md, "Peers").
+ * <p>A bare HiveMQ loop against Mosquitto on this machine class (64 B, QoS 0, one JVM) published
+ * ~35 k msg/s with one asynchronous publish per message and ~55 k msg/s through one stream, side by
+ * side; msgscope's own figures against mosquitto_pub/sub are in BENCHMARKS.md ("Peers").
  */
 final class PublishStream {
     private final Ring<Mqtt5Publish> in5;
