@@ -20,7 +20,10 @@ public interface AgentRole {
     /** Starts a phase on the role's own thread; calls the listener exactly once when it ends. */
     void start(Phase phase, PhaseListener listener);
 
-    /** The sender finished the measured phase after sending {@code sent} messages (receiver only). */
+    /**
+     * The sender finished a phase after sending {@code sent} messages (receiver only): first the warm-up
+     * (so a warm-up whose messages stopped arriving can end after the drain timeout), then the measurement.
+     */
     default void senderFinished(long sent) {
     }
 

@@ -3,9 +3,6 @@ package io.msgscope.driver.mqtt;
 import io.msgscope.core.driver.DeliveryCount;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.datatypes.MqttTopic;
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
-import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
-import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5PublishResult;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Publisher;
 
@@ -17,17 +14,17 @@ import java.util.function.BiConsumer;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Publishes from the sender's thread with the async API; the topic and a template publish (topic,
- * QoS) are built once. The client keeps a reference to the payload it is given (its builder only
- * slices the buffer) and encodes it later on its I/O thread, while the sender rewrites its buffer in
- * place for the next message: so each message is copied into a fresh byte[] of the message size —
- * the one allocation per message in this driver's own code. The client adds its own (publish object,
- * future, Rx plumbing).
+ * Publishes from the sender's thread into one reactive publish stream per connection
+ * ({@link PublishStream}); the topic and a template publish (topic, QoS) are built once. The client
+ * keeps a reference to the payload it is given (its builder only slices the buffer) and encodes it
+ * later on its I/O thread, while the sender rewrites its buffer in place for the next message: so each
+ * message is copied into a fresh byte[] of the message size — the one allocation per message in this
+ * driver's own code. The client adds its own (publish object, Rx plumbing).
  *
- * <p>The publish future completes on PUBACK (QoS 1), PUBCOMP (QoS 2), or once written (QoS 0);
- * completions at QoS 1 and 2 count as {@code messages_acked} (warm-up messages, with a negative
- * sequence, as {@code warmup_acked}), failures as {@code publish_errors}.
- * At most {@code max_inflight} publishes are outstanding; {@link #drain} waits for all of them.
+ * <p>Each publish completes once written (QoS 0), on PUBACK (QoS 1) or on PUBCOMP (QoS 2); completions
+ * at QoS 1 and 2 count as {@code messages_acked} (Q5; warm-up messages, with a negative sequence, as
+ * {@code warmup_acked}), failures as {@code publish_errors}. At most {@code max_inflight} publishes are
+ * outstanding (a window, not a wait per message); {@link #drain} waits for all of them.
  */
 final class MqttPublisher implements Publisher {
     private static final long STALL_NS = 30_000_000_000L;
@@ -36,8 +33,6 @@ final class MqttPublisher implements Publisher {
     private final int size;
     private final boolean acks;
     private final int maxInflight;
-    private final Mqtt5Publish template5;
-    private final Mqtt3Publish template3;
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong warmupAcked = new AtomicLong();
@@ -56,71 +51,108 @@ final class MqttPublisher implements Publisher {
 
         @Override
         public void accept(Object result, Throwable failure) {
-            if (failure != null || (result instanceof Mqtt5PublishResult r && r.getError().isPresent())) {
+            if (failure != null || PublishStream.failed(result)) {
                 errors.incrementAndGet();
             } else if (acks) {
                 ackCount.incrementAndGet();
             }
-            completed.incrementAndGet();
+            if (completed.incrementAndGet() >= wakeAt) {
+                wakeSender();
+            }
         }
     }
 
     private long sent; // sender thread only
+    private final PublishStream stream;
+    private volatile Throwable streamFailure;
+    /** Publishes that must complete before a sender waiting on a full window is woken: 1/8 of the window. */
+    private final long windowBatch;
+    private volatile long wakeAt = Long.MAX_VALUE;
+    private volatile Thread waiter;
 
     MqttPublisher(MqttSettings s, int size) throws IOException {
         this.size = size;
         this.acks = s.qos() > 0;
         this.maxInflight = s.maxInflight();
+        this.windowBatch = Math.max(1, maxInflight / 8);
         this.conn = MqttConnection.open(s, "pub", lost);
-        MqttTopic topic = MqttTopic.of(s.topic());
-        MqttQos qos = MqttQos.fromCode(s.qos());
-        if (conn.v5 != null) {
-            template5 = Mqtt5Publish.builder().topic(topic).qos(qos).build();
-            template3 = null;
-        } else {
-            template3 = Mqtt3Publish.builder().topic(topic).qos(qos).build();
-            template5 = null;
-        }
+        stream = new PublishStream(conn, MqttTopic.of(s.topic()), MqttQos.fromCode(s.qos()), maxInflight,
+                this::onResult, t -> streamFailure = t);
     }
 
+    /** Client thread: one publish completed; warm-up messages (negative sequence) count apart. */
+    private void onResult(Object result) {
+        ByteBuffer p = PublishStream.payloadOf(result);
+        boolean warmup = p != null && p.remaining() >= WireHeader.SIZE && WireHeader.sequence(p, p.position()) < 0;
+        (warmup ? onWarmupDone : onDone).accept(result, null);
+    }
+
+    /**
+     * Copies each message, queues it on the publish stream and hands the call's messages to the client
+     * at once (so {@code --send-batch K} means K publishes per hand-over); waits only when {@code max_inflight}
+     * publishes are outstanding (the window bounds the client's queue and, at QoS 1 and 2, the packet
+     * identifiers in use), so the sender never waits for a single publish's future.
+     */
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
         final int size = this.size;
         final int end = offset + length;
+        final PublishStream out = stream;
         for (int off = offset; off < end; off += size) {
             if (sent - completed.get() >= maxInflight) {
+                out.signal(); // what is queued must go before the window can open
                 awaitWindow();
             }
             final byte[] copy = new byte[size];
             buffer.get(off, copy, 0, size);
             sent++;
-            final BiConsumer<Object, Throwable> done = WireHeader.sequence(buffer, off) < 0 ? onWarmupDone : onDone;
-            if (template5 != null) {
-                conn.v5.publish(template5.extend().payload(copy).build()).whenComplete(done);
-            } else {
-                conn.v3.publish(template3.extend().payload(copy).build()).whenComplete(done);
+            out.publish(copy);
+        }
+        out.signal(); // one hand-over per call: --send-batch K hands K messages to the client at once
+    }
+
+    /**
+     * Parks until {@code windowBatch} publishes of the full window have completed (the completing
+     * thread wakes it once, see {@link #wakeSender}): polling in short sleeps cost the sender a core's
+     * worth of wake-ups while the broker was the bottleneck, and a wake-up per completion would cost
+     * one on the client's thread per message.
+     */
+    private void awaitWindow() throws IOException {
+        final long need = sent - maxInflight + windowBatch; // completed count at which the window has room again
+        long last = completed.get();
+        long since = System.nanoTime();
+        waiter = Thread.currentThread();
+        wakeAt = need;
+        try {
+            long c;
+            while ((c = completed.get()) < need) {
+                checkAlive();
+                if (c != last) {
+                    last = c;
+                    since = System.nanoTime();
+                } else if (System.nanoTime() - since > STALL_NS) {
+                    throw new IOException("MQTT broker at " + conn.settings.address() + " completed no publish for "
+                            + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
+                }
+                LockSupport.parkNanos(1_000_000);
             }
+        } finally {
+            wakeAt = Long.MAX_VALUE;
         }
     }
 
-    private void awaitWindow() throws IOException {
-        long last = completed.get();
-        long since = System.nanoTime();
-        while (sent - completed.get() >= maxInflight) {
-            checkAlive();
-            long c = completed.get();
-            if (c != last) {
-                last = c;
-                since = System.nanoTime();
-            } else if (System.nanoTime() - since > STALL_NS) {
-                throw new IOException("MQTT broker at " + conn.settings.address() + " completed no publish for "
-                        + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
-            }
-            LockSupport.parkNanos(20_000);
-        }
+    /** Client thread: the window the sender waits for has opened. */
+    private void wakeSender() {
+        wakeAt = Long.MAX_VALUE;
+        LockSupport.unpark(waiter);
     }
 
     private void checkAlive() throws IOException {
+        Throwable f = streamFailure;
+        if (f != null) {
+            throw new IOException("publishing to MQTT broker at " + conn.settings.address() + " failed after "
+                    + sent + " publishes: " + MqttConnection.oneLine(f), f);
+        }
         if (lost.isLost()) {
             throw new IOException("connection to MQTT broker at " + conn.settings.address() + " lost after "
                     + sent + " publishes");
@@ -155,6 +187,7 @@ final class MqttPublisher implements Publisher {
 
     @Override
     public void close() {
+        stream.complete();
         conn.close();
     }
 }

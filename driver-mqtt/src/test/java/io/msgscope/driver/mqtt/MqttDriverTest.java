@@ -116,6 +116,72 @@ class MqttDriverTest {
         System.out.println("mosquitto v" + version + " qos " + qos + ": " + rt.rate());
     }
 
+    /**
+     * The publisher's window (max_inflight) with the streamed publishes: windows of 1 (every send waits
+     * for the previous completion), 7 (wake-ups after 1 completion) and 64 (after 8) keep every count
+     * exact — each message received once, every PUBACK/PUBCOMP counted as messages_acked (Q5).
+     */
+    @ParameterizedTest(name = "window {0}, QoS {1}, MQTT {2}")
+    @CsvSource({"1,1,3", "7,2,3", "64,1,3", "1,2,5", "7,1,5", "64,2,5"})
+    void windowedPublishKeepsCountsExact(int window, int qos, int version) throws Exception {
+        String uri = moquetteUri;
+        if (version == 5) {
+            requireMosquitto();
+            uri = MOSQUITTO;
+        }
+        RoundTrip rt = RoundTrip.run(driver(), uri, Map.of("version", "" + version, "qos", "" + qos,
+                "max_inflight", "" + window), 500, 64);
+        rt.assertAllOnce(500, true);
+        assertEquals(500L, rt.publisherCounters.get("messages_acked"));
+        assertEquals(0L, rt.publisherCounters.get("publish_errors"));
+    }
+
+    /**
+     * Several messages per send call (--send-batch) go to the client in one hand-over; warm-up messages
+     * (negative sequence) and measured ones are acknowledged into separate counters, exactly.
+     */
+    @Test
+    void batchedSendsCountWarmupAndMeasuredAcksApart() throws Exception {
+        final int batch = 10;
+        final int warm = 100;
+        final int measured = 500;
+        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0,
+                Map.of("version", "3", "qos", "1", "max_inflight", "7"), "");
+        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
+            long[] got = new long[2]; // warm-up, measured
+            io.msgscope.core.driver.MessageHandler h = (b, off) ->
+                    got[io.msgscope.core.WireHeader.sequence(b, off) < 0 ? 0 : 1]++;
+            Thread receiver = new Thread(() -> {
+                long n = 0;
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while (n < warm + measured && System.nanoTime() < deadline) {
+                    try {
+                        n += Math.max(0, sub.poll(h, 50));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "test-receiver");
+            receiver.start();
+            try (io.msgscope.core.driver.Publisher pub = driver().openPublisher(spec.withDestination(sub.destination()))) {
+                java.nio.ByteBuffer buf = driver().allocatePayload(64 * batch);
+                for (int seq = -warm; seq < measured; seq += batch) {
+                    for (int j = 0; j < batch; j++) {
+                        io.msgscope.core.WireHeader.writeSequence(buf, 64 * j, seq < 0 ? seq + j - 1 : seq + j);
+                    }
+                    pub.send(buf, 0, 64 * batch);
+                }
+                pub.drain(30_000);
+                receiver.join(60_000);
+                assertEquals((long) warm, pub.counters().get("warmup_acked"));
+                assertEquals((long) measured, pub.counters().get("messages_acked"));
+                assertEquals(0L, pub.counters().get("publish_errors"));
+            }
+            assertEquals(warm, got[0], "warm-up messages received");
+            assertEquals(measured, got[1], "measured messages received");
+        }
+    }
+
     @Test
     void largerMessagesAndAChosenTopicOnMosquitto() throws Exception {
         requireMosquitto();

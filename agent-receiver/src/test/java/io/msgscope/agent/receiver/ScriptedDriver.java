@@ -1,0 +1,58 @@
+package io.msgscope.agent.receiver;
+
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.Subscriber;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Test driver: a pull subscriber that delivers exactly the sequence numbers the test queues, so a test
+ * can play a system under test that drops messages. One instance per test class run (static queue).
+ */
+public final class ScriptedDriver implements Driver {
+    static final LinkedBlockingQueue<Long> ARRIVALS = new LinkedBlockingQueue<>();
+
+    @Override
+    public String name() {
+        return "scripted";
+    }
+
+    @Override
+    public Subscriber openSubscriber(DriverSpec spec) {
+        final ByteBuffer buf = WireHeader.allocate(spec.messageSize());
+        return new Subscriber() {
+            @Override
+            public int poll(MessageHandler handler, long timeoutMs) throws java.io.IOException {
+                int n = 0;
+                try {
+                    Long seq = ARRIVALS.poll(timeoutMs, TimeUnit.MILLISECONDS);
+                    while (seq != null) {
+                        WireHeader.writeSequence(buf, 0, seq);
+                        handler.onMessage(buf, 0);
+                        n++;
+                        seq = ARRIVALS.poll();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.IOException("interrupted");
+                }
+                return n;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    @Override
+    public Publisher openPublisher(DriverSpec spec) {
+        throw new UnsupportedOperationException("receive side only");
+    }
+}
