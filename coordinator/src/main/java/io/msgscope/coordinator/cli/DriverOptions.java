@@ -31,10 +31,11 @@ public final class DriverOptions {
         return options == null ? Map.of() : options;
     }
 
-    /** The named driver, with its options checked against the keys it knows. */
+    /** The named driver, with its options checked against the keys it knows (and their values, where it can). */
     Driver resolve(int size) {
         Driver d = Drivers.load().get(driver);
         new DriverSpec("", 0, uri(), size, 0, options(), "").requireKnownOptions(d.name(), d.optionKeys());
+        d.usesRelay(options()); // a driver reads its routing options here and refuses bad values up front
         return d;
     }
 }

@@ -189,7 +189,7 @@ public final class RunCommand implements Callable<Integer> {
                 .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
                 .driverOptions(driverOptions.options()).build();
         Driver drv = driverOptions.resolve(spec.size());
-        BrokerCpu brokerCpu = brokerCpu(drv.usesRelay());
+        BrokerCpu brokerCpu = brokerCpu(drv.usesRelay(driverOptions.options()));
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
         }
@@ -223,7 +223,7 @@ public final class RunCommand implements Callable<Integer> {
             AgentEndpoint sender;
             AgentEndpoint probe = null;
             try {
-                relay = !drv.usesRelay() ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
+                relay = !drv.usesRelay(driverOptions.options()) ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
                         : agents.start(Role.RELAY, dir, jvm, 30_000);
                 receiver = remote.containsKey(Role.RECEIVER) ? remote.get(Role.RECEIVER)
                         : agents.start(Role.RECEIVER, dir, jvm, 30_000);
