@@ -63,7 +63,8 @@ public final class ZmqDriver implements Driver {
         if (!o.proxy()) {
             return ZmqSubscriber.bindPull(o, spec.messageSize());
         }
-        return ZmqSubscriber.connect(o, spec.host(), spec.port(), o.topic(), spec.messageSize());
+        return ZmqEndpoints.withRetries(() -> ZmqSubscriber.connect(o, spec.host(), spec.port(), o.topic(),
+                spec.messageSize()));
     }
 
     @Override
@@ -82,7 +83,8 @@ public final class ZmqDriver implements Driver {
                     + "address was given");
         }
         String topic = o.pubsub() ? (dest.isEmpty() ? o.topic() : dest) : null;
-        return new ZmqPublisher(ZmqEndpoints.tcp(spec.host(), spec.port()), topic, o.hwm(), spec.messageSize());
+        return ZmqEndpoints.withRetries(() -> new ZmqPublisher(ZmqEndpoints.tcp(spec.host(), spec.port()), topic,
+                o.hwm(), spec.messageSize()));
     }
 
     @Override

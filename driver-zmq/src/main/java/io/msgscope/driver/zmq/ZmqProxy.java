@@ -72,6 +72,7 @@ final class ZmqProxy implements MiddleBox {
             s.setSndHWM(hwm);
             s.setRcvHWM(hwm);
             s.setLinger(0);
+            s.setHandshakeIvl(ZmqEndpoints.HANDSHAKE_IVL_MS);
             s.setSendTimeOut(STEP_MS);
             s.setReceiveTimeOut(STEP_MS);
         }

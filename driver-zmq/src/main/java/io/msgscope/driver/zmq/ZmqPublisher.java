@@ -12,8 +12,8 @@ import java.util.Arrays;
 /**
  * The sending side: a PUSH socket (brokerless to the subscriber's PULL, or to the proxy's PULL
  * frontend), or for PUB/SUB an XPUB socket connected to the proxy's XSUB frontend. ZeroMQ connects
- * in the background and would queue messages for an absent peer forever; so the constructor waits
- * for the connection (socket monitor) and fails after 5 s with one line naming the address.
+ * in the background and would queue messages for an absent peer forever; so the constructor first
+ * makes a plain TCP connect and fails after 5 s with one line naming the address.
  *
  * <p>PUB/SUB and the slow joiner: a PUB socket drops every message for which it has not yet
  * received a subscription, and subscriptions reach it asynchronously after the connect. This
@@ -47,11 +47,13 @@ final class ZmqPublisher implements Publisher {
         socket.setSndHWM(hwm);
         socket.setRcvHWM(0);
         socket.setLinger(5_000);
+        socket.setHandshakeIvl(ZmqEndpoints.HANDSHAKE_IVL_MS);
         if (topic != null && hwm > 0) {
             socket.setXpubNoDrop(true);
         }
         try {
-            ZmqEndpoints.connect(ctx, socket, endpoint);
+            ZmqEndpoints.probe(endpoint);
+            socket.connect(endpoint);
             if (topic != null) {
                 awaitSubscription(topic);
             }
@@ -72,7 +74,7 @@ final class ZmqPublisher implements Publisher {
                 return;
             }
         }
-        throw new IOException("no subscription to topic '" + name + "' reached this publisher through the ZeroMQ "
+        throw new ZmqEndpoints.HandshakeTimeout("no subscription to topic '" + name + "' reached this publisher through the ZeroMQ "
                 + "proxy at " + endpoint + " within " + ZmqEndpoints.HANDSHAKE_TIMEOUT_MS + " ms");
     }
 
