@@ -102,17 +102,7 @@ class ZmqIT {
         // 60 s planned at 5,000 msg/s: the proxy's agent is killed once the measurement is under way
         MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", "zmq", "--opt", "via=proxy",
                 "--count", "300000", "--rate", "5000", "--warmup", "1000", "--out", out.toString());
-        ProcessHandle relay = TraceRunIT.awaitChild(p.process, "relay", 60_000);
-        TraceRunIT.awaitLine(p.stderr, "measuring:", 60_000);
-        relay.destroyForcibly();
-        long killedAt = System.nanoTime();
-        int rc = p.waitFor(120);
-        double seconds = (System.nanoTime() - killedAt) / 1e9;
-        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        assertTrue(seconds < 30, "the coordinator noticed after " + seconds + " s");
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
-        assertEquals("failed", s.get("status").asText());
-        assertTrue(s.get("failure_reason").asText().contains("relay"), s.get("failure_reason").asText());
+        killProxyOnceUnderWay(p, "measuring:", out);
         assertTrue(p.out().contains("FAILED"), p.out());
         assertTrue(java.nio.file.Files.exists(out.resolve("trace.dat")));
     }
@@ -122,16 +112,21 @@ class ZmqIT {
         Path out = tmp.resolve("killed-scenario");
         MsgscopeProcess p = MsgscopeProcess.start(tmp, "scenario", "--driver", "zmq", "--scenario", "fan-out",
                 "--rate", "200", "--duration", "30", "--warmup", "1", "--out", out.toString());
+        killProxyOnceUnderWay(p, "1s/30s", out);
+    }
+
+    /** Kills the relay agent once {@code line} is on stderr; the run must fail soon, naming it, results written. */
+    private static void killProxyOnceUnderWay(MsgscopeProcess p, String line, Path out) throws Exception {
         ProcessHandle relay = TraceRunIT.awaitChild(p.process, "relay", 60_000);
-        TraceRunIT.awaitLine(p.stderr, "1s/30s", 60_000);
+        TraceRunIT.awaitLine(p.stderr, line, 60_000);
         relay.destroyForcibly();
         long killedAt = System.nanoTime();
         int rc = p.waitFor(120);
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
         assertTrue(seconds < 30, "the coordinator noticed after " + seconds + " s");
-        JsonNode j = JSON.readTree(out.resolve("summary.json").toFile());
-        assertEquals("failed", j.get("status").asText());
-        assertTrue(j.get("failure_reason").asText().contains("relay"), j.get("failure_reason").asText());
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertEquals("failed", s.get("status").asText());
+        assertTrue(s.get("failure_reason").asText().contains("relay"), s.get("failure_reason").asText());
     }
 }
