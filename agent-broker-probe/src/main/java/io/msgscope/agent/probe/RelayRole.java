@@ -89,7 +89,7 @@ public final class RelayRole implements AgentRole {
         thread.submit(() -> {
             try {
                 allocatedAtStart = thread.allocatedBytes();
-                m.forward(tap != null ? tap : CpuStampTap.forSpec(spec));
+                m.forward(tap != null ? tap : CpuStampTap.forSpec(spec, m));
             } catch (IOException | RuntimeException e) {
                 if (!stopped) {
                     failure = e.getMessage();
@@ -150,7 +150,7 @@ public final class RelayRole implements AgentRole {
                     .setBytes(n * spec.getSize())
                     .setHotThreadAllocatedBytes(a0 < 0 ? -1 : thread.allocatedBytes() - a0);
             if (middle != null) {
-                d.putAllCounters(middle.counters()).putCounters("proxy_cpu_ns", thread.cpuNs());
+                d.putAllCounters(middle.counters()).putCounters("proxy_cpu_ns", thread.cpuNs() + middle.helperCpuNs());
             }
             listener.done(d.build());
         }

@@ -37,6 +37,15 @@ public interface MiddleBox extends AutoCloseable {
     /** Messages forwarded so far (any thread). */
     long forwarded();
 
+    /**
+     * CPU time (ns) of the helper threads the middle box's library runs besides the forwarding thread
+     * (e.g. JeroMQ's I/O thread, which does the socket work), so that the probe's stamps cover the
+     * whole forwarding path; 0 when there are none. Called every Nth message on the forwarding thread.
+     */
+    default long helperCpuNs() {
+        return 0;
+    }
+
     /** The middle box's own counters for the results, e.g. short payloads passed through; any thread. */
     default Map<String, Long> counters() {
         return Map.of();

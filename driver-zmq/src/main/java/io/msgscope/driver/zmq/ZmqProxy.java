@@ -42,6 +42,8 @@ import java.util.Map;
 final class ZmqProxy implements MiddleBox {
     private static final int STEP_MS = 100;
     private static final int MAX_BATCH = 4096;
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
 
     private final ZContext ctx;
     private final ZMQ.Socket frontend;
@@ -60,11 +62,13 @@ final class ZmqProxy implements MiddleBox {
     private volatile long subscriptions;
     private volatile long shortFrames;
     private volatile long cutFrames;
+    private final long[] ioThreads;
 
     ZmqProxy(boolean pubsub, String bindHost, int ingressPort, int egressPort, int hwm, int size) throws IOException {
         this.pubsub = pubsub;
         this.payload = new byte[Math.max(size, WireHeader.SIZE) + 1];
         this.view = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
+        java.util.Set<Long> before = ioThreadIds();
         ctx = new ZContext(1);
         frontend = ctx.createSocket(pubsub ? SocketType.XSUB : SocketType.PULL);
         backend = ctx.createSocket(pubsub ? SocketType.XPUB : SocketType.PUSH);
@@ -76,6 +80,9 @@ final class ZmqProxy implements MiddleBox {
             s.setSendTimeOut(STEP_MS);
             s.setReceiveTimeOut(STEP_MS);
         }
+        java.util.Set<Long> after = ioThreadIds();
+        after.removeAll(before);
+        ioThreads = after.stream().mapToLong(Long::longValue).toArray();
         if (pubsub) {
             backend.setXpubVerbose(true);
             backend.setXpubNoDrop(hwm > 0);
@@ -87,6 +94,30 @@ final class ZmqProxy implements MiddleBox {
             ctx.close();
             throw e;
         }
+    }
+
+    /** JeroMQ's I/O threads now alive ("iothread-N"): the ones this proxy's context started are its own. */
+    private static java.util.Set<Long> ioThreadIds() {
+        java.util.Set<Long> ids = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("iothread-")) {
+                ids.add(t.getId());
+            }
+        }
+        return ids;
+    }
+
+    /** The CPU time of this proxy's JeroMQ I/O thread, which reads and writes the sockets (ns). */
+    @Override
+    public long helperCpuNs() {
+        long sum = 0;
+        for (long id : ioThreads) {
+            long v = THREADS.getThreadCpuTime(id);
+            if (v > 0) {
+                sum += v;
+            }
+        }
+        return sum;
     }
 
     private static int bind(ZMQ.Socket s, String host, int port, String option) {

@@ -116,6 +116,7 @@ class ZmqProxyTest {
             }
             assertEquals(0, sub.poll((b, off) -> { }, 100), "no duplicates");
             assertEquals(10_000, p.box.forwarded());
+            assertTrue(p.box.helperCpuNs() > 0, "JeroMQ's I/O thread did the socket work and its CPU is found");
             synchronized (p.indices) {
                 assertEquals(10_000, p.indices.size());
                 assertEquals(9_999L, p.indices.get(9_999));
