@@ -119,10 +119,10 @@ public final class RunCommand implements Callable<Integer> {
     int cpuEvery;
 
     @Option(names = "--broker-cpu", paramLabel = "auto|relay|sidecar|off", defaultValue = "auto",
-            description = "Broker CPU from the relay's stamps in the messages (relay), from a probe agent sampling "
-                    + "the broker process (sidecar; by default the embedded relay's process), or not at all; "
-                    + "auto = relay with the tcp driver, sidecar when a --broker-pid/-process/-cgroup is given, "
-                    + "else off (default: ${DEFAULT-VALUE}).")
+            description = "Broker CPU from the relay's (or ZeroMQ proxy's) stamps in the messages (relay), from a "
+                    + "probe agent sampling the broker process (sidecar; by default the embedded relay's process), "
+                    + "or not at all; auto = relay through the broker-probe agent (tcp, zmq via=proxy), sidecar "
+                    + "when a --broker-pid/-process/-cgroup is given, else off (default: ${DEFAULT-VALUE}).")
     String brokerCpuMode;
 
     @Option(names = "--broker-pid", paramLabel = "PID", defaultValue = "0",
@@ -346,8 +346,8 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         if (mode == BrokerCpu.Mode.RELAY && !relayed) {
-            throw new SpecException("--broker-cpu", "relay mode needs the tcp driver (the relay is the broker); "
-                    + "use sidecar with --broker-process NAME, or off");
+            throw new SpecException("--broker-cpu", "relay mode needs the broker-probe agent as the middle box (the "
+                    + "tcp driver, or zmq with --opt via=proxy); use sidecar with --broker-process NAME, or off");
         }
         if (mode == BrokerCpu.Mode.SIDECAR && !relayed && !target) {
             throw new SpecException("--broker-pid", "sidecar mode with a broker driver needs --broker-pid, "
