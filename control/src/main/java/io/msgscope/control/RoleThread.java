@@ -65,6 +65,12 @@ public final class RoleThread {
         return -1;
     }
 
+    /** CPU time the thread has used so far in ns (any thread may ask), or -1 when the JVM cannot tell. */
+    public long cpuNs() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        return mx.isThreadCpuTimeSupported() ? mx.getThreadCpuTime(thread.getId()) : -1;
+    }
+
     public boolean isCurrent() {
         return Thread.currentThread() == thread;
     }

@@ -69,7 +69,9 @@ public final class CpuReport {
         b.put("mode", brokerCpu.mode().name().toLowerCase(java.util.Locale.ROOT));
         if (brokerCpu.mode() == BrokerCpu.Mode.RELAY && relayStamps != null) {
             broker = new StepSeries(BROKER, every, count, relayStamps.values());
-            b.put("source", "relay forwarding-thread CPU (ns), written by the relay into the probe slot of every "
+            b.put("source", "relay forwarding-thread CPU (ns"
+                    + ("tcp".equals(out.spec.driver()) ? "" : ", plus the " + out.spec.driver() + " middle box's I/O threads")
+                    + "), written by the relay into the probe slot of every "
                     + every + "th message and read by the receiver (D4); the relay's own clock");
         } else if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
             long[] t = out.samples.get(Series.SIDECAR_SAMPLE_NS);

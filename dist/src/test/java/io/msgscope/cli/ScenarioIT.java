@@ -83,14 +83,6 @@ class ScenarioIT {
         assertTrue(proc.err().contains("round-robin needs MQTT 5"), proc.err());
     }
 
-    @Test
-    void zmqHasNoScenarios() throws Exception {
-        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd"), "scenario", "--driver", "zmq",
-                "--out", tmp.resolve("z").toString());
-        assertEquals(2, proc.waitFor(60));
-        assertTrue(proc.err().contains("scenario mode needs topics"), proc.err());
-    }
-
     static void requireBroker(int port, String name) {
         boolean up;
         try (Socket s = new Socket()) {

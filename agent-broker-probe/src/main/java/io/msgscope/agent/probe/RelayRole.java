@@ -3,7 +3,13 @@ package io.msgscope.agent.probe;
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
+import io.msgscope.control.DriverSpecs;
+import io.msgscope.core.SpecException;
 import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Drivers;
+import io.msgscope.core.driver.MiddleBox;
 import io.msgscope.driver.tcp.TcpSockets;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
@@ -21,7 +27,10 @@ import java.nio.channels.SocketChannel;
  * The broker-probe agent in relay mode: the trivial broker of M10, the middle box of M1. It listens
  * on an ingress port (the sender connects) and an egress port (the receiver connects) and forwards
  * whole messages from one to the other on one thread, handing each to a {@link RelayTap} first.
- * Its phase answers report what it forwarded so far.
+ * Its phase answers report what it forwarded so far. For the tcp driver it is the raw-TCP relay;
+ * a driver with a middle box of its own (ZeroMQ's proxy, {@code --opt via=proxy}) is run here the same
+ * way: same thread, same tap (CPU stamps every Nth message), same counts, plus the driver's counters
+ * and the forwarding thread's CPU time ({@code proxy_cpu_ns}) in the phase answers.
  */
 public final class RelayRole implements AgentRole {
     private final RelayTap tap;
@@ -35,6 +44,7 @@ public final class RelayRole implements AgentRole {
     private volatile long forwarded;
     private volatile String failure;
     private volatile long allocatedAtStart = -1;
+    private MiddleBox middle;
 
     public RelayRole(RelayTap tap) {
         this.tap = tap;
@@ -54,6 +64,10 @@ public final class RelayRole implements AgentRole {
     public Ready prepare(RunSpec spec) throws Exception {
         this.spec = spec;
         String host = spec.getBindHost().isEmpty() ? "127.0.0.1" : spec.getBindHost();
+        Driver driver = DriverSpecs.driverOf(Drivers.load(), spec);
+        if (!driver.name().equals("tcp")) {
+            return prepareMiddleBox(driver, host);
+        }
         ingress = TcpSockets.listen(host, spec.getIngressPort(), "--relay-ingress-port");
         egress = TcpSockets.listen(host, spec.getEgressPort(), "--relay-egress-port");
         thread = new RoleThread("msgscope-relay", spec.getPinCpu());
@@ -61,6 +75,28 @@ public final class RelayRole implements AgentRole {
         return thread.ready().setRole(Role.RELAY)
                 .setIngressPort(((InetSocketAddress) ingress.getLocalAddress()).getPort())
                 .setEgressPort(((InetSocketAddress) egress.getLocalAddress()).getPort()).build();
+    }
+
+    private Ready prepareMiddleBox(Driver driver, String host) throws Exception {
+        DriverSpec ds = DriverSpecs.of(spec);
+        if (!driver.usesRelay(ds.options())) {
+            throw new SpecException("--driver", "the " + driver.name() + " driver with these options does not run "
+                    + "through the broker-probe agent");
+        }
+        middle = driver.openMiddleBox(ds, host, spec.getIngressPort(), spec.getEgressPort());
+        thread = new RoleThread("msgscope-" + driver.name() + "-proxy", spec.getPinCpu());
+        final MiddleBox m = middle;
+        thread.submit(() -> {
+            try {
+                allocatedAtStart = thread.allocatedBytes();
+                m.forward(tap != null ? tap : CpuStampTap.forSpec(spec, m));
+            } catch (IOException | RuntimeException e) {
+                if (!stopped) {
+                    failure = e.getMessage();
+                }
+            }
+        });
+        return thread.ready().setRole(Role.RELAY).setIngressPort(m.ingressPort()).setEgressPort(m.egressPort()).build();
     }
 
     private void forwardLoop() {
@@ -108,11 +144,15 @@ public final class RelayRole implements AgentRole {
         if (failure != null) {
             listener.failed(failure);
         } else {
-            long n = forwarded;
+            long n = middle != null ? middle.forwarded() : forwarded;
             long a0 = allocatedAtStart;
-            listener.done(PhaseDone.newBuilder().setPhase(phase).setReceived(n).setSent(n)
+            PhaseDone.Builder d = PhaseDone.newBuilder().setPhase(phase).setReceived(n).setSent(n)
                     .setBytes(n * spec.getSize())
-                    .setHotThreadAllocatedBytes(a0 < 0 ? -1 : thread.allocatedBytes() - a0).build());
+                    .setHotThreadAllocatedBytes(a0 < 0 ? -1 : thread.allocatedBytes() - a0);
+            if (middle != null) {
+                d.putAllCounters(middle.counters()).putCounters("proxy_cpu_ns", thread.cpuNs() + middle.helperCpuNs());
+            }
+            listener.done(d.build());
         }
     }
 
@@ -124,7 +164,7 @@ public final class RelayRole implements AgentRole {
     @Override
     public void close() {
         stopped = true;
-        for (AutoCloseable c : new AutoCloseable[] {in, out, ingress, egress}) {
+        for (AutoCloseable c : new AutoCloseable[] {middle, in, out, ingress, egress}) {
             try {
                 if (c != null) {
                     c.close();

@@ -1,18 +1,14 @@
 package io.msgscope.agent.probe;
 
-import java.nio.ByteBuffer;
+import io.msgscope.core.driver.MiddleBox;
 
 /**
  * The relay's hook on every whole message it forwards, before it is written on: the clean place
  * for the probe's in-place CPU stamping every Nth message (D4, M3) and for user-space fault
- * injection (delay, loss). Called on the relay thread; must not allocate.
+ * injection (delay, loss). Called on the relay thread; must not allocate. The same hook serves a
+ * driver's own {@link MiddleBox} (e.g. the ZeroMQ proxy).
  */
 @FunctionalInterface
-public interface RelayTap {
+public interface RelayTap extends MiddleBox.Tap {
     RelayTap NONE = (buffer, offset, index) -> { };
-
-    /**
-     * @param index the number of this message on the relay, from 0, warm-up included
-     */
-    void onMessage(ByteBuffer buffer, int offset, long index);
 }

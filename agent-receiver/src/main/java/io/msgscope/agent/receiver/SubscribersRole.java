@@ -183,14 +183,19 @@ public final class SubscribersRole implements AgentRole {
         String topicKey = switch (driver.name()) {
             case "mqtt" -> "topic";
             case "nats" -> "subject";
+            case "zmq" -> "topic";
             default -> throw new SpecException("--driver", "the " + driver.name()
-                    + " driver has no topics: scenario mode needs mqtt or nats");
+                    + " driver has no topics: scenario mode needs mqtt, nats or zmq");
         };
         DriverSpec base = DriverSpecs.of(spec);
+        // ZeroMQ PUSH/PULL (round-robin) has neither topics nor groups: the proxy's one queue is both
+        boolean queue = driver.name().equals("zmq") && !"pubsub".equals(base.options().get("pattern"));
         for (int i = 0; i < p.getSubscriberTopicsCount(); i++) {
             Map<String, String> opts = new HashMap<>(base.options());
-            opts.put(topicKey, p.getSubscriberTopics(i));
-            if (!p.getGroup().isEmpty()) {
+            if (!queue) {
+                opts.put(topicKey, p.getSubscriberTopics(i));
+            }
+            if (!p.getGroup().isEmpty() && !queue) {
                 opts.put("group", p.getGroup());
             }
             DriverSpec ds = new DriverSpec(base.host(), base.port(), base.uri(), base.messageSize(),

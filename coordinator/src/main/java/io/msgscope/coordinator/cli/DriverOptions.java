@@ -40,6 +40,7 @@ public final class DriverOptions {
     Driver resolve(int size, Map<String, String> opts) {
         Driver d = Drivers.load().get(driver);
         d.checkOptions(new DriverSpec("", 0, uri(), size, 0, opts, ""));
+        d.usesRelay(opts); // a driver reads its routing options here and refuses bad values up front
         return d;
     }
 

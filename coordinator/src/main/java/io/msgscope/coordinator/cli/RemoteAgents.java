@@ -19,8 +19,8 @@ import java.util.Map;
 public final class RemoteAgents {
     @Option(names = "--agent", paramLabel = "ROLE=HOST:PORT",
             description = "An agent daemon to use instead of a local one, repeatable: sender, receiver, relay, "
-                    + "probe (run); flow, relay (throughput); publishers, subscribers (scenario) (default: none; "
-                    + "all agents start on this box).")
+                    + "probe (run); flow, relay (throughput); publishers, subscribers, relay (scenario; relay for "
+                    + "zmq) (default: none; all agents start on this box).")
     Map<String, String> agents;
 
     @Option(names = "--secret-file", paramLabel = "FILE",

@@ -124,10 +124,10 @@ public final class RunCommand implements Callable<Integer> {
     int cpuEvery;
 
     @Option(names = "--broker-cpu", paramLabel = "auto|relay|sidecar|off", defaultValue = "auto",
-            description = "Broker CPU from the relay's stamps in the messages (relay), from a probe agent sampling "
-                    + "the broker process (sidecar; by default the embedded relay's process), or not at all; "
-                    + "auto = relay with the tcp driver, sidecar when a --broker-pid/-process/-cgroup is given, "
-                    + "else off (default: ${DEFAULT-VALUE}).")
+            description = "Broker CPU from the relay's (or ZeroMQ proxy's) stamps in the messages (relay), from a "
+                    + "probe agent sampling the broker process (sidecar; by default the embedded relay's process), "
+                    + "or not at all; auto = relay through the broker-probe agent (tcp, zmq via=proxy), sidecar "
+                    + "when a --broker-pid/-process/-cgroup is given, else off (default: ${DEFAULT-VALUE}).")
     String brokerCpuMode;
 
     @Option(names = "--broker-pid", paramLabel = "PID", defaultValue = "0",
@@ -209,7 +209,7 @@ public final class RunCommand implements Callable<Integer> {
                 .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
                 .driverOptions(driverOptions.options()).build();
         Driver drv = driverOptions.resolve(spec.size());
-        BrokerCpu brokerCpu = brokerCpu(drv.usesRelay());
+        BrokerCpu brokerCpu = brokerCpu(drv.usesRelay(driverOptions.options()));
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
         }
@@ -262,7 +262,7 @@ public final class RunCommand implements Callable<Integer> {
             AgentEndpoint sender;
             AgentEndpoint probe = null;
             try {
-                relay = !drv.usesRelay() ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
+                relay = !drv.usesRelay(driverOptions.options()) ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
                         : agents.start(Role.RELAY, dir, jvm, 30_000);
                 receiver = remote.containsKey(Role.RECEIVER) ? remote.get(Role.RECEIVER)
                         : agents.start(Role.RECEIVER, dir, jvm, 30_000);
@@ -419,8 +419,8 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         if (mode == BrokerCpu.Mode.RELAY && !relayed) {
-            throw new SpecException("--broker-cpu", "relay mode needs the tcp driver (the relay is the broker); "
-                    + "use sidecar with --broker-process NAME, or off");
+            throw new SpecException("--broker-cpu", "relay mode needs the broker-probe agent as the middle box (the "
+                    + "tcp driver, or zmq with --opt via=proxy); use sidecar with --broker-process NAME, or off");
         }
         if (mode == BrokerCpu.Mode.SIDECAR && !relayed && !target) {
             throw new SpecException("--broker-pid", "sidecar mode with a broker driver needs --broker-pid, "

@@ -24,7 +24,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** {@code msgscope scenario}: seed 002's rate x duration pub/sub scenarios (Q1-Q9) on MQTT or NATS. */
+/** {@code msgscope scenario}: seed 002's rate x duration pub/sub scenarios (Q1-Q9) on MQTT, NATS or ZeroMQ. */
 @Command(name = "scenario", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run a pub/sub scenario (seed 002): fan-in, fan-out, straight-run or round-robin, each publisher",
                 "at --rate msg/s for --duration s after a discarded --warmup; latency from the payload's epoch-ns",
@@ -86,6 +86,30 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + "or nats-server (default: none).")
     String brokerProcess;
 
+    /**
+     * ZeroMQ's scenarios run through the broker-probe agent's proxy (M1): PUB/SUB over XSUB/XPUB with
+     * the topics as subscription prefixes for fan-in, fan-out and straight-run, PUSH/PULL for round-robin
+     * (the proxy's PUSH deals each message to exactly one subscriber). Brokerless scenarios (every
+     * subscriber bound, every publisher connected to each) are not offered: refused, as are the options
+     * the scenario itself chooses.
+     */
+    static Map<String, String> zmqScenarioOptions(Scenario sc, Map<String, String> opts) {
+        if (opts.containsKey("via") && !"proxy".equalsIgnoreCase(opts.get("via"))) {
+            throw new SpecException("--opt via", "ZeroMQ scenarios run through the proxy (via=proxy); brokerless "
+                    + "via=" + opts.get("via") + " is for msgscope run only");
+        }
+        for (String k : new String[] {"pattern", "topic"}) {
+            if (opts.containsKey(k)) {
+                throw new SpecException("--opt " + k, "is chosen by the scenario (PUB/SUB with one topic per "
+                        + "publisher stream, PUSH/PULL for round-robin); do not give it");
+            }
+        }
+        Map<String, String> z = new java.util.TreeMap<>(opts);
+        z.put("via", "proxy");
+        z.put("pattern", sc == Scenario.ROUND_ROBIN ? "pushpull" : "pubsub");
+        return Map.copyOf(z);
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter stdout = commandSpec.commandLine().getOut();
@@ -143,8 +167,13 @@ public final class ScenarioCommand implements Callable<Integer> {
                 qosLabel = js ? "JetStream" : "core NATS";
                 reliable = js;
             }
-            default -> throw new SpecException("--driver", "scenario mode needs topics: mqtt or nats, not " + drv.name()
-                    + (drv.name().equals("zmq") ? " (ZeroMQ PUSH/PULL has no topics or shared subscriptions)" : ""));
+            case "zmq" -> {
+                opts = zmqScenarioOptions(sc, opts);
+                qosLabel = sc == Scenario.ROUND_ROBIN ? "ZeroMQ PUSH/PULL via proxy" : "ZeroMQ PUB/SUB via proxy";
+                reliable = true; // unlimited or blocking high-water marks: ZeroMQ drops nothing here, so a loss fails
+            }
+            default -> throw new SpecException("--driver", "scenario mode needs topics: mqtt, nats or zmq, not "
+                    + drv.name());
         }
         Path dir = RunCommand.prepareOut(out, "scenario");
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,

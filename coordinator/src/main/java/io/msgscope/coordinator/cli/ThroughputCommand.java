@@ -151,7 +151,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             AgentEndpoint flow;
             try {
                 List<String> jvm = RunCommand.agentJvmArgs(512);
-                relay = !drv.usesRelay() ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
+                relay = !drv.usesRelay(driverOptions.options()) ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
                         : agents.start(Role.RELAY, dir, jvm, 30_000);
                 flow = remote.containsKey(Role.FLOW) ? remote.get(Role.FLOW) : agents.start(Role.FLOW, dir, jvm, 30_000);
             } catch (IOException e) {

@@ -85,8 +85,10 @@ public final class ScenarioRun {
             RunSpec spec = RunSpec.newBuilder().setRunId(Long.toHexString(cfg.seed())).setSize(cfg.size())
                     .setRate(cfg.rate()).setRandomPadding(cfg.randomPadding()).setSeed(cfg.seed()).setPinCpu(-1)
                     .setDriver(cfg.driver()).setUri(cfg.uri()).putAllDriverOptions(cfg.options()).build();
+            ScenarioMiddleBox box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, dir, jvmArgs, remote, spec);
             for (AgentLink l : List.of(subs, pubs)) {
-                l.send(Envelope.newBuilder().setSpec(spec).build());
+                RunSpec own = box == null ? spec : l == subs ? box.forSubscribers(spec) : box.forPublishers(spec);
+                l.send(Envelope.newBuilder().setSpec(own).build());
                 hub.await(l, 30_000, "the run spec", Envelope.BodyCase.READY);
             }
             boolean mqtt = cfg.driver().equals("mqtt");
@@ -107,6 +109,9 @@ public final class ScenarioRun {
             }
             query(hub, subs, kind(ScenarioQuery.Kind.RESET), 10_000);
             query(hub, pubs, kind(ScenarioQuery.Kind.RESET), 10_000);
+            if (box != null) {
+                box.reset(hub);
+            }
             pubs.send(go(Phase.MEASURE));
             tick(hub, subs, cfg.durationMs(), "", o);
             PhaseDone done = hub.await(pubs, cfg.durationMs() + 60_000, "the measurement", Envelope.BodyCase.PHASE_DONE)
@@ -137,7 +142,10 @@ public final class ScenarioRun {
             o.intended = decode(fin.getIntendedHistogram());
             ScenarioReport pubFin = query(hub, pubs, kind(ScenarioQuery.Kind.FINAL), 30_000);
             o.counters.putAll(pubFin.getCountersMap());
-            for (AgentLink l : List.of(subs, pubs)) {
+            if (box != null) {
+                o.counters.putAll(box.measured(hub));
+            }
+            for (AgentLink l : box == null ? List.of(subs, pubs) : List.of(subs, pubs, box.link())) {
                 l.send(Envelope.newBuilder().setBye(io.msgscope.proto.Bye.getDefaultInstance()).build());
             }
         } catch (AgentFailure e) {

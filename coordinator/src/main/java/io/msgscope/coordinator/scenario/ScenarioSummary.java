@@ -55,6 +55,7 @@ public final class ScenarioSummary {
         r.fields.put("warmup_sent", o.counters.getOrDefault("warmup_sent", 0L));
         r.fields.put("in_flight_wait_ms", o.drainMs);
         r.seconds.addAll(o.seconds);
+        proxy(r, o, seconds);
         String failure = o.failure;
         if (failure == null && errors > 0) {
             failure = errors + " errors (publish failures, short payloads, lost connections)";
@@ -81,6 +82,21 @@ public final class ScenarioSummary {
                 + "(expected_nominal = publishers x rate x duration" + (c.scenario() == Scenario.FAN_OUT ? " x subscribers" : "")
                 + ")");
         return r;
+    }
+
+    /** A middle box run by the broker-probe agent (ZeroMQ via=proxy): its counts and CPU per message (M3). */
+    private static void proxy(ScenarioResult r, ScenarioRun.Outcome o, double seconds) {
+        Long forwarded = o.counters.get("proxy_forwarded");
+        if (forwarded == null) {
+            return;
+        }
+        long cpu = o.counters.getOrDefault("proxy_cpu_ns", 0L);
+        r.fields.put("proxy_forwarded", forwarded);
+        r.fields.put("proxy_cpu_pct", 100.0 * cpu / (seconds * 1e9));
+        r.fields.put("proxy_cpu_ns_per_message", forwarded == 0 ? null : (double) cpu / forwarded);
+        r.fields.put("proxy_short_frames", o.counters.getOrDefault("proxy_short_frames", 0L));
+        r.notes.add("proxy_*: the broker-probe agent's forwarding thread over the measurement (CPU time of that "
+                + "thread, % of one core; per message it forwarded)");
     }
 
     private static void latency(ScenarioResult r, String prefix, Histogram h) {

@@ -40,6 +40,26 @@ public interface Driver {
         return false;
     }
 
+    /**
+     * True when, with these {@code --opt} options, the messages go through a middle box run by the
+     * broker-probe agent: the raw-TCP relay, or the driver's own {@link #openMiddleBox} (e.g. ZeroMQ's
+     * {@code via=proxy}). The coordinator then starts the relay agent and points the sender at its
+     * ingress port and the receiver at its egress port.
+     */
+    default boolean usesRelay(java.util.Map<String, String> options) {
+        return usesRelay();
+    }
+
+    /**
+     * The driver's own middle box, bound on {@code bindHost} (ports 0 = any free), for the broker-probe
+     * agent to run; only for drivers whose {@link #usesRelay(java.util.Map)} is true and that are not the
+     * raw-TCP relay itself.
+     */
+    default MiddleBox openMiddleBox(DriverSpec spec, String bindHost, int ingressPort, int egressPort)
+            throws IOException {
+        throw new UnsupportedOperationException("the " + name() + " driver has no middle box of its own");
+    }
+
     /** The payload buffer the sender writes headers into: direct for socket drivers, heap for byte[] clients. */
     default ByteBuffer allocatePayload(int capacity) {
         return io.msgscope.core.WireHeader.allocate(capacity);

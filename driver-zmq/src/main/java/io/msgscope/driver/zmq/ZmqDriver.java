@@ -3,31 +3,37 @@ package io.msgscope.driver.zmq;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.MiddleBox;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.Subscriber;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * ZeroMQ PUSH/PULL through JeroMQ (pure Java), brokerless: the subscriber binds a PULL socket on a free
- * port and reports {@code tcp://host:port} as its destination; the publisher connects a PUSH socket to
- * it. {@code --uri} is not used. Options ({@code --opt key=value}):
+ * ZeroMQ through JeroMQ (pure Java), brokerless by default or through a middle box (M1, M10).
+ * {@code --uri} is not used. Options ({@code --opt key=value}, see {@link ZmqOptions}):
  * <ul>
- *   <li>{@code bind} the subscriber's bind address (default 127.0.0.1; {@code *} or 0.0.0.0 for all)</li>
- *   <li>{@code advertise} the host put into the destination (default the bind address; the local
- *       host's address when binding to all)</li>
- *   <li>{@code port} the subscriber's port, 0 = any free port (default 0)</li>
- *   <li>{@code hwm} SNDHWM/RCVHWM in messages, 0 = unlimited (default 0). JeroMQ's default of 1000
- *       would block PUSH (and make ROUTER drop silently); unlimited never blocks the sender and lets
- *       the queue grow instead.</li>
+ *   <li>{@code via} {@code direct} (default): the subscriber binds a PULL socket on a free port and
+ *       reports {@code tcp://host:port} as its destination; the publisher connects a PUSH socket to it.
+ *       {@code proxy}: the broker-probe agent runs {@link ZmqProxy}; the publisher connects to its
+ *       frontend (the relay's ingress port), the subscriber to its backend (egress port).</li>
+ *   <li>{@code pattern} {@code pushpull} (default) or, with {@code via=proxy}, {@code pubsub}: PUB/SUB
+ *       through an XSUB/XPUB proxy, with {@code topic} (default {@code msgscope}) as the subscription.</li>
+ *   <li>{@code bind}, {@code advertise}, {@code port}: where the direct subscriber binds (default
+ *       127.0.0.1, any free port) and which host it puts into its destination.</li>
+ *   <li>{@code hwm} SNDHWM/RCVHWM of every socket in messages, 0 = unlimited (default 0). JeroMQ's
+ *       default of 1000 would block PUSH and make PUB and ROUTER drop silently; unlimited never drops and
+ *       never blocks, the queues grow instead. With a limit, senders block (PUB sockets are set
+ *       XPUB_NODROP): backpressure, never silent loss.</li>
  * </ul>
  * TCP_NODELAY is set by JeroMQ on every TCP socket.
  */
 public final class ZmqDriver implements Driver {
-    static final Set<String> OPTIONS = Set.of("bind", "advertise", "port", "hwm");
+    static final Set<String> OPTIONS = ZmqOptions.KEYS;
 
     @Override
     public String name() {
@@ -39,12 +45,17 @@ public final class ZmqDriver implements Driver {
         return OPTIONS;
     }
 
-    /** Keys, {@code port} (0-65535) and {@code hwm} (0 or more). */
+    /** Keys, then every value as {@link ZmqOptions} reads it (via, pattern, topic, hwm, port, ...). */
     @Override
     public void checkOptions(DriverSpec spec) {
         spec.requireKnownOptions(name(), OPTIONS);
-        spec.longOption("port", 0, 0, 65_535);
-        hwm(spec);
+        ZmqOptions.of(spec);
+    }
+
+    /** Through the broker-probe agent's proxy with {@code via=proxy}; the bad values are refused here first. */
+    @Override
+    public boolean usesRelay(Map<String, String> options) {
+        return ZmqOptions.of(options).proxy();
     }
 
     /** Heap: JeroMQ sends from byte arrays. */
@@ -55,23 +66,41 @@ public final class ZmqDriver implements Driver {
 
     @Override
     public Subscriber openSubscriber(DriverSpec spec) throws IOException {
-        spec.requireKnownOptions(name(), OPTIONS);
-        return new ZmqSubscriber(spec.option("bind", "127.0.0.1"), spec.option("advertise", null),
-                (int) spec.longOption("port", 0, 0, 65_535), hwm(spec), spec.messageSize());
+        ZmqOptions o = ZmqOptions.of(spec);
+        if (!o.proxy()) {
+            return ZmqSubscriber.bindPull(o, spec.messageSize());
+        }
+        return ZmqEndpoints.withRetries(() -> ZmqSubscriber.connect(o, spec.host(), spec.port(), o.topic(),
+                spec.messageSize()));
     }
 
     @Override
     public Publisher openPublisher(DriverSpec spec) throws IOException {
-        spec.requireKnownOptions(name(), OPTIONS);
+        ZmqOptions o = ZmqOptions.of(spec);
         String dest = spec.destination();
-        if (dest.isEmpty()) {
-            throw new SpecException("--opt port", "the publisher has no destination: the subscriber reports its "
-                    + "tcp://host:port");
+        if (!o.proxy()) {
+            if (dest.isEmpty()) {
+                throw new SpecException("--opt port", "the publisher has no destination: the subscriber reports its "
+                        + "tcp://host:port");
+            }
+            return new ZmqPublisher(dest, null, o.hwm(), spec.messageSize());
         }
-        return new ZmqPublisher(dest, hwm(spec), spec.messageSize());
+        if (spec.host().isEmpty() || spec.port() <= 0) {
+            throw new SpecException("--opt via", "proxy needs the broker-probe agent's ZeroMQ proxy, and no proxy "
+                    + "address was given");
+        }
+        String topic = o.pubsub() ? (dest.isEmpty() ? o.topic() : dest) : null;
+        return ZmqEndpoints.withRetries(() -> new ZmqPublisher(ZmqEndpoints.tcp(spec.host(), spec.port()), topic,
+                o.hwm(), spec.messageSize()));
     }
 
-    private static int hwm(DriverSpec spec) {
-        return (int) spec.longOption("hwm", 0, 0, Integer.MAX_VALUE);
+    @Override
+    public MiddleBox openMiddleBox(DriverSpec spec, String bindHost, int ingressPort, int egressPort)
+            throws IOException {
+        ZmqOptions o = ZmqOptions.of(spec);
+        if (!o.proxy()) {
+            throw new SpecException("--opt via", "the ZeroMQ proxy runs only with via=proxy");
+        }
+        return new ZmqProxy(o.pubsub(), bindHost, ingressPort, egressPort, o.hwm(), spec.messageSize());
     }
 }

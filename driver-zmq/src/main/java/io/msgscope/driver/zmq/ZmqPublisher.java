@@ -7,62 +7,88 @@ import org.zeromq.ZMQ;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
- * A PUSH socket connected to the subscriber's PULL socket. ZeroMQ connects in the background and
- * would queue messages for an absent peer forever; so the constructor waits (through a socket
- * monitor) until the TCP connection is up, and fails after 5 s with one line naming the address.
- * {@code send} hands each message to JeroMQ from the heap payload buffer (JeroMQ copies it into its
- * own message: its allocation). ZeroMQ has no acknowledgements, so {@link #drain} has nothing to wait
- * for; {@link #close} lingers up to 5 s so queued messages still go out.
+ * The sending side: a PUSH socket (brokerless to the subscriber's PULL, or to the proxy's PULL
+ * frontend), or for PUB/SUB an XPUB socket connected to the proxy's XSUB frontend. ZeroMQ connects
+ * in the background and would queue messages for an absent peer forever; so the constructor first
+ * makes a plain TCP connect and fails after 5 s with one line naming the address.
+ *
+ * <p>PUB/SUB and the slow joiner: a PUB socket drops every message for which it has not yet
+ * received a subscription, and subscriptions reach it asynchronously after the connect. This
+ * publisher is an XPUB, which hands the subscriptions it receives to the application: the constructor
+ * waits until the subscription to its own topic has arrived (the proxy's XSUB sends every subscription
+ * it holds to a newly connected publisher), so not one measured message can fall into that gap.
+ *
+ * <p>{@code send} hands each message to JeroMQ from the heap payload buffer (JeroMQ copies it into its
+ * own message: its allocation), preceded by the topic frame in PUB/SUB. ZeroMQ has no acknowledgements,
+ * so {@link #drain} has nothing to wait for; {@link #close} lingers up to 5 s so queued messages go out.
+ * With {@code hwm > 0} the XPUB is set to XPUB_NODROP: at the high-water mark the send blocks
+ * (backpressure) instead of dropping silently, as PUSH does anyway.
  */
 final class ZmqPublisher implements Publisher {
-    private static final long CONNECT_TIMEOUT_MS = 5_000;
-
     private final ZContext ctx;
-    private final ZMQ.Socket push;
+    private final ZMQ.Socket socket;
     private final String endpoint;
     private final int size;
+    private final byte[] topic;
     private long errors;
 
-    ZmqPublisher(String endpoint, int hwm, int size) throws IOException {
+    /**
+     * @param topic the PUB/SUB topic, or null for PUSH
+     */
+    ZmqPublisher(String endpoint, String topic, int hwm, int size) throws IOException {
         this.endpoint = endpoint;
         this.size = size;
+        this.topic = topic == null ? null : ZmqOptions.topicFrame(topic);
         ctx = new ZContext(1);
-        push = ctx.createSocket(SocketType.PUSH);
-        push.setSndHWM(hwm);
-        push.setLinger(5_000);
+        socket = ctx.createSocket(topic == null ? SocketType.PUSH : SocketType.XPUB);
+        socket.setSndHWM(hwm);
+        socket.setRcvHWM(0);
+        socket.setLinger(5_000);
+        socket.setHandshakeIvl(ZmqEndpoints.HANDSHAKE_IVL_MS);
+        if (topic != null && hwm > 0) {
+            socket.setXpubNoDrop(true);
+        }
         try {
-            probe(endpoint);
-            push.connect(endpoint);
+            ZmqEndpoints.probe(endpoint);
+            socket.connect(endpoint);
+            if (topic != null) {
+                awaitSubscription(topic);
+            }
         } catch (IOException | RuntimeException e) {
             ctx.close();
             throw e instanceof IOException io ? io : new IOException("cannot connect to " + endpoint + ": " + e.getMessage());
         }
     }
 
-    /** A plain TCP connect first: ZeroMQ would otherwise retry in the background and queue forever. */
-    private static void probe(String endpoint) throws IOException {
-        java.net.URI u = java.net.URI.create(endpoint);
-        if (!"tcp".equals(u.getScheme()) || u.getHost() == null || u.getPort() < 0) {
-            return; // ipc://, inproc:// and the like: nothing to probe
+    /** Reads subscription messages (1, topic…) until the one for this publisher's topic has come. */
+    private void awaitSubscription(String name) throws IOException {
+        byte[] b = new byte[this.topic.length + 2];
+        long deadline = System.nanoTime() + ZmqEndpoints.HANDSHAKE_TIMEOUT_MS * 1_000_000L;
+        socket.setReceiveTimeOut(100);
+        while (System.nanoTime() < deadline) {
+            int len = socket.recv(b, 0, b.length, 0);
+            if (len == this.topic.length + 1 && b[0] == 1 && Arrays.equals(b, 1, len, this.topic, 0, this.topic.length)) {
+                return;
+            }
         }
-        try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress(u.getHost(), u.getPort()), (int) CONNECT_TIMEOUT_MS);
-        } catch (IOException e) {
-            throw new IOException("cannot connect to " + u.getHost() + ":" + u.getPort() + ": " + e.getMessage());
-        }
+        throw new ZmqEndpoints.HandshakeTimeout("no subscription to topic '" + name + "' reached this publisher through the ZeroMQ "
+                + "proxy at " + endpoint + " within " + ZmqEndpoints.HANDSHAKE_TIMEOUT_MS + " ms");
     }
 
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
         final byte[] a = buffer.array();
         final int size = this.size;
+        final byte[] t = topic;
+        final ZMQ.Socket s = socket;
         final int end = buffer.arrayOffset() + offset + length;
         for (int off = buffer.arrayOffset() + offset; off < end; off += size) {
-            if (!push.send(a, off, size, 0)) {
+            if ((t != null && !s.send(t, 0, t.length, ZMQ.SNDMORE)) || !s.send(a, off, size, 0)) {
                 errors++;
-                throw new IOException("ZeroMQ send to " + endpoint + " failed: " + ZMQ.Error.findByCode(push.errno()));
+                throw new IOException("ZeroMQ send to " + endpoint + " failed: " + ZMQ.Error.findByCode(s.errno()));
             }
         }
     }

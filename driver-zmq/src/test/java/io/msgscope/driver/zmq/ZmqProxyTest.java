@@ -1,0 +1,191 @@
+package io.msgscope.driver.zmq;
+
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Drivers;
+import io.msgscope.core.driver.MiddleBox;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.Subscriber;
+import org.junit.jupiter.api.Test;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The ZeroMQ middle box (M1, M10): the forwarding loop the broker-probe agent runs, driven here with
+ * the driver's own publisher and subscriber on loopback. Every message passes the tap once, in
+ * place, in order; PUB/SUB topics match exactly (not as prefixes); the welcome handshake means not a
+ * message is lost to the slow joiner although nothing sleeps; short payloads are counted.
+ */
+class ZmqProxyTest {
+    private static final int SIZE = 64;
+
+    private static ZmqDriver driver() {
+        return (ZmqDriver) Drivers.load().get("zmq");
+    }
+
+    /** A running proxy: its forwarding thread and the tap's record of indices. */
+    private static final class Running implements AutoCloseable {
+        final MiddleBox box;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final List<Long> indices = new ArrayList<>();
+
+        Running(Map<String, String> options) throws Exception {
+            box = driver().openMiddleBox(spec(options, 0, ""), "127.0.0.1", 0, 0);
+            Thread t = new Thread(() -> {
+                try {
+                    box.forward((buf, off, index) -> {
+                        synchronized (indices) {
+                            indices.add(index);
+                        }
+                        WireHeader.writeProbe(buf, off, 1000 + index, 7); // the probe's in-place stamp
+                    });
+                    done.complete(null);
+                } catch (Exception e) {
+                    done.completeExceptionally(e);
+                }
+            }, "proxy-under-test");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        Subscriber subscribe(Map<String, String> options) throws Exception {
+            return driver().openSubscriber(spec(options, box.egressPort(), ""));
+        }
+
+        Publisher publish(Map<String, String> options, String topic) throws Exception {
+            return driver().openPublisher(spec(options, box.ingressPort(), topic));
+        }
+
+        @Override
+        public void close() throws Exception {
+            box.close();
+            done.get(5, TimeUnit.SECONDS); // the loop notices within one 100 ms step
+        }
+    }
+
+    private static DriverSpec spec(Map<String, String> options, int port, String destination) {
+        return new DriverSpec("127.0.0.1", port, "", SIZE, 0, options, destination);
+    }
+
+    private static void send(Publisher pub, long first, int n) throws Exception {
+        ByteBuffer b = driver().allocatePayload(SIZE);
+        for (long i = first; i < first + n; i++) {
+            WireHeader.writeSequence(b, 0, i);
+            pub.send(b, 0, SIZE);
+        }
+    }
+
+    /** Polls until {@code n} messages came (or 10 s); returns their sequences and probe stamps. */
+    private static long[][] receive(Subscriber sub, int n) throws Exception {
+        long[][] got = new long[2][n];
+        int[] k = {0};
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (k[0] < n && System.nanoTime() < deadline) {
+            sub.poll((buf, off) -> {
+                if (k[0] < n) {
+                    got[0][k[0]] = WireHeader.sequence(buf, off);
+                    got[1][k[0]] = buf.getLong(off + WireHeader.PROBE_CPU_OFFSET);
+                }
+                k[0]++;
+            }, 50);
+        }
+        assertEquals(n, k[0], "messages received");
+        return got;
+    }
+
+    @Test
+    void pushPullThroughTheProxyPassesEveryMessageOnceInOrderThroughTheTap() throws Exception {
+        Map<String, String> o = Map.of("via", "proxy");
+        try (Running p = new Running(o); Subscriber sub = p.subscribe(o); Publisher pub = p.publish(o, "")) {
+            send(pub, 0, 10_000);
+            long[][] got = receive(sub, 10_000);
+            for (int i = 0; i < 10_000; i++) {
+                assertEquals(i, got[0][i]);
+                assertEquals(1000 + i, got[1][i], "the tap's stamp travels in the message");
+            }
+            assertEquals(0, sub.poll((b, off) -> { }, 100), "no duplicates");
+            assertEquals(10_000, p.box.forwarded());
+            assertTrue(p.box.helperCpuNs() > 0, "JeroMQ's I/O thread did the socket work and its CPU is found");
+            synchronized (p.indices) {
+                assertEquals(10_000, p.indices.size());
+                assertEquals(9_999L, p.indices.get(9_999));
+            }
+            assertEquals(0L, sub.counters().get("errors"));
+        }
+    }
+
+    @Test
+    void aHighWaterMarkBlocksInsteadOfDropping() throws Exception {
+        Map<String, String> o = Map.of("via", "proxy", "hwm", "10");
+        try (Running p = new Running(o); Subscriber sub = p.subscribe(o); Publisher pub = p.publish(o, "")) {
+            send(pub, 0, 5_000);
+            long[][] got = receive(sub, 5_000);
+            assertEquals(4_999, got[0][4_999]);
+        }
+        Map<String, String> ps = Map.of("via", "proxy", "pattern", "pubsub", "hwm", "10");
+        try (Running p = new Running(ps); Subscriber sub = p.subscribe(ps); Publisher pub = p.publish(ps, "msgscope")) {
+            send(pub, 0, 5_000);
+            long[][] got = receive(sub, 5_000);
+            assertEquals(4_999, got[0][4_999], "XPUB_NODROP: the publisher waited instead of dropping");
+        }
+    }
+
+    @Test
+    void pubSubTopicsMatchExactlyAndNoMessageIsLostToTheSlowJoiner() throws Exception {
+        Map<String, String> base = Map.of("via", "proxy", "pattern", "pubsub");
+        Map<String, String> t1 = Map.of("via", "proxy", "pattern", "pubsub", "topic", "t.1");
+        Map<String, String> t10 = Map.of("via", "proxy", "pattern", "pubsub", "topic", "t.10");
+        try (Running p = new Running(base);
+             Subscriber a = p.subscribe(t1); Subscriber b = p.subscribe(t1); Subscriber c = p.subscribe(t10);
+             Publisher p1 = p.publish(base, "t.1"); Publisher p10 = p.publish(base, "t.10")) {
+            // no sleep anywhere: the subscribers had their welcome, the publishers their subscription
+            send(p1, 0, 1_000);
+            send(p10, 0, 500);
+            for (Subscriber s : List.of(a, b)) {
+                long[][] got = receive(s, 1_000);
+                assertEquals(0, got[0][0], "the very first message arrived");
+                assertEquals(999, got[0][999]);
+            }
+            receive(c, 500);
+            for (Subscriber s : List.of(a, b, c)) {
+                assertEquals(0, s.poll((buf, off) -> { }, 200), "'t.1' must not receive 't.10' (prefix match)");
+                assertEquals(0L, s.counters().get("errors"));
+                assertTrue(s.counters().get("welcomes") >= 1, s.counters().toString());
+            }
+            assertEquals(1_500, p.box.forwarded());
+            assertEquals(3L, p.box.counters().get("proxy_subscriptions"));
+        }
+    }
+
+    @Test
+    void aPayloadShorterThanTheHeaderPassesUnstampedAndIsCountedAsAnError() throws Exception {
+        Map<String, String> o = Map.of("via", "proxy");
+        try (Running p = new Running(o); Subscriber sub = p.subscribe(o); ZContext ctx = new ZContext(1)) {
+            ZMQ.Socket push = ctx.createSocket(SocketType.PUSH);
+            push.connect("tcp://127.0.0.1:" + p.box.ingressPort());
+            byte[] good = new byte[SIZE];
+            WireHeader.writeSequence(ByteBuffer.wrap(good).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0, 3);
+            push.send(new byte[10], 0);
+            push.send(good, 0);
+            long[][] got = receive(sub, 1);
+            assertEquals(3, got[0][0]);
+            assertEquals(1L, sub.counters().get("short_payloads"));
+            assertEquals(1L, sub.counters().get("errors"));
+            assertEquals(1L, p.box.counters().get("proxy_short_frames"));
+            synchronized (p.indices) {
+                assertEquals(List.of(1L), p.indices, "only the whole message went through the tap");
+            }
+        }
+    }
+}
