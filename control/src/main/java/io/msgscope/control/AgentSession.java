@@ -132,7 +132,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                         } catch (SpecException e) {
                             ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
                         } catch (Exception e) {
-                            ch.writeAndFlush(Frames.error(role, "scenario request failed: " + describe(e), false));
+                            ch.writeAndFlush(Frames.error(role, "scenario request failed: " + describe(e), false,
+                                    io.msgscope.core.driver.Fault.kindOf(e).name()));
                         }
                     });
                 }
@@ -216,7 +217,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         } catch (SpecException e) {
             ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
         } catch (Exception | OutOfMemoryError e) {
-            ch.writeAndFlush(Frames.error(role, "cannot prepare the run: " + describe(e), false));
+            ch.writeAndFlush(Frames.error(role, "cannot prepare the run: " + describe(e), false,
+                    io.msgscope.core.driver.Fault.kindOf(e).name()));
         }
     }
 
