@@ -177,7 +177,7 @@ class TraceRunIT {
         }
     }
 
-    private static ProcessHandle awaitChild(Process p, String role, long timeoutMs) throws InterruptedException {
+    static ProcessHandle awaitChild(Process p, String role, long timeoutMs) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < deadline) {
             Optional<ProcessHandle> h = p.children().filter(c -> c.info().arguments()
@@ -190,7 +190,7 @@ class TraceRunIT {
         throw new AssertionError("no " + role + " agent process appeared");
     }
 
-    private static void awaitLine(Path file, String text, long timeoutMs) throws Exception {
+    static void awaitLine(Path file, String text, long timeoutMs) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < deadline) {
             if (Files.readString(file).contains(text)) {
