@@ -256,14 +256,21 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
-        worker.execute(() -> {
-            AgentRole r = current;
-            if (r != null) {
-                r.close();
-            }
-        });
+        // the session ends once the role has closed: a once-mode agent exits only after its clean-up
+        // (e.g. deleting the JetStream streams the run made), and a daemon takes no new run before
+        AgentRole r = current;
+        if (r == null) {
+            onEnd.run();
+        } else {
+            worker.execute(() -> {
+                try {
+                    r.close();
+                } finally {
+                    onEnd.run();
+                }
+            });
+        }
         worker.shutdown();
-        onEnd.run();
     }
 
     @Override

@@ -60,6 +60,29 @@ class ScenarioWritersTest {
     }
 
     @Test
+    void jsonGolden() throws Exception {
+        ScenarioResult r = sample();
+        r.header.put("spec", new java.util.LinkedHashMap<>(java.util.Map.of("rate", 1000.5)));
+        assertEquals("{\n"
+                + "  \"scenario\" : \"fan-in\",\n"
+                + "  \"driver\" : \"mqtt\",\n"
+                + "  \"status\" : \"ok\",\n"
+                + "  \"failure_reason\" : null,\n"
+                + "  \"spec\" : {\n"
+                + "    \"rate\" : 1000.5\n"
+                + "  },\n"
+                + "  \"results\" : {\n"
+                + "    \"latency_p99_us\" : 1234.5678,\n"
+                + "    \"messages_sent\" : 1600,\n"
+                + "    \"delivery_rate\" : 1.0\n"
+                + "  },\n"
+                + "  \"notes\" : [ \"a note\" ]\n"
+                + "}\n", ScenarioWriters.json(r).replace(System.lineSeparator(), "\n"));
+        // nested header entries (spec, broker, environment) are JSON only: CSV and Markdown keep one flat row
+        assertEquals(ScenarioWriters.csv(sample()), ScenarioWriters.csv(r));
+    }
+
+    @Test
     void jsonKeepsFieldNamesAndDots() throws Exception {
         String j = ScenarioWriters.json(sample());
         assertTrue(j.contains("\"latency_p99_us\" : 1234.5678"), j);
