@@ -1,10 +1,8 @@
 package io.msgscope.coordinator.scenario;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,20 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * coordinator, failed_during and missing agents, the spec with its hash and masked secrets; under a
  * German default locale, whose decimal comma must not reach any format.
  */
+@ExtendWith(GermanLocale.class)
 class ScenarioSummaryTest {
-    private Locale saved;
-
-    @BeforeEach
-    void german() {
-        saved = Locale.getDefault();
-        Locale.setDefault(Locale.GERMANY);
-    }
-
-    @AfterEach
-    void restore() {
-        Locale.setDefault(saved);
-    }
-
     static ScenarioRun.Config config(String uri, Map<String, String> options, long seed) {
         return new ScenarioRun.Config(Scenario.FAN_IN, "mqtt", uri, options, 2, 1, 100, 1_000, 2_000, 64, true, seed,
                 null);

@@ -1,29 +1,15 @@
 package io.msgscope.coordinator.scenario;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Golden files for the CSV, Markdown and time-series writers; the numbers ignore the default locale. */
+@ExtendWith(GermanLocale.class)
 class ScenarioWritersTest {
-    private Locale saved;
-
-    @BeforeEach
-    void german() {
-        saved = Locale.getDefault();
-        Locale.setDefault(Locale.GERMANY);
-    }
-
-    @AfterEach
-    void restore() {
-        Locale.setDefault(saved);
-    }
-
     static ScenarioResult sample() {
         ScenarioResult r = new ScenarioResult();
         r.header.put("scenario", "fan-in");
