@@ -284,6 +284,15 @@ public final class ScenarioRun {
         }
     }
 
+    /** Every {@code errors_<kind>} counter summed. */
+    static long errors(Map<String, Long> counters) {
+        long n = 0;
+        for (Fault.Kind k : Fault.Kind.values()) {
+            n += counters.getOrDefault(k.field(), 0L);
+        }
+        return n;
+    }
+
     private static boolean allLost(Map<String, Long> subCounters) {
         long n = subCounters.getOrDefault("subscriptions", 0L);
         return n > 0 && subCounters.getOrDefault("subscriptions_lost", 0L) >= n;
@@ -349,7 +358,7 @@ public final class ScenarioRun {
                         h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50) / 1e3, Math.max(0, p99) / 1e3));
             }
             if (progress != null) {
-                progress.update(phaseLabel, s, total, rate, p99);
+                progress.update(phaseLabel, s, total, rate, p99, errors(o.counters()));
             }
             if (allLost(o.subscriberCounters)) {
                 o.fail("all " + o.subscriberCounters.get("subscriptions") + " subscriptions lost"

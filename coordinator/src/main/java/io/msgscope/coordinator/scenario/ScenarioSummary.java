@@ -48,10 +48,7 @@ public final class ScenarioSummary {
         long received = counters.getOrDefault("messages_received", 0L);
         long expected = c.scenario().expected(sent, c.subscribers());
         long nominal = c.scenario().nominalExpected(c.publishers(), c.subscribers(), c.rate(), seconds);
-        long errors = 0;
-        for (Fault.Kind k : Fault.Kind.values()) {
-            errors += counters.getOrDefault(k.field(), 0L);
-        }
+        long errors = ScenarioRun.errors(counters);
         double delivery = expected == 0 ? 0 : (double) received / expected;
         latency(r, "latency_", o.latency);
         latency(r, "intended_latency_", o.intended);
