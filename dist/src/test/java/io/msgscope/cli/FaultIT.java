@@ -32,13 +32,14 @@ class FaultIT {
     @TempDir
     Path tmp;
 
-    /** Runs a small fan-in scenario (2 publishers x 100 msg/s, 2 s) against {@code uri}; extra args appended. */
+    /** Runs a small fan-in scenario (2 publishers x 100 msg/s, 2 s) against {@code uri} (nats:// or MQTT); extra args appended. */
     private MsgscopeProcess scenario(String name, String uri, String... extra) throws Exception {
         return scenario(name, uri, 2, extra);
     }
 
     private MsgscopeProcess scenario(String name, String uri, int seconds, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("scenario", "--driver", "mqtt", "--uri", uri, "--scenario", "fan-in",
+        String driver = uri.startsWith("nats:") ? "nats" : "mqtt";
+        List<String> args = new ArrayList<>(List.of("scenario", "--driver", driver, "--uri", uri, "--scenario", "fan-in",
                 "--publishers", "2", "--rate", "100", "--duration", "" + seconds, "--warmup", "1",
                 "--out", tmp.resolve(name).toString()));
         args.addAll(List.of(extra));
@@ -59,7 +60,7 @@ class FaultIT {
     @ParameterizedTest(name = "MQTT {0}: max_qos 1 refuses QoS 2")
     @CsvSource({"5", "3"})
     void aBrokerThatRefusesTheQosFailsTheRunNamingIt(String version) throws Exception {
-        try (PrivateMosquitto m = PrivateMosquitto.start(tmp.resolve("broker"), "max_qos 1")) {
+        try (PrivateBroker m = PrivateBroker.start(tmp.resolve("broker"), "max_qos 1")) {
             JsonNode j = failed(scenario("qos", m.uri(), "--opt", "qos=2", "--opt", "version=" + version), "qos");
             String why = j.get("failure_reason").asText();
             assertTrue(why.contains("QoS 1") && why.contains("SUBACK") && why.contains("--opt qos=2"), why);
@@ -72,7 +73,7 @@ class FaultIT {
     @CsvSource({"5, 0x87 NOT_AUTHORIZED", "3, 0x80 FAILURE"})
     void aRefusedSubscriptionFailsTheRunWithItsReasonCode(String version, String code) throws Exception {
         Path b = tmp.resolve("broker");
-        try (PrivateMosquitto m = PrivateMosquitto.start(b, PrivateMosquitto.dynsec(b, false, true))) {
+        try (PrivateBroker m = PrivateBroker.start(b, PrivateBroker.dynsec(b, false, true))) {
             JsonNode j = failed(scenario("suback", m.uri(), "--opt", "version=" + version), "suback");
             String why = j.get("failure_reason").asText();
             assertTrue(why.contains("refused the subscription") && why.contains(code), why);
@@ -83,7 +84,7 @@ class FaultIT {
     @Test
     void refusedPublishesAreCountedWithTheirPubackReasonCode() throws Exception {
         Path b = tmp.resolve("broker");
-        try (PrivateMosquitto m = PrivateMosquitto.start(b, PrivateMosquitto.dynsec(b, true, false))) {
+        try (PrivateBroker m = PrivateBroker.start(b, PrivateBroker.dynsec(b, true, false))) {
             JsonNode j = failed(scenario("puback", m.uri()), "puback");
             JsonNode r = j.get("results");
             // every publish refused, warm-up included: 2 publishers x 100 msg/s x (1 + 2) s
@@ -95,7 +96,7 @@ class FaultIT {
 
     @Test
     void connectionRefusedFailsTheRunAndMasksTheUrisPassword() throws Exception {
-        int port = PrivateMosquitto.freePort(); // nothing listens there
+        int port = PrivateBroker.freePort(); // nothing listens there
         JsonNode j = failed(scenario("refused", "tcp://msgscope:s3cret-pw@127.0.0.1:" + port, "--opt",
                 "password=0ther-s3cret", "--opt", "username=msgscope"), "refused");
         assertTrue(j.get("failure_reason").asText().contains("Connection refused"), j::toString);
@@ -109,10 +110,17 @@ class FaultIT {
         assertEquals(64, j.get("spec_hash").asText().length());
     }
 
-    @Test
-    void aBrokerKilledAndRestartedMidRunEndsTheRunEarlyWithResultsWritten() throws Exception {
-        try (PrivateMosquitto m = PrivateMosquitto.start(tmp.resolve("broker"))) {
-            MsgscopeProcess p = scenario("restart", m.uri(), 20);
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"mqtt, qos=1", "nats, jetstream=false", "nats, consumer=pull"})
+    void aBrokerKilledAndRestartedMidRunEndsTheRunEarlyWithResultsWritten(String driver, String opt) throws Exception {
+        boolean js = opt.startsWith("consumer=");
+        try (PrivateBroker m = driver.equals("mqtt") ? PrivateBroker.start(tmp.resolve("broker"))
+                : PrivateBroker.nats(tmp.resolve("broker"), js)) {
+            List<String> extra = new ArrayList<>(List.of("--opt", opt));
+            if (js) {
+                extra.addAll(List.of("--opt", "jetstream=true"));
+            }
+            MsgscopeProcess p = scenario("restart", m.uri(), 20, extra.toArray(String[]::new));
             TraceRunIT.awaitLine(p.stderr, "2s/20s", 90_000);
             m.kill();
             Thread.sleep(500);
@@ -132,7 +140,7 @@ class FaultIT {
 
     @Test
     void aStrayShortPayloadIsCountedNotFatal() throws Exception {
-        try (PrivateMosquitto m = PrivateMosquitto.start(tmp.resolve("broker"))) {
+        try (PrivateBroker m = PrivateBroker.start(tmp.resolve("broker"))) {
             MsgscopeProcess p = scenario("short", m.uri(), "--topic-prefix", "faults/short");
             Mqtt3BlockingClient stray = MqttClient.builder().useMqttVersion3().serverHost("127.0.0.1")
                     .serverPort(m.port).buildBlocking();
@@ -156,7 +164,7 @@ class FaultIT {
 
     @Test
     void aPublisherAgentKilledMidRunFailsTheRunAndNamesIt() throws Exception {
-        try (PrivateMosquitto m = PrivateMosquitto.start(tmp.resolve("broker"))) {
+        try (PrivateBroker m = PrivateBroker.start(tmp.resolve("broker"))) {
             MsgscopeProcess p = scenario("pubkill", m.uri(), 20);
             ProcessHandle publishers = TraceRunIT.awaitChild(p.process, "publishers", 60_000);
             TraceRunIT.awaitLine(p.stderr, "2s/20s", 90_000);

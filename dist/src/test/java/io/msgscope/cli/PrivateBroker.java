@@ -8,30 +8,48 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A mosquitto of a test's own, on a free loopback port with a config in the test's temp folder: the
- * shared broker on 1883 is never stopped or reconfigured. Stopped by its own PID only. Without the
- * binary the test is skipped with a message; under CI=true it fails.
+ * A mosquitto or nats-server of a test's own, on a free loopback port with its config and data in the
+ * test's temp folder: the shared brokers (1883, 4222) are never stopped or reconfigured. Stopped by
+ * its own PID only. Without the binary the test is skipped with a message; under CI=true it fails.
  */
-final class PrivateMosquitto implements AutoCloseable {
+final class PrivateBroker implements AutoCloseable {
     final int port;
-    private final Path conf;
+    private final String scheme;
+    private final List<String> command;
     private final Path log;
     private Process process;
 
-    private PrivateMosquitto(int port, Path conf, Path log) {
+    private PrivateBroker(int port, String scheme, List<String> command, Path log) {
         this.port = port;
-        this.conf = conf;
+        this.scheme = scheme;
+        this.command = command;
         this.log = log;
     }
 
+    /** A nats-server on a free port; with JetStream, its store in {@code dir}. */
+    static PrivateBroker nats(Path dir, boolean jetStream) throws Exception {
+        requireBinary("nats-server");
+        Files.createDirectories(dir);
+        int port = freePort();
+        List<String> cmd = new ArrayList<>(List.of("nats-server", "-a", "127.0.0.1", "-p", "" + port));
+        if (jetStream) {
+            cmd.addAll(List.of("-js", "-sd", dir.resolve("js").toString()));
+        }
+        PrivateBroker b = new PrivateBroker(port, "nats", cmd, dir.resolve("nats-server.log"));
+        b.startProcess();
+        return b;
+    }
+
     /** Starts mosquitto with {@code extraConfig} lines (e.g. {@code max_qos 1}) after the listener. */
-    static PrivateMosquitto start(Path dir, String... extraConfig) throws Exception {
+    static PrivateBroker start(Path dir, String... extraConfig) throws Exception {
         requireBinary("mosquitto");
         Files.createDirectories(dir);
         int port = freePort();
@@ -41,7 +59,8 @@ final class PrivateMosquitto implements AutoCloseable {
         }
         Path conf = dir.resolve("mosquitto.conf");
         Files.writeString(conf, c.toString());
-        PrivateMosquitto m = new PrivateMosquitto(port, conf, dir.resolve("mosquitto.log"));
+        PrivateBroker m = new PrivateBroker(port, "tcp", List.of("mosquitto", "-c", conf.toString()),
+                dir.resolve("mosquitto.log"));
         m.startProcess();
         return m;
     }
@@ -66,11 +85,11 @@ final class PrivateMosquitto implements AutoCloseable {
     }
 
     String uri() {
-        return "tcp://127.0.0.1:" + port;
+        return scheme + "://127.0.0.1:" + port;
     }
 
     void startProcess() throws Exception {
-        process = new ProcessBuilder("mosquitto", "-c", conf.toString()).redirectErrorStream(true)
+        process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
@@ -78,17 +97,17 @@ final class PrivateMosquitto implements AutoCloseable {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 200);
                 String text = Files.readString(log);
                 if (text.contains("Error loading")) { // a broken set-up must not pass as the fault under test
-                    throw new AssertionError("private mosquitto could not load its configuration: " + text);
+                    throw new AssertionError("private broker could not load its configuration: " + text);
                 }
                 return;
             } catch (IOException e) {
                 if (!process.isAlive()) {
-                    throw new AssertionError("private mosquitto exited: " + Files.readString(log));
+                    throw new AssertionError("private broker exited: " + Files.readString(log));
                 }
                 Thread.sleep(50);
             }
         }
-        throw new AssertionError("private mosquitto did not listen on " + port + ": " + Files.readString(log));
+        throw new AssertionError("private broker did not listen on " + port + ": " + Files.readString(log));
     }
 
     /** Kills this broker (SIGKILL: no DISCONNECT to the clients) and waits for it to be gone. */
