@@ -78,7 +78,7 @@ final class NatsSubscriber implements Subscriber {
         String streamName = null;
         JetStreamSubscription pullSub = null;
         try {
-            Dispatcher d = conn.createDispatcher();
+            Dispatcher d = s.jetStream() && s.pull() ? null : conn.createDispatcher(); // a pull consumer fetches in poll
             io.nats.client.MessageHandler mh = this::onMessage;
             if (s.jetStream()) {
                 streamName = "MSGSCOPE_" + s.subject().replaceAll("[^A-Za-z0-9_-]", "_");
