@@ -132,7 +132,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                         } catch (SpecException e) {
                             ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
                         } catch (Exception e) {
-                            ch.writeAndFlush(Frames.error(role, "scenario request failed: " + describe(e), false));
+                            ch.writeAndFlush(Frames.error(role, "scenario request failed: " + describe(e), false,
+                                    io.msgscope.core.driver.Fault.kindOf(e).name()));
                         }
                     });
                 }
@@ -216,7 +217,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         } catch (SpecException e) {
             ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
         } catch (Exception | OutOfMemoryError e) {
-            ch.writeAndFlush(Frames.error(role, "cannot prepare the run: " + describe(e), false));
+            ch.writeAndFlush(Frames.error(role, "cannot prepare the run: " + describe(e), false,
+                    io.msgscope.core.driver.Fault.kindOf(e).name()));
         }
     }
 
@@ -254,14 +256,21 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
-        worker.execute(() -> {
-            AgentRole r = current;
-            if (r != null) {
-                r.close();
-            }
-        });
+        // the session ends once the role has closed: a once-mode agent exits only after its clean-up
+        // (e.g. deleting the JetStream streams the run made), and a daemon takes no new run before
+        AgentRole r = current;
+        if (r == null) {
+            onEnd.run();
+        } else {
+            worker.execute(() -> {
+                try {
+                    r.close();
+                } finally {
+                    onEnd.run();
+                }
+            });
+        }
         worker.shutdown();
-        onEnd.run();
     }
 
     @Override

@@ -110,7 +110,8 @@ public final class ControlHub implements AutoCloseable {
             }
             Envelope env = in.env();
             if (env.getBodyCase() == Envelope.BodyCase.ERROR) {
-                throw new AgentFailure(in.from().name(), env.getError().getMessage(), env.getError().getUsage());
+                throw new AgentFailure(in.from().name(), env.getError().getMessage(), env.getError().getUsage(),
+                        env.getError().getKind());
             }
             if (env.getBodyCase() == Envelope.BodyCase.HEARTBEAT) {
                 continue;

@@ -19,8 +19,13 @@ public final class Frames {
     }
 
     public static Envelope error(Role role, String message, boolean usage) {
+        return error(role, message, usage, "");
+    }
+
+    /** An error with its kind ({@link io.msgscope.core.driver.Fault.Kind} name), so results can count it by kind. */
+    public static Envelope error(Role role, String message, boolean usage, String kind) {
         return Envelope.newBuilder().setError(ErrorReport.newBuilder().setRole(role)
-                .setMessage(message == null ? "unknown error" : message).setUsage(usage)).build();
+                .setMessage(message == null ? "unknown error" : message).setUsage(usage).setKind(kind)).build();
     }
 
     public static Envelope chunk(Series series, long offset, long[] values, int from, int count) {

@@ -249,7 +249,7 @@ class AgentSessionTest {
         assertTrue(role.closed.await(WAIT_MS, TimeUnit.MILLISECONDS), "role closed when the connection ends");
         assertEquals(List.of("prepare", "start WARMUP", "start MEASURE", "senderFinished 69999", "upload", "close"),
                 role.calls);
-        assertEquals(1, s.ended.get());
+        awaitEnded(s);
     }
 
     @Test
@@ -271,7 +271,7 @@ class AgentSessionTest {
         // a valid length prefix, then bytes that are no Envelope (field 1 announces 5 bytes, has 1)
         first.sendRaw(Wire.concat(Wire.varint(3), new byte[] {0x0A, 0x05, 0x01}));
         assertTrue(first.closed());
-        assertEquals(1, first.ended.get());
+        awaitEnded(first); // after the role's close, on the session's worker
         FakeRole role1 = factory.made.get(0);
         assertTrue(role1.closed.await(WAIT_MS, TimeUnit.MILLISECONDS), "the run's role is released");
 
@@ -296,5 +296,14 @@ class AgentSessionTest {
 
         Session next = new Session();
         assertNotNull(next.handshake());
+    }
+
+    /** The session ends once its role has closed (on the worker thread): wait for it, at most WAIT_MS. */
+    private static void awaitEnded(Session s) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (s.ended.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, s.ended.get());
     }
 }

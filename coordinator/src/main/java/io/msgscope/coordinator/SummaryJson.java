@@ -199,7 +199,7 @@ public final class SummaryJson {
         m.put("cpu_every", s.cpuEvery());
         m.put("driver", s.driver());
         m.put("uri", s.uriForDisplay());
-        m.put("driver_options", new java.util.TreeMap<>(s.driverOptions()));
+        m.put("driver_options", io.msgscope.core.Secrets.options(s.driverOptions()));
         return m;
     }
 

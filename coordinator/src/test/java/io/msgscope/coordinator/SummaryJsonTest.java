@@ -148,6 +148,23 @@ class SummaryJsonTest {
     }
 
     @Test
+    void secretsAreMaskedInTheWrittenSpec() throws Exception {
+        RunSpec spec = RunSpec.builder().count(4).window(1).driver("mqtt").uri("tcp://me:hunter2@127.0.0.1:1883")
+                .driverOptions(Map.of("password", "hunter3", "qos", "1")).build();
+        RunOutcome out = new RunOutcome(spec, "run-secret");
+        out.sent = 4;
+        out.failure = "nothing arrived";
+        Path file = dir.resolve(SummaryJson.FILE_NAME);
+        SummaryJson.write(file, SummaryJson.build(out, analyse(out), EnvironmentInfo.current(), "t", List.of()));
+        String text = java.nio.file.Files.readString(file);
+        assertFalse(text.contains("hunter"), text);
+        JsonNode root = new ObjectMapper().readTree(text);
+        assertEquals("tcp://me:****@127.0.0.1:1883", root.at("/spec/uri").asText());
+        assertEquals("****", root.at("/spec/driver_options/password").asText());
+        assertEquals("1", root.at("/spec/driver_options/qos").asText());
+    }
+
+    @Test
     void undefinedValuesAreNullNotNaN() throws Exception {
         RunSpec spec = RunSpec.builder().count(4).window(1).build();
         RunOutcome out = new RunOutcome(spec, "run-empty");

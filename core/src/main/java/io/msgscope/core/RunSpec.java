@@ -57,7 +57,7 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
 
     /** The URI without its password, for results and logs. */
     public String uriForDisplay() {
-        return uri.replaceAll("(://[^:/@]+:)[^@/]*@", "$1****@");
+        return Secrets.uri(uri);
     }
 
     /** Fluent builder; defaults are the CLI defaults. */

@@ -28,23 +28,35 @@ class ScenarioIT {
     @TempDir
     Path tmp;
 
-    @ParameterizedTest(name = "{0} {1} P={2} S={3}")
+    @ParameterizedTest(name = "{0} {1} P={2} S={3} {4}")
     @CsvSource({
-            "mqtt, fan-in,       4, 1",
-            "mqtt, fan-out,      1, 4",
-            "mqtt, straight-run, 4, 4",
-            "mqtt, round-robin,  4, 4",
-            "nats, fan-in,       4, 1",
-            "nats, fan-out,      1, 4",
-            "nats, straight-run, 4, 4",
-            "nats, round-robin,  4, 4"})
-    void everyMessageIsDeliveredAsTheScenarioSays(String driver, String scenario, int p, int s) throws Exception {
+            "mqtt, fan-in,       4, 1, qos=1",
+            "mqtt, fan-out,      1, 4, qos=1",
+            "mqtt, straight-run, 4, 4, qos=1",
+            "mqtt, round-robin,  4, 4, qos=1",
+            "nats, fan-in,       4, 1, jetstream=false",
+            "nats, fan-out,      1, 4, jetstream=false",
+            "nats, straight-run, 4, 4, jetstream=false",
+            "nats, round-robin,  4, 4, jetstream=false",
+            // JetStream (issue 5): one stream per subject made and removed by the run; push and pull consumers
+            "nats, fan-in,       4, 1, consumer=push",
+            "nats, fan-out,      1, 4, consumer=pull",
+            "nats, straight-run, 4, 4, consumer=push",
+            "nats, round-robin,  4, 4, consumer=push",
+            "nats, round-robin,  4, 4, consumer=pull"})
+    void everyMessageIsDeliveredAsTheScenarioSays(String driver, String scenario, int p, int s, String opt)
+            throws Exception {
+        boolean js = opt.startsWith("consumer=");
         requireBroker(driver.equals("mqtt") ? 1883 : 4222, driver.equals("mqtt") ? "Mosquitto" : "nats-server");
         Path out = tmp.resolve(driver + "-" + scenario);
-        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + driver + "-" + scenario), "scenario",
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("scenario",
                 "--driver", driver, "--scenario", scenario, "--publishers", "" + p, "--subscribers", "" + s,
-                "--rate", "200", "--duration", "2", "--warmup", "1", "--opt", driver.equals("mqtt") ? "qos=1" : "jetstream=false",
-                "--out", out.toString());
+                "--rate", "200", "--duration", "2", "--warmup", "1", "--opt", opt, "--out", out.toString()));
+        if (js) {
+            args.addAll(java.util.List.of("--opt", "jetstream=true", "--opt", "storage=memory"));
+        }
+        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + driver + "-" + scenario),
+                args.toArray(String[]::new));
         int rc = proc.waitFor(120);
         assertEquals(0, rc, () -> "exit code; stdout: " + TraceRunIT.safe(proc::out) + " stderr: " + TraceRunIT.safe(proc::err));
         JsonNode j = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
@@ -57,8 +69,14 @@ class ScenarioIT {
         assertEquals(expected, r.get("messages_received").asLong(), j::toString);
         assertEquals(1.0, r.get("delivery_rate").asDouble(), j::toString);
         assertEquals(0, r.get("errors").asLong(), j::toString);
-        if (driver.equals("mqtt")) {
+        if (driver.equals("mqtt") || js) {
             assertEquals(sent, r.get("messages_acked").asLong(), j::toString);
+        }
+        if (js) {
+            assertTrue(j.get("delivery").asText().startsWith("JetStream"), j::toString);
+            assertEquals("true", j.get("broker").get("jetstream_available").asText(), j::toString);
+            assertTrue(j.get("broker").get("version").asText().matches("\\d+\\.\\d+.*"), j::toString); // NATS INFO
+            assertStreamsRemoved(j.get("run_id").asText());
         }
         for (String f : new String[] {"latency_min_us", "latency_max_us", "latency_mean_us", "latency_p50_us",
                 "latency_p95_us", "latency_p99_us", "latency_p999_us"}) {
@@ -73,6 +91,15 @@ class ScenarioIT {
         // not a terminal: plain progress lines on stderr
         String err = proc.err();
         assertTrue(err.contains(scenario + " @ ") && err.contains("2s/2s") && !err.contains("\r"), err);
+    }
+
+    /** The run removes the streams it made (named after its subjects, which carry the run id). */
+    private static void assertStreamsRemoved(String runId) throws Exception {
+        try (io.nats.client.Connection c = io.nats.client.Nats.connect("nats://127.0.0.1:4222")) {
+            for (String name : c.jetStreamManagement().getStreamNames()) {
+                assertTrue(!name.contains(runId), "stream " + name + " left behind by run " + runId);
+            }
+        }
     }
 
     @Test

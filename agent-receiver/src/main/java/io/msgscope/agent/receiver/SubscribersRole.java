@@ -10,6 +10,8 @@ import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
+import io.msgscope.core.driver.ErrorTally;
+import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
 import io.msgscope.proto.Phase;
@@ -59,8 +61,8 @@ public final class SubscribersRole implements AgentRole {
     private final LongAdder warmupReceived = new LongAdder();
     private final LongAdder clamped = new LongAdder();
     private final LongAdder overRange = new LongAdder();
-    private final LongAdder errors = new LongAdder();
-    private volatile String closeReason;
+    private final ErrorTally errors = new ErrorTally();
+    private final java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
 
     private Histogram total = newHistogram();
     private Histogram totalIntended = newHistogram();
@@ -128,7 +130,12 @@ public final class SubscribersRole implements AgentRole {
     public synchronized ScenarioReport scenario(ScenarioQuery q) throws Exception {
         ScenarioReport.Builder r = ScenarioReport.newBuilder().setKind(q.getKind());
         switch (q.getKind()) {
-            case SETUP -> setup(q.getPlan());
+            case SETUP -> {
+                setup(q.getPlan());
+                if (!subscribers.isEmpty()) {
+                    r.putAllInfo(subscribers.get(0).serverInfo());
+                }
+            }
             case RESET -> {
                 swap(null, null);
                 total = newHistogram();
@@ -137,7 +144,7 @@ public final class SubscribersRole implements AgentRole {
                 bytesReceived.reset();
                 clamped.reset();
                 overRange.reset();
-                errors.reset();
+                // errors are not reset: a fault during the warm-up is still a fault (errors_* cover the whole run)
             }
             case PROGRESS -> {
                 Histogram a = newHistogram();
@@ -150,7 +157,14 @@ public final class SubscribersRole implements AgentRole {
                 r.setMessages(total.getTotalCount()).setLatencyHistogram(encode(total))
                         .setIntendedHistogram(encode(totalIntended));
             }
+            case STOP -> {
+                // nothing to stop: subscribers keep receiving until the run closes them
+            }
             default -> throw new IllegalArgumentException("unknown scenario request " + q.getKind());
+        }
+        String first = firstError();
+        if (first != null) {
+            r.setFirstError(first);
         }
         return r.putAllCounters(counters()).build();
     }
@@ -219,32 +233,59 @@ public final class SubscribersRole implements AgentRole {
             while (!closed) {
                 if (sub.poll(conn, 100) < 0) {
                     if (!closed) {
-                        errors.increment();
-                        closeReason = sub.closeReason() == null ? "the broker closed a subscription" : sub.closeReason();
+                        lost.incrementAndGet();
+                        errors.add(Fault.Kind.CONNECTION_LOST, sub.closeReason() == null
+                                ? "the broker closed a subscription" : sub.closeReason());
                     }
                     return;
                 }
             }
         } catch (Exception e) {
             if (!closed) {
-                errors.increment();
-                closeReason = e.getClass().getSimpleName() + ": " + e.getMessage();
+                lost.incrementAndGet();
+                errors.add(Fault.Kind.CONNECTION_LOST, "a subscription failed: " + e.getClass().getSimpleName() + ": "
+                        + e.getMessage());
             }
         }
     }
 
+    private String firstError() {
+        if (errors.first() != null) {
+            return errors.first();
+        }
+        for (Subscriber s : subscribers) {
+            if (s.counters().getOrDefault("short_payloads", 0L) > 0) {
+                return "a subscriber received payloads shorter than the " + WireHeader.SIZE + "-byte header";
+            }
+        }
+        return null;
+    }
+
     private Map<String, Long> counters() {
         Map<String, Long> m = new TreeMap<>();
-        long driverErrors = 0;
+        long shorts = 0;
+        long slow = 0;
+        long other = 0;
         for (Subscriber s : subscribers) {
-            driverErrors += s.counters().getOrDefault("errors", 0L);
+            Map<String, Long> c = s.counters();
+            long sh = c.getOrDefault("short_payloads", 0L);
+            long sl = c.getOrDefault("slow_consumer_events", 0L);
+            shorts += sh;
+            slow += sl;
+            other += c.getOrDefault("errors", 0L) - sh - sl;
         }
         m.put("messages_received", received.sum());
         m.put("bytes_received", bytesReceived.sum());
         m.put("warmup_received", warmupReceived.sum());
         m.put("latency_clamped", clamped.sum());
         m.put("latency_over_range", overRange.sum());
-        m.put("subscriber_errors", errors.sum() + driverErrors);
+        errors.putInto(m);
+        m.merge(Fault.Kind.SHORT_PAYLOAD.field(), shorts, Long::sum);
+        m.merge(Fault.Kind.SLOW_CONSUMER.field(), slow, Long::sum);
+        m.merge(Fault.Kind.OTHER.field(), other, Long::sum);
+        m.put("subscriber_errors", errors.total() + shorts + slow + other);
+        m.put("subscriptions", (long) subscribers.size());
+        m.put("subscriptions_lost", (long) lost.get());
         return m;
     }
 

@@ -9,6 +9,8 @@ import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
+import io.msgscope.core.driver.ErrorTally;
+import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
@@ -43,6 +45,9 @@ import java.util.concurrent.locks.LockSupport;
  * A phase sends exactly {@code round(rate * seconds)} messages per publisher; a publisher that falls
  * behind sends late (the intended time keeps the schedule, so the corrected latency shows it) rather
  * than dropping messages. Padding is filled once per connection (random by default in this mode, R2).
+ * A publisher whose send fails (connection lost, refused) counts one error by kind and stops; STOP
+ * ends every publisher's phase early (the coordinator ends the run, e.g. when no subscription is left).
+ * Counters carry {@code errors_<kind>} and {@code publishers_stopped}.
  */
 public final class PublishersRole implements AgentRole {
     private static final long SPIN_NS = 50_000;
@@ -59,8 +64,9 @@ public final class PublishersRole implements AgentRole {
     private final LongAdder sent = new LongAdder();
     private final LongAdder bytesSent = new LongAdder();
     private final LongAdder warmupSent = new LongAdder();
-    private final LongAdder errors = new LongAdder();
-    private volatile String firstError;
+    private final ErrorTally errors = new ErrorTally();
+    private final java.util.concurrent.atomic.AtomicInteger stopped = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean stopping;
 
     public PublishersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -90,10 +96,15 @@ public final class PublishersRole implements AgentRole {
             case RESET -> {
                 sent.reset();
                 bytesSent.reset();
-                errors.reset();
+                // errors are not reset: a fault during the warm-up is still a fault (errors_* cover the whole run)
             }
+            case STOP -> stopping = true;
             default -> {
             }
+        }
+        String first = firstError();
+        if (first != null) {
+            r.setFirstError(first);
         }
         return r.putAllCounters(counters()).build();
     }
@@ -124,6 +135,7 @@ public final class PublishersRole implements AgentRole {
         long count = Math.round(plan.getRate() * seconds);
         int n = publishers.size();
         AtomicInteger left = new AtomicInteger(n);
+        stopping = false;
         long startMono = System.nanoTime() + 20_000_000L; // all publishers start on the same schedule
         for (int i = 0; i < n; i++) {
             final int idx = i;
@@ -135,12 +147,13 @@ public final class PublishersRole implements AgentRole {
                             try {
                                 pub.drain(5_000);
                             } catch (Exception e) {
-                                error(e);
+                                errors.add(e);
                             }
                         }
                     }
+                    String first = firstError();
                     listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(warmup ? warmupSent.sum() : sent.sum())
-                            .putAllCounters(counters()).build());
+                            .setNote(first == null ? "" : first).putAllCounters(counters()).build());
                 }
             }, "publisher-" + i);
             t.setDaemon(true);
@@ -157,7 +170,7 @@ public final class PublishersRole implements AgentRole {
         final long epochMinusMono = clock.epochMinusMono();
         final LongAdder counter = warmup ? warmupSent : sent;
         final LongAdder bytes = bytesSent;
-        for (long i = 0; i < count && !closed; i++) {
+        for (long i = 0; i < count && !closed && !stopping; i++) {
             final long intended = startMono + (long) (i * periodNs);
             long now;
             while ((now = System.nanoTime()) < intended) {
@@ -178,32 +191,51 @@ public final class PublishersRole implements AgentRole {
                     bytes.add(size);
                 }
             } catch (Exception e) {
-                error(e);
+                // the connection is unusable (lost, refused): one error, and this publisher stops, rather
+                // than one error per remaining scheduled message
+                errors.add(e);
+                stopped.incrementAndGet();
+                return;
             }
         }
     }
 
-    private void error(Exception e) {
-        errors.increment();
-        if (firstError == null) {
-            firstError = e.getClass().getSimpleName() + ": " + e.getMessage();
+    /** The first error of this agent: its own, else the first a driver saw asynchronously (a refused publish). */
+    private String firstError() {
+        if (errors.first() != null) {
+            return errors.first();
         }
+        for (Publisher p : publishers) {
+            if (p.firstError() != null) {
+                return p.firstError();
+            }
+        }
+        return null;
     }
 
     private Map<String, Long> counters() {
         Map<String, Long> m = new java.util.TreeMap<>();
         long acked = 0;
-        long driverErrors = 0;
+        long refused = 0;
+        long failed = 0;
         for (Publisher p : publishers) {
             Map<String, Long> c = p.counters();
             acked += c.getOrDefault("messages_acked", 0L);
-            driverErrors += c.getOrDefault("errors", 0L) + c.getOrDefault("publish_errors", 0L);
+            long r = c.getOrDefault("publish_refused", 0L);
+            refused += r;
+            failed += c.getOrDefault("errors", 0L) + c.getOrDefault("publish_errors", 0L) - r;
         }
         m.put("messages_sent", sent.sum());
         m.put("bytes_sent", bytesSent.sum());
         m.put("warmup_sent", warmupSent.sum());
         m.put("messages_acked", acked);
-        m.put("publisher_errors", errors.sum() + driverErrors);
+        errors.putInto(m);
+        // asynchronous failures the drivers counted (refused publishes with their reason code, missing acks)
+        m.merge(Fault.Kind.REFUSED.field(), refused, Long::sum);
+        m.merge(Fault.Kind.PUBLISH_FAILED.field(), failed, Long::sum);
+        m.put("publisher_errors", errors.total() + refused + failed);
+        m.put("publishers", (long) publishers.size());
+        m.put("publishers_stopped", (long) stopped.get());
         return m;
     }
 

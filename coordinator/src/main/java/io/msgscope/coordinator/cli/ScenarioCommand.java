@@ -29,8 +29,10 @@ import java.util.concurrent.ThreadLocalRandom;
         description = {"Run a pub/sub scenario (seed 002): fan-in, fan-out, straight-run or round-robin, each publisher",
                 "at --rate msg/s for --duration s after a discarded --warmup; latency from the payload's epoch-ns",
                 "timestamp (HdrHistogram 1 us-10 s, 3 digits), counters, delivery_rate = received / expected."},
-        footer = {"", "Exit codes: 0 ok, 1 run failed (an agent failed, errors, or delivery_rate < 1.0 at MQTT QoS >= 1",
-                "or NATS JetStream; results still written), 2 bad usage (e.g. a scenario the driver cannot do)."})
+        footer = {"", "Exit codes: 0 ok, 1 run failed (an agent failed, errors such as a refused QoS or subscription, a",
+                "lost connection or short payloads, or delivery_rate < 1.0 at MQTT QoS >= 1 or NATS JetStream; results",
+                "still written, marked failed), 2 bad usage (e.g. a scenario the driver cannot do, a topic the client",
+                "or broker rejects)."})
 public final class ScenarioCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -81,6 +83,11 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "Results folder (default: a new results/scenario-* folder).")
     Path out;
 
+    @Option(names = "--topic-prefix", paramLabel = "TOPIC",
+            description = "The scenario's topic (MQTT) or subject (NATS); straight-run adds /N or .N per pair "
+                    + "(default: msgscope/SCENARIO-RUNID, with dots on NATS).")
+    String topicPrefix;
+
     @Option(names = "--broker-process", paramLabel = "NAME",
             description = "Sample this local process's CPU and RSS once a second during the run (Q7), e.g. mosquitto "
                     + "or nats-server (default: none).")
@@ -108,6 +115,45 @@ public final class ScenarioCommand implements Callable<Integer> {
         z.put("via", "proxy");
         z.put("pattern", sc == Scenario.ROUND_ROBIN ? "pushpull" : "pubsub");
         return Map.copyOf(z);
+    }
+
+    /**
+     * A topic the client or broker would reject is bad usage, caught here before any connection: MQTT
+     * topic names take no wildcards (+, #) or NUL and at most 65,535 bytes, and '$' topics are the broker's;
+     * NATS subjects take no wildcards (*, >), no white space and no empty tokens.
+     */
+    static void checkTopicPrefix(String driver, String t) {
+        String opt = "--topic-prefix";
+        if (t.isEmpty()) {
+            throw new SpecException(opt, "must not be empty");
+        }
+        if (driver.equals("mqtt")) {
+            if (t.indexOf('+') >= 0 || t.indexOf('#') >= 0 || t.indexOf('\0') >= 0) {
+                throw new SpecException(opt, "must be an MQTT topic name without wildcards (+, #) or NUL, got '" + t + "'");
+            }
+            if (t.startsWith("$")) {
+                throw new SpecException(opt, "must not start with '$' (topics such as $SYS belong to the broker), got '"
+                        + t + "'");
+            }
+            if (t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 65_000) {
+                throw new SpecException(opt, "must be at most 65000 bytes (MQTT topics are at most 65535), got "
+                        + t.length() + " characters");
+            }
+        } else if (driver.equals("zmq")) {
+            if (t.indexOf('\0') >= 0 || t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 200) {
+                throw new SpecException(opt, "must be a ZeroMQ subscription prefix of at most 200 bytes without NUL, got '"
+                        + t + "'");
+            }
+        } else {
+            if (t.chars().anyMatch(c -> c == '*' || c == '>' || Character.isWhitespace(c))) {
+                throw new SpecException(opt, "must be a NATS subject without wildcards (*, >) or white space, got '"
+                        + t + "'");
+            }
+            if (t.startsWith(".") || t.endsWith(".") || t.contains("..")) {
+                throw new SpecException(opt, "must be a NATS subject without empty tokens (leading, trailing or double "
+                        + "'.'), got '" + t + "'");
+            }
+        }
     }
 
     @Override
@@ -158,13 +204,10 @@ public final class ScenarioCommand implements Callable<Integer> {
             }
             case "nats" -> {
                 boolean js = Boolean.parseBoolean(opts.getOrDefault("jetstream", "false"));
-                if (sc == Scenario.ROUND_ROBIN && js) {
-                    throw new SpecException("--scenario", "round-robin uses core NATS queue groups; not with --opt jetstream=true");
-                }
                 if (opts.containsKey("subject") || opts.containsKey("group")) {
                     throw new SpecException("--opt", "subject and group are chosen by the scenario; do not give them");
                 }
-                qosLabel = js ? "JetStream" : "core NATS";
+                qosLabel = js ? "JetStream " + opts.getOrDefault("consumer", "push") : "core NATS";
                 reliable = js;
             }
             case "zmq" -> {
@@ -175,10 +218,13 @@ public final class ScenarioCommand implements Callable<Integer> {
             default -> throw new SpecException("--driver", "scenario mode needs topics: mqtt, nats or zmq, not "
                     + drv.name());
         }
+        if (topicPrefix != null) {
+            checkTopicPrefix(drv.name(), topicPrefix);
+        }
         Path dir = RunCommand.prepareOut(out, "scenario");
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
-                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix);
         PrintWriter err = commandSpec.commandLine().getErr();
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
         stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",
@@ -199,6 +245,10 @@ public final class ScenarioCommand implements Callable<Integer> {
             err.println("msgscope scenario: " + o.failure);
             err.flush();
             return ExitCodes.USAGE;
+        }
+        if (o.failure != null) {
+            err.println("msgscope scenario: run failed during " + o.failedDuring + ": " + o.failure);
+            err.flush();
         }
         ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable);
         if (broker != null) {

@@ -194,7 +194,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         settings.put("threshold_ms", thresholdMs);
         settings.put("skip_factor", skipFactor);
         settings.put("max_exponent", maxExponent);
-        settings.put("driver_options", spec.driverOptions());
+        settings.put("driver_options", io.msgscope.core.Secrets.options(spec.driverOptions()));
         root.put("settings", settings);
         Map<String, Object> env = new LinkedHashMap<>();
         EnvironmentInfo e = EnvironmentInfo.current();

@@ -50,7 +50,13 @@ public final class ProgressLine {
     }
 
     public void update(String phase, long elapsed, long total, double rate, long p99Ns) {
-        String line = format(label, elapsed, total, rate, p99Ns) + (phase.isEmpty() ? "" : "  (" + phase + ")");
+        update(phase, elapsed, total, rate, p99Ns, 0);
+    }
+
+    /** As {@link #update(String, long, long, double, long)}, with {@code errors: N} appended once there are errors. */
+    public void update(String phase, long elapsed, long total, double rate, long p99Ns, long errors) {
+        String line = format(label, elapsed, total, rate, p99Ns) + (errors > 0 ? "  errors: " + errors : "")
+                + (phase.isEmpty() ? "" : "  (" + phase + ")");
         if (terminal) {
             out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
             lastLength = line.length();

@@ -1,6 +1,13 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.core.Secrets;
 import io.msgscope.core.Version;
+import io.msgscope.core.driver.Fault;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -29,36 +36,49 @@ public final class ScenarioSummary {
         r.header.put("duration_s", c.durationMs() / 1000.0);
         r.header.put("size", c.size());
         r.header.put("padding", c.randomPadding() ? "random" : "zeros");
+        r.header.put("run_id", Long.toHexString(c.seed()));
+        Map<String, Object> spec = spec(c);
+        r.header.put("spec_hash", hash(spec));
+        r.header.put("spec", spec);
+        r.header.put("broker", new LinkedHashMap<>(o.broker));
+        r.header.put("environment", new LinkedHashMap<>(o.environment));
+        Map<String, Long> counters = o.counters();
         double seconds = c.durationMs() / 1000.0;
-        long sent = o.counters.getOrDefault("messages_sent", o.sent);
-        long received = o.counters.getOrDefault("messages_received", 0L);
+        long sent = counters.getOrDefault("messages_sent", o.sent);
+        long received = counters.getOrDefault("messages_received", 0L);
         long expected = c.scenario().expected(sent, c.subscribers());
         long nominal = c.scenario().nominalExpected(c.publishers(), c.subscribers(), c.rate(), seconds);
-        long errors = o.counters.getOrDefault("publisher_errors", 0L) + o.counters.getOrDefault("subscriber_errors", 0L);
+        long errors = ScenarioRun.errors(counters);
         double delivery = expected == 0 ? 0 : (double) received / expected;
         latency(r, "latency_", o.latency);
         latency(r, "intended_latency_", o.intended);
-        r.fields.put("latency_clamped", o.counters.getOrDefault("latency_clamped", 0L));
+        r.fields.put("latency_clamped", counters.getOrDefault("latency_clamped", 0L));
         r.fields.put("messages_sent", sent);
         r.fields.put("messages_received", received);
-        r.fields.put("messages_acked", o.counters.getOrDefault("messages_acked", 0L));
-        r.fields.put("bytes_sent", o.counters.getOrDefault("bytes_sent", 0L));
-        r.fields.put("bytes_received", o.counters.getOrDefault("bytes_received", 0L));
+        r.fields.put("messages_acked", counters.getOrDefault("messages_acked", 0L));
+        r.fields.put("bytes_sent", counters.getOrDefault("bytes_sent", 0L));
+        r.fields.put("bytes_received", counters.getOrDefault("bytes_received", 0L));
         r.fields.put("errors", errors);
+        for (Fault.Kind k : Fault.Kind.values()) {
+            r.fields.put(k.field(), counters.getOrDefault(k.field(), 0L));
+        }
+        r.fields.put("subscriptions_lost", counters.getOrDefault("subscriptions_lost", 0L));
+        r.fields.put("publishers_stopped", counters.getOrDefault("publishers_stopped", 0L));
         r.fields.put("expected_messages", expected);
         r.fields.put("expected_nominal", nominal);
         r.fields.put("delivery_rate", delivery);
         r.fields.put("send_rate", sent / seconds);
         r.fields.put("receive_rate", received / seconds);
-        r.fields.put("send_bytes_rate", o.counters.getOrDefault("bytes_sent", 0L) / seconds);
-        r.fields.put("receive_bytes_rate", o.counters.getOrDefault("bytes_received", 0L) / seconds);
-        r.fields.put("warmup_sent", o.counters.getOrDefault("warmup_sent", 0L));
+        r.fields.put("send_bytes_rate", counters.getOrDefault("bytes_sent", 0L) / seconds);
+        r.fields.put("receive_bytes_rate", counters.getOrDefault("bytes_received", 0L) / seconds);
+        r.fields.put("warmup_sent", counters.getOrDefault("warmup_sent", 0L));
         r.fields.put("in_flight_wait_ms", o.drainMs);
         r.seconds.addAll(o.seconds);
         proxy(r, o, seconds);
         String failure = o.failure;
         if (failure == null && errors > 0) {
-            failure = errors + " errors (publish failures, short payloads, lost connections)";
+            failure = errors + " errors (" + byKind(counters) + ")"
+                    + (o.firstErrors.isEmpty() ? "" : "; first: " + o.firstErrors.get(0));
         }
         if (failure == null && received > expected) {
             failure = "received " + received + " deliveries, more than the " + expected + " the scenario allows"
@@ -76,6 +96,11 @@ public final class ScenarioSummary {
         }
         r.header.put("status", failure == null ? "ok" : "failed");
         r.header.put("failure_reason", failure);
+        r.header.put("failed_during", failure == null ? null : o.failedDuring != null ? o.failedDuring : "measurement");
+        r.header.put("missing_agents", o.missingAgents.isEmpty() ? null : String.join("; ", o.missingAgents));
+        if (!o.firstErrors.isEmpty()) {
+            r.header.put("first_errors", List.copyOf(o.firstErrors));
+        }
         r.notes.add("latency_* from the actual send time (payload bytes 0-7, epoch ns); intended_latency_* from the "
                 + "scheduled send time (bytes 16-23), which includes any time a publisher fell behind its schedule");
         r.notes.add("rates over the measurement period only; expected_messages from the messages actually sent "
@@ -86,17 +111,58 @@ public final class ScenarioSummary {
 
     /** A middle box run by the broker-probe agent (ZeroMQ via=proxy): its counts and CPU per message (M3). */
     private static void proxy(ScenarioResult r, ScenarioRun.Outcome o, double seconds) {
-        Long forwarded = o.counters.get("proxy_forwarded");
+        Long forwarded = o.counters().get("proxy_forwarded");
         if (forwarded == null) {
             return;
         }
-        long cpu = o.counters.getOrDefault("proxy_cpu_ns", 0L);
+        long cpu = o.counters().getOrDefault("proxy_cpu_ns", 0L);
         r.fields.put("proxy_forwarded", forwarded);
         r.fields.put("proxy_cpu_pct", 100.0 * cpu / (seconds * 1e9));
         r.fields.put("proxy_cpu_ns_per_message", forwarded == 0 ? null : (double) cpu / forwarded);
-        r.fields.put("proxy_short_frames", o.counters.getOrDefault("proxy_short_frames", 0L));
+        r.fields.put("proxy_short_frames", o.counters().getOrDefault("proxy_short_frames", 0L));
         r.notes.add("proxy_*: the broker-probe agent's forwarding thread over the measurement (CPU time of that "
                 + "thread, % of one core; per message it forwarded)");
+    }
+
+    /** The run's spec as asked, secrets masked (issue 5): what {@code spec_hash} identifies. */
+    static Map<String, Object> spec(ScenarioRun.Config c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("scenario", c.scenario().label());
+        m.put("driver", c.driver());
+        m.put("uri", Secrets.uri(c.uri()));
+        m.put("driver_options", Secrets.options(c.options()));
+        m.put("publishers", c.publishers());
+        m.put("subscribers", c.subscribers());
+        m.put("rate", c.rate());
+        m.put("warmup_ms", c.warmupMs());
+        m.put("duration_ms", c.durationMs());
+        m.put("size", c.size());
+        m.put("padding", c.randomPadding() ? "random" : "zeros");
+        m.put("topic_prefix", c.topicPrefix());
+        return m;
+    }
+
+    /** SHA-256 (hex) of the spec's canonical JSON (sorted keys): equal specs, equal hashes, whatever the run id. */
+    static String hash(Map<String, Object> spec) {
+        try {
+            byte[] json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+                    .writeValueAsBytes(new java.util.TreeMap<>(spec));
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(json));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot hash the spec", e);
+        }
+    }
+
+    private static String byKind(Map<String, Long> counters) {
+        List<String> parts = new ArrayList<>();
+        for (Fault.Kind k : Fault.Kind.values()) {
+            long n = counters.getOrDefault(k.field(), 0L);
+            if (n > 0) {
+                parts.add(k.name().toLowerCase(java.util.Locale.ROOT) + " " + n);
+            }
+        }
+        return String.join(", ", parts);
     }
 
     private static void latency(ScenarioResult r, String prefix, Histogram h) {

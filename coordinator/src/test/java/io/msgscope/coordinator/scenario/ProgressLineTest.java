@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,5 +55,16 @@ class ProgressLineTest {
         // the shorter second line blanks out what the first left behind
         String second = s.substring(s.lastIndexOf('\r') + 1).stripTrailing();
         assertEquals("rr ━━━━━━━━━━━━━━━━━━━━ 2s/2s  10 msg/s  P99: 5µs", second);
+    }
+
+    @Test
+    void errorsAppearOnceThereAreAny() {
+        StringWriter sw = new StringWriter();
+        ProgressLine p = new ProgressLine(new PrintWriter(sw), false, "fan-in @ QoS 1");
+        p.update("", 1, 2, 100, 1_000_000, 0);
+        p.update("", 2, 2, 0, -1, 3);
+        List<String> lines = sw.toString().lines().toList();
+        assertFalse(lines.get(0).contains("errors"), lines.get(0));
+        assertEquals("fan-in @ QoS 1 ━━━━━━━━━━━━━━━━━━━━ 2s/2s  0 msg/s  P99: -  errors: 3", lines.get(1));
     }
 }

@@ -1,29 +1,15 @@
 package io.msgscope.coordinator.scenario;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Golden files for the CSV, Markdown and time-series writers; the numbers ignore the default locale. */
+@ExtendWith(GermanLocale.class)
 class ScenarioWritersTest {
-    private Locale saved;
-
-    @BeforeEach
-    void german() {
-        saved = Locale.getDefault();
-        Locale.setDefault(Locale.GERMANY);
-    }
-
-    @AfterEach
-    void restore() {
-        Locale.setDefault(saved);
-    }
-
     static ScenarioResult sample() {
         ScenarioResult r = new ScenarioResult();
         r.header.put("scenario", "fan-in");
@@ -57,6 +43,29 @@ class ScenarioWritersTest {
         assertEquals("# msgscope scenario time series, one row per second of the measurement\n"
                 + "# second rate_msg_s p50_us p99_us\n1 799.500 12.250 1000.000\n", 
                 ScenarioWriters.timeseries(sample()).replace(System.lineSeparator(), "\n"));
+    }
+
+    @Test
+    void jsonGolden() throws Exception {
+        ScenarioResult r = sample();
+        r.header.put("spec", new java.util.LinkedHashMap<>(java.util.Map.of("rate", 1000.5)));
+        assertEquals("{\n"
+                + "  \"scenario\" : \"fan-in\",\n"
+                + "  \"driver\" : \"mqtt\",\n"
+                + "  \"status\" : \"ok\",\n"
+                + "  \"failure_reason\" : null,\n"
+                + "  \"spec\" : {\n"
+                + "    \"rate\" : 1000.5\n"
+                + "  },\n"
+                + "  \"results\" : {\n"
+                + "    \"latency_p99_us\" : 1234.5678,\n"
+                + "    \"messages_sent\" : 1600,\n"
+                + "    \"delivery_rate\" : 1.0\n"
+                + "  },\n"
+                + "  \"notes\" : [ \"a note\" ]\n"
+                + "}\n", ScenarioWriters.json(r).replace(System.lineSeparator(), "\n"));
+        // nested header entries (spec, broker, environment) are JSON only: CSV and Markdown keep one flat row
+        assertEquals(ScenarioWriters.csv(sample()), ScenarioWriters.csv(r));
     }
 
     @Test

@@ -25,6 +25,14 @@ public interface Publisher extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /**
+     * The first asynchronous failure (a refused publish with its reason code, a missing ack), one line,
+     * or null when there was none; failures of {@link #send} itself are thrown instead.
+     */
+    default String firstError() {
+        return null;
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -40,6 +40,15 @@ public interface Subscriber extends AutoCloseable {
         return null;
     }
 
+    /**
+     * What the client sees of the broker once connected, for the results: e.g. {@code broker},
+     * {@code server_name}, {@code version}, {@code protocol}, limits announced at connect. Empty when
+     * the protocol tells nothing.
+     */
+    default java.util.Map<String, String> serverInfo() {
+        return java.util.Map.of();
+    }
+
     @Override
     void close() throws IOException;
 }

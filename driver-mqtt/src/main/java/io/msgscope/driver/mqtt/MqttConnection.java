@@ -1,6 +1,15 @@
 package io.msgscope.driver.mqtt;
 
 import io.msgscope.core.driver.DeliveryCount;
+import io.msgscope.core.driver.Fault;
+import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3ConnAckException;
+import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAck;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5ConnAckException;
+import com.hivemq.client.mqtt.mqtt5.message.Mqtt5ReasonCode;
+import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAck;
+import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckRestrictions;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttClientBuilder;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
@@ -27,20 +36,33 @@ final class MqttConnection {
     final MqttSettings settings;
     final Mqtt5AsyncClient v5;
     final Mqtt3AsyncClient v3;
+    /** What the CONNACK told of the broker (MQTT has no server name or version: the restrictions, at MQTT 5). */
+    final Map<String, String> serverInfo;
+    /** The highest QoS the broker accepts (MQTT 5 CONNACK Maximum QoS; 2 at MQTT 3.1.1, which cannot say). */
+    final int maximumQos;
 
-    private MqttConnection(MqttSettings settings, Mqtt5AsyncClient v5, Mqtt3AsyncClient v3) {
+    private final java.util.concurrent.atomic.AtomicReference<String> lostWhy;
+
+    private MqttConnection(MqttSettings settings, Mqtt5AsyncClient v5, Mqtt3AsyncClient v3,
+                           Map<String, String> serverInfo, int maximumQos,
+                           java.util.concurrent.atomic.AtomicReference<String> lostWhy) {
+        this.lostWhy = lostWhy;
         this.settings = settings;
         this.v5 = v5;
         this.v3 = v3;
+        this.serverInfo = Map.copyOf(serverInfo);
+        this.maximumQos = maximumQos;
     }
 
     static MqttConnection open(MqttSettings s, String role, DeliveryCount lostFlag) throws IOException {
+        java.util.concurrent.atomic.AtomicReference<String> lostWhy = new java.util.concurrent.atomic.AtomicReference<>();
         MqttClientBuilder b = MqttClient.builder()
                 .identifier("msgscope-" + role + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()))
                 .transportConfig().serverHost(s.host()).serverPort(s.port())
                 .socketConnectTimeout(CONNECT_TIMEOUT_S, TimeUnit.SECONDS)
                 .mqttConnectTimeout(CONNECT_TIMEOUT_S, TimeUnit.SECONDS).applyTransportConfig()
                 .addDisconnectedListener(ctx -> {
+                    lostWhy.compareAndSet(null, ctx.getSource() + " closed it: " + oneLine(ctx.getCause()));
                     if (lostFlag != null) {
                         lostFlag.lost();
                     }
@@ -57,8 +79,17 @@ final class MqttConnection {
                 connect = connect.simpleAuth().username(s.username()).password(pass == null ? new byte[0] : pass)
                         .applySimpleAuth();
             }
-            await(connect.send(), s, "connect");
-            return new MqttConnection(s, c, null);
+            Mqtt5ConnAck ack = awaitConnect(connect.send(), s);
+            Mqtt5ConnAckRestrictions r = ack.getRestrictions();
+            Map<String, String> info = info(s, "MQTT 5");
+            info.put("maximum_qos", "" + r.getMaximumQos().getCode());
+            info.put("receive_maximum", "" + r.getReceiveMaximum());
+            info.put("maximum_packet_size", "" + r.getMaximumPacketSize());
+            info.put("retain_available", "" + r.isRetainAvailable());
+            info.put("wildcard_subscription_available", "" + r.isWildcardSubscriptionAvailable());
+            info.put("shared_subscription_available", "" + r.isSharedSubscriptionAvailable());
+            ack.getServerKeepAlive().ifPresent(k -> info.put("server_keep_alive", "" + k));
+            return new MqttConnection(s, c, null, info, r.getMaximumQos().getCode(), lostWhy);
         }
         Mqtt3AsyncClient c = b.useMqttVersion3().buildAsync();
         Mqtt3ConnectBuilder.Send<CompletableFuture<com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAck>> connect = c.connectWith().cleanSession(s.cleanSession()).keepAlive(s.keepAlive());
@@ -66,8 +97,45 @@ final class MqttConnection {
             var auth = connect.simpleAuth().username(s.username());
             connect = pass == null ? auth.applySimpleAuth() : auth.password(pass).applySimpleAuth();
         }
-        await(connect.send(), s, "connect");
-        return new MqttConnection(s, null, c);
+        awaitConnect(connect.send(), s);
+        return new MqttConnection(s, null, c, info(s, "MQTT 3.1.1"), 2, lostWhy);
+    }
+
+    private static Map<String, String> info(MqttSettings s, String protocol) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("broker", "mqtt " + s.address());
+        m.put("protocol", protocol);
+        return m;
+    }
+
+    /**
+     * Waits for the CONNACK. A broker's refusal is a {@link Fault.Kind#REFUSED} naming the reason code
+     * (MQTT 5) or return code (3.1.1); anything else (nothing listening, a timeout) is
+     * {@link Fault.Kind#CONNECT_FAILED}.
+     */
+    private static <T> T awaitConnect(CompletableFuture<T> f, MqttSettings s) throws Fault {
+        try {
+            return await(f, s, "connect");
+        } catch (IOException e) {
+            Throwable c = e.getCause();
+            if (c instanceof Mqtt5ConnAckException x) {
+                Mqtt5ConnAck a = x.getMqttMessage();
+                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the connection: CONNACK "
+                        + "reason code " + code(a.getReasonCode())
+                        + a.getReasonString().map(r -> " (" + r + ")").orElse(""), e);
+            }
+            if (c instanceof Mqtt3ConnAckException x) {
+                Mqtt3ConnAck a = x.getMqttMessage();
+                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the connection: CONNACK "
+                        + "return code " + Fault.reasonCode(a.getReturnCode().getCode(), a.getReturnCode()), e);
+            }
+            throw new Fault(Fault.Kind.CONNECT_FAILED, e.getMessage(), e);
+        }
+    }
+
+    /** {@code 0x87 NOT_AUTHORIZED}. */
+    static String code(Mqtt5ReasonCode c) {
+        return Fault.reasonCode(c.getCode(), c);
     }
 
     /** Waits for a set-up step; failures become one line naming the broker's address. */
@@ -97,6 +165,12 @@ final class MqttConnection {
             m = t.getMessage() + " (" + m + ")";
         }
         return m.replace('\n', ' ');
+    }
+
+    /** Why the connection ended (who closed it and the cause), or null while it lives. */
+    String lostReason() {
+        String w = lostWhy.get();
+        return w == null ? null : "connection to MQTT broker at " + settings.address() + " lost (" + w + ")";
     }
 
     void close() {

@@ -6,6 +6,11 @@ import com.hivemq.client.mqtt.datatypes.MqttTopic;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Publisher;
 
+import io.msgscope.core.driver.Fault;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubRecException;
+import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAck;
+import com.hivemq.client.mqtt.mqtt5.message.publish.pubrec.Mqtt5PubRec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -37,6 +42,9 @@ final class MqttPublisher implements Publisher {
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong warmupAcked = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile String firstError;
+    private final int qos;
     private final DeliveryCount lost = new DeliveryCount();
     /** Warm-up messages (negative sequence) and measured ones complete into separate ack counts. */
     private final BiConsumer<Object, Throwable> onDone = new Completion(acked);
@@ -51,14 +59,40 @@ final class MqttPublisher implements Publisher {
 
         @Override
         public void accept(Object result, Throwable failure) {
-            if (failure != null || PublishStream.failed(result)) {
-                errors.incrementAndGet();
+            Throwable f = failure != null ? failure : PublishStream.error(result);
+            if (f != null) {
+                failed(f);
             } else if (acks) {
                 ackCount.incrementAndGet();
             }
             if (completed.incrementAndGet() >= wakeAt) {
                 wakeSender();
             }
+        }
+    }
+
+    /**
+     * A failed publish: a PUBACK/PUBREC with an error reason code (MQTT 5) is a refusal, counted as
+     * {@code publish_refused} too; the first failure is kept, with its reason code, for the results.
+     */
+    private void failed(Throwable f) {
+        errors.incrementAndGet();
+        String why;
+        if (f instanceof Mqtt5PubAckException x) {
+            Mqtt5PubAck a = x.getMqttMessage();
+            refused.incrementAndGet();
+            why = "refused a QoS 1 publish: PUBACK reason code " + MqttConnection.code(a.getReasonCode())
+                    + a.getReasonString().map(r -> " (" + r + ")").orElse("");
+        } else if (f instanceof Mqtt5PubRecException x) {
+            Mqtt5PubRec a = x.getMqttMessage();
+            refused.incrementAndGet();
+            why = "refused a QoS 2 publish: PUBREC reason code " + MqttConnection.code(a.getReasonCode())
+                    + a.getReasonString().map(r -> " (" + r + ")").orElse("");
+        } else {
+            why = "failed a publish: " + MqttConnection.oneLine(f);
+        }
+        if (firstError == null) {
+            firstError = "MQTT broker at " + conn.settings.address() + " " + why;
         }
     }
 
@@ -73,9 +107,15 @@ final class MqttPublisher implements Publisher {
     MqttPublisher(MqttSettings s, int size) throws IOException {
         this.size = size;
         this.acks = s.qos() > 0;
+        this.qos = s.qos();
         this.maxInflight = s.maxInflight();
         this.windowBatch = Math.max(1, maxInflight / 8);
         this.conn = MqttConnection.open(s, "pub", lost);
+        if (s.qos() > conn.maximumQos) {
+            conn.close();
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts QoS " + conn.maximumQos
+                    + " at most (CONNACK Maximum QoS), asked --opt qos=" + s.qos());
+        }
         stream = new PublishStream(conn, MqttTopic.of(s.topic()), MqttQos.fromCode(s.qos()), maxInflight,
                 this::onResult, t -> streamFailure = t);
     }
@@ -99,6 +139,9 @@ final class MqttPublisher implements Publisher {
         final int end = offset + length;
         final PublishStream out = stream;
         for (int off = offset; off < end; off += size) {
+            if (lost.isLost()) { // a volatile read: the client would fail every publish from now on
+                checkAlive();
+            }
             if (sent - completed.get() >= maxInflight) {
                 out.signal(); // what is queued must go before the window can open
                 awaitWindow();
@@ -154,8 +197,14 @@ final class MqttPublisher implements Publisher {
                     + sent + " publishes: " + MqttConnection.oneLine(f), f);
         }
         if (lost.isLost()) {
-            throw new IOException("connection to MQTT broker at " + conn.settings.address() + " lost after "
-                    + sent + " publishes");
+            if (qos > 0 && sent > 0 && acked.get() + warmupAcked.get() == 0 && conn.v3 != null) {
+                // MQTT 3.1.1 has no reason codes: a broker that does not accept a QoS closes the connection
+                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + conn.settings.address() + " closed the "
+                        + "connection after " + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 "
+                        + "broker refuses a QoS it does not support this way (e.g. mosquitto's max_qos)");
+            }
+            throw new Fault(Fault.Kind.CONNECTION_LOST, "connection to MQTT broker at " + conn.settings.address()
+                    + " lost after " + sent + " publishes");
         }
     }
 
@@ -182,7 +231,13 @@ final class MqttPublisher implements Publisher {
 
     @Override
     public Map<String, Long> counters() {
-        return Map.of("messages_acked", acked.get(), "warmup_acked", warmupAcked.get(), "publish_errors", errors.get());
+        return Map.of("messages_acked", acked.get(), "warmup_acked", warmupAcked.get(), "publish_errors", errors.get(),
+                "publish_refused", refused.get());
+    }
+
+    @Override
+    public String firstError() {
+        return firstError;
     }
 
     @Override

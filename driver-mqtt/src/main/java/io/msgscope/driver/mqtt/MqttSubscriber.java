@@ -11,6 +11,9 @@ import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Fault;
+import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3SubAckException;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5SubAckException;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
 
@@ -22,9 +25,11 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
- * Subscribes before reporting its topic as the destination and waits for the SUBACK: a rejected
- * subscription is an IOException, a granted QoS below the one asked a {@link SpecException} on
- * {@code --opt qos}. Messages are delivered on the client's Netty I/O thread (a direct executor, no
+ * Subscribes before reporting its topic as the destination and waits for the SUBACK: a refused
+ * subscription (MQTT 5 reason code such as 0x87 NOT_AUTHORIZED, MQTT 3.1.1 return code 0x80) and a
+ * granted QoS below the one asked are a {@link Fault.Kind#REFUSED} naming the code (the run fails,
+ * issue 5); a topic filter the client or the broker (0x8F) rejects is a {@link SpecException} on
+ * {@code --opt topic} (bad usage). Messages are delivered on the client's Netty I/O thread (a direct executor, no
  * hand-over to another thread), where the handler runs first thing with the payload buffer the client
  * decoded (its {@code getPayload} wraps it in an Optional and a read-only view: the client's
  * allocation). Payloads shorter than the header are not handed on: counted as {@code errors} and
@@ -47,34 +52,68 @@ final class MqttSubscriber implements Subscriber {
     MqttSubscriber(MqttSettings s) throws IOException {
         this.topic = s.topic();
         this.conn = MqttConnection.open(s, "sub", count);
-        MqttTopicFilter filter = MqttTopicFilter.of(s.filter());
+        MqttTopicFilter filter;
+        try {
+            filter = MqttTopicFilter.of(s.filter());
+        } catch (IllegalArgumentException e) {
+            conn.close();
+            throw new SpecException("--opt topic", "the MQTT client rejects the topic filter '" + s.filter() + "': "
+                    + e.getMessage());
+        }
         MqttQos qos = MqttQos.fromCode(s.qos());
         int granted;
         try {
             if (conn.v5 != null) {
                 Consumer<Mqtt5Publish> cb = this::onPublish5;
-                Mqtt5SubAck ack = MqttConnection.await(conn.v5.subscribeWith().topicFilter(filter).qos(qos)
-                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.filter() + "'");
+                Mqtt5SubAck ack;
+                try {
+                    ack = MqttConnection.await(conn.v5.subscribeWith().topicFilter(filter).qos(qos)
+                            .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.filter() + "'");
+                } catch (IOException e) {
+                    if (!(e.getCause() instanceof Mqtt5SubAckException x)) {
+                        throw e;
+                    }
+                    ack = x.getMqttMessage(); // the client fails a SUBACK of error codes only: read them
+                }
                 Mqtt5SubAckReasonCode code = ack.getReasonCodes().get(0);
+                String reason = "SUBACK reason code " + MqttConnection.code(code)
+                        + ack.getReasonString().map(r -> " (" + r + ")").orElse("");
+                if (code == Mqtt5SubAckReasonCode.TOPIC_FILTER_INVALID) {
+                    throw new SpecException("--opt topic", "the MQTT broker at " + s.address()
+                            + " rejects the topic filter '" + s.filter() + "': " + reason);
+                }
+                if (code == Mqtt5SubAckReasonCode.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED) {
+                    throw new SpecException("--opt group", "the MQTT broker at " + s.address()
+                            + " has no shared subscriptions ($share/...), needed for round-robin: " + reason);
+                }
                 if (code.isError()) {
-                    throw new IOException("MQTT broker at " + s.address() + " rejected the subscription to '"
-                            + s.topic() + "': " + code);
+                    throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the subscription to '"
+                            + s.filter() + "': " + reason);
                 }
                 granted = code.getCode();
             } else {
                 Consumer<Mqtt3Publish> cb = this::onPublish3;
-                Mqtt3SubAck ack = MqttConnection.await(conn.v3.subscribeWith().topicFilter(filter).qos(qos)
-                        .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.filter() + "'");
+                Mqtt3SubAck ack;
+                try {
+                    ack = MqttConnection.await(conn.v3.subscribeWith().topicFilter(filter).qos(qos)
+                            .callback(cb).executor(DIRECT).send(), s, "subscribe to '" + s.filter() + "'");
+                } catch (IOException e) {
+                    if (!(e.getCause() instanceof Mqtt3SubAckException x)) {
+                        throw e;
+                    }
+                    ack = x.getMqttMessage();
+                }
                 Mqtt3SubAckReturnCode code = ack.getReturnCodes().get(0);
                 if (code.isError()) {
-                    throw new IOException("MQTT broker at " + s.address() + " rejected the subscription to '"
-                            + s.topic() + "'");
+                    throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the subscription to '"
+                            + s.filter() + "': SUBACK return code " + Fault.reasonCode(code.getCode(), code));
                 }
                 granted = code.getCode();
             }
             if (granted < s.qos()) {
-                throw new SpecException("--opt qos", "the MQTT broker at " + s.address() + " granted QoS " + granted
-                        + " only, asked " + s.qos());
+                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " lowered the subscription to '"
+                        + s.filter() + "' to QoS " + granted + " (SUBACK granted QoS " + Fault.reasonCode(granted, "")
+                        .trim() + "), asked --opt qos=" + s.qos());
             }
         } catch (IOException | RuntimeException e) {
             conn.close();
@@ -161,6 +200,18 @@ final class MqttSubscriber implements Subscriber {
     public Map<String, Long> counters() {
         long shorts = shortPayloads;
         return Map.of("errors", shorts, "short_payloads", shorts, "qos_granted", (long) grantedQos);
+    }
+
+    @Override
+    public String closeReason() {
+        return conn.lostReason();
+    }
+
+    @Override
+    public Map<String, String> serverInfo() {
+        Map<String, String> m = new java.util.LinkedHashMap<>(conn.serverInfo);
+        m.put("granted_qos", "" + grantedQos);
+        return m;
     }
 
     @Override

@@ -86,10 +86,10 @@ final class PublishStream {
         return p.map(b -> b.order(java.nio.ByteOrder.LITTLE_ENDIAN)).orElse(null);
     }
 
-    /** True when the result carries an error (a failed write, a PUBACK/PUBREC error code, a lost connection). */
-    static boolean failed(Object result) {
-        return result instanceof Mqtt5PublishResult r5 ? r5.getError().isPresent()
-                : result instanceof Mqtt3PublishResult r3 && r3.getError().isPresent();
+    /** The result's error (a failed write, a PUBACK/PUBREC error code, a lost connection), or null. */
+    static Throwable error(Object result) {
+        return result instanceof Mqtt5PublishResult r5 ? r5.getError().orElse(null)
+                : result instanceof Mqtt3PublishResult r3 ? r3.getError().orElse(null) : null;
     }
 
     /**

@@ -217,6 +217,8 @@ class MqttDriverTest {
         assertTrue((System.nanoTime() - t0) / 1e9 < 12, "took too long");
         assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
         assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        // counted by kind in scenario results (issue 5)
+        assertEquals(io.msgscope.core.driver.Fault.Kind.CONNECT_FAILED, io.msgscope.core.driver.Fault.kindOf(e));
         assertThrows(IOException.class, () -> driver().openSubscriber(spec));
     }
 

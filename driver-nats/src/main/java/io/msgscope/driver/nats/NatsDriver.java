@@ -20,19 +20,24 @@ import java.util.Set;
  * <ul>
  *   <li>{@code subject} the subject (default chosen by the subscriber); no wildcards</li>
  *   <li>{@code jetstream} true/false (default false): the subscriber creates a stream for the subject
- *       (deleted on close) and consumes it with an ordered push consumer; the publisher publishes
- *       asynchronously with JetStream and counts the stream's acks as {@code messages_acked}</li>
+ *       (interest retention; subscribers of one subject share it; deleted on close) and consumes it;
+ *       the publisher publishes asynchronously with JetStream and counts the stream's acks as
+ *       {@code messages_acked}</li>
+ *   <li>{@code consumer} push or pull, JetStream only (default push): push without a group is an
+ *       ordered ephemeral consumer; pull is a durable consumer fetched in batches inside
+ *       {@code poll}, acked one by one</li>
  *   <li>{@code storage} file or memory, the stream's storage with JetStream (default file)</li>
  *   <li>{@code max_inflight} JetStream publishes not yet acknowledged before {@code send} waits,
  *       1-1000000 (default 1000)</li>
  *   <li>{@code username}, {@code password}, or {@code token} credentials</li>
- *   <li>{@code group} subscriber only, core NATS: join this queue group, so each message goes to one
+ *   <li>{@code group} subscriber only: core NATS, join this queue group; JetStream, share the durable
+ *       consumer of that name (push: with this deliver group) — either way each message goes to one
  *       member of the group (round-robin)</li>
  * </ul>
  */
 public final class NatsDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
-            "password", "token", "group");
+            "password", "token", "group", "consumer");
 
     @Override
     public String name() {

@@ -8,6 +8,7 @@ import io.nats.client.ErrorListener;
 import io.nats.client.JetStream;
 import io.nats.client.api.PublishAck;
 
+import io.msgscope.core.driver.Fault;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -55,6 +56,11 @@ final class NatsPublisher implements Publisher {
         public void accept(PublishAck ack, Throwable failure) {
             if (failure != null || ack == null || ack.hasError()) {
                 errors.incrementAndGet();
+                if (firstError == null) {
+                    firstError = "JetStream at " + settings.address() + " did not acknowledge a publish to '" + subject
+                            + "': " + (failure != null ? NatsSettings.oneLine(failure) : ack == null ? "no ack"
+                            : ack.getError());
+                }
             } else {
                 ackCount.incrementAndGet();
             }
@@ -62,6 +68,7 @@ final class NatsPublisher implements Publisher {
         }
     }
 
+    private volatile String firstError;
     private long sent; // sender thread only
 
     NatsPublisher(NatsSettings s, int size) throws IOException {
@@ -84,8 +91,8 @@ final class NatsPublisher implements Publisher {
                 try {
                     conn.publish(subject, copy);
                 } catch (IllegalStateException e) { // jnats: "Connection is Closed"
-                    throw new IOException("cannot publish to NATS at " + settings.address() + " after " + sent
-                            + " messages: " + e.getMessage());
+                    throw new Fault(Fault.Kind.CONNECTION_LOST, "cannot publish to NATS at " + settings.address()
+                            + " after " + sent + " messages: " + e.getMessage());
                 }
             } else {
                 if (sent - completed.get() >= maxInflight) {
@@ -116,7 +123,8 @@ final class NatsPublisher implements Publisher {
 
     private void checkAlive() throws IOException {
         if (lost.isLost()) {
-            throw new IOException("connection to NATS at " + settings.address() + " lost after " + sent + " messages");
+            throw new Fault(Fault.Kind.CONNECTION_LOST, "connection to NATS at " + settings.address() + " lost after "
+                    + sent + " messages");
         }
     }
 
@@ -149,6 +157,11 @@ final class NatsPublisher implements Publisher {
     public Map<String, Long> counters() {
         return js == null ? Map.of("publish_errors", errors.get())
                 : Map.of("messages_acked", acked.get(), "warmup_acked", warmupAcked.get(), "publish_errors", errors.get());
+    }
+
+    @Override
+    public String firstError() {
+        return firstError;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.msgscope.driver.nats;
 import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Fault;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
@@ -20,7 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** The NATS options of one side, checked once, each error naming its option. */
 record NatsSettings(String url, String address, boolean tls, String subject, boolean jetStream, boolean memory,
-                    int maxInflight, String username, String password, String token, String group) {
+                    int maxInflight, String username, String password, String token, String group, boolean pull) {
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -73,6 +74,13 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
             throw new SpecException("--opt max_inflight", "applies to JetStream only (core NATS has no acks)");
         }
         int maxInflight = (int) spec.longOption("max_inflight", 1000, 1, 1_000_000);
+        String consumer = spec.option("consumer", "push").toLowerCase(Locale.ROOT);
+        if (!consumer.equals("push") && !consumer.equals("pull")) {
+            throw new SpecException("--opt consumer", "must be push or pull, got '" + consumer + "'");
+        }
+        if (!js && spec.options().containsKey("consumer")) {
+            throw new SpecException("--opt consumer", "applies to JetStream only: add --opt jetstream=true");
+        }
         String subject = publisher && !spec.destination().isEmpty() ? spec.destination()
                 : spec.option("subject", publisher ? "" : "msgscope." + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         if (subject.isEmpty()) {
@@ -83,16 +91,15 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
         }
         String address = uri.getHost() + ":" + port;
         return new NatsSettings((tls ? "tls://" : "nats://") + address, address, tls, subject, js,
-                storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec, js));
+                storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec), consumer.equals("pull"));
     }
 
-    private static String queueGroup(DriverSpec spec, boolean jetStream) {
+    private static String queueGroup(DriverSpec spec) {
         String g = spec.option("group", "");
-        if (!g.isEmpty() && jetStream) {
-            throw new SpecException("--opt group", "queue groups are for core NATS; not supported with --opt jetstream=true");
-        }
-        if (g.indexOf(' ') >= 0 || g.indexOf('*') >= 0 || g.indexOf('>') >= 0) {
-            throw new SpecException("--opt group", "must be a queue group name without spaces or wildcards, got '" + g + "'");
+        // also a JetStream durable consumer's name: no '.', spaces or wildcards
+        if (g.indexOf(' ') >= 0 || g.indexOf('*') >= 0 || g.indexOf('>') >= 0 || g.indexOf('.') >= 0) {
+            throw new SpecException("--opt group", "must be a queue group name without spaces, '.' or wildcards, got '"
+                    + g + "'");
         }
         return g;
     }
@@ -115,7 +122,9 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
         try {
             return Nats.connect(b.build());
         } catch (IOException e) {
-            throw new IOException("cannot connect to NATS at " + address + ": " + oneLine(e), e);
+            boolean auth = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("authorization");
+            throw new Fault(auth ? Fault.Kind.REFUSED : Fault.Kind.CONNECT_FAILED, "cannot connect to NATS at " + address
+                    + ": " + oneLine(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to NATS at " + address);

@@ -12,6 +12,15 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Message;
 import io.nats.client.PushSubscribeOptions;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.RetentionPolicy;
+import io.nats.client.api.ServerInfo;
+import io.nats.client.api.StreamInfo;
+import io.msgscope.core.driver.Fault;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 
@@ -29,7 +38,9 @@ import java.util.concurrent.locks.LockSupport;
  * byte[] per message (its allocation), which is copied into one preallocated little-endian buffer so
  * the handler gets the usual ByteBuffer view without a wrapper object per message. Core NATS: the
  * subscription is flushed to the server before the subject is reported. JetStream: a stream named
- * after the subject is created (and deleted on close) and read with an ordered push consumer.
+ * after the subject is created (shared by the run's subscribers of that subject, deleted on close)
+ * and read with an ordered push consumer, a durable push consumer shared by a deliver group, or a
+ * durable pull consumer fetched inside {@link #poll} (see {@link NatsDriver}).
  * Payloads shorter than the header: {@code errors} and {@code short_payloads}; slow-consumer events
  * (messages the client dropped): {@code errors} and {@code slow_consumer_events}.
  */
@@ -39,11 +50,16 @@ final class NatsSubscriber implements Subscriber {
     private final DeliveryCount count = new DeliveryCount();
     private final AtomicLong slowConsumer = new AtomicLong();
     private final AtomicLong asyncErrors = new AtomicLong();
+    private static final int MAX_ACK_PENDING = 65_536;
+    private static final int PULL_BATCH = 256;
+
     private final String stream;
+    private final JetStreamSubscription pull; // pull consumer: fetched inside poll, on the caller's thread
     private ByteBuffer rx; // delivery thread only
     private volatile MessageHandler handler;
     private volatile boolean closed;
     private long shortPayloads; // delivery thread only
+    private volatile String lostReason;
 
     NatsSubscriber(NatsSettings s, int size) throws IOException {
         this.settings = s;
@@ -60,16 +76,30 @@ final class NatsSubscriber implements Subscriber {
             }
         });
         String streamName = null;
+        JetStreamSubscription pullSub = null;
         try {
-            Dispatcher d = conn.createDispatcher();
+            Dispatcher d = s.jetStream() && s.pull() ? null : conn.createDispatcher(); // a pull consumer fetches in poll
             io.nats.client.MessageHandler mh = this::onMessage;
             if (s.jetStream()) {
                 streamName = "MSGSCOPE_" + s.subject().replaceAll("[^A-Za-z0-9_-]", "_");
-                JetStreamManagement jsm = conn.jetStreamManagement();
-                jsm.addStream(StreamConfiguration.builder().name(streamName).subjects(s.subject())
-                        .storageType(s.memory() ? StorageType.Memory : StorageType.File).build());
-                conn.jetStream().subscribe(s.subject(), d, mh, false,
-                        PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
+                ensureStream(conn.jetStreamManagement(), streamName, s);
+                JetStream js = conn.jetStream();
+                if (s.pull()) {
+                    String durable = s.group().isEmpty() ? "msgscope_" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
+                            .nextLong()) : s.group();
+                    pullSub = js.subscribe(s.subject(), PullSubscribeOptions.builder().stream(streamName)
+                            .durable(durable).configuration(ConsumerConfiguration.builder().ackPolicy(AckPolicy.Explicit)
+                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
+                } else if (s.group().isEmpty()) {
+                    js.subscribe(s.subject(), d, mh, false,
+                            PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
+                } else {
+                    // one durable consumer with a deliver group: the members of the queue group share it
+                    js.subscribe(s.subject(), s.group(), d, mh, true, PushSubscribeOptions.builder().stream(streamName)
+                            .durable(s.group()).configuration(ConsumerConfiguration.builder().durable(s.group())
+                                    .deliverGroup(s.group()).ackPolicy(AckPolicy.Explicit)
+                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
+                }
             } else {
                 if (s.group().isEmpty()) {
                     d.subscribe(s.subject(), mh);
@@ -80,12 +110,12 @@ final class NatsSubscriber implements Subscriber {
             conn.flush(NatsSettings.CONNECT_TIMEOUT);
         } catch (JetStreamApiException e) {
             closeQuietly();
-            throw new IOException("JetStream at " + s.address() + " refused the stream for '" + s.subject() + "': "
-                    + e.getMessage(), e);
+            throw new Fault(Fault.Kind.REFUSED, "JetStream at " + s.address() + " refused the stream or consumer for '"
+                    + s.subject() + "': " + e.getMessage(), e);
         } catch (TimeoutException e) {
             closeQuietly();
-            throw new IOException("NATS at " + s.address() + " did not confirm the subscription to '" + s.subject()
-                    + "' within " + NatsSettings.CONNECT_TIMEOUT.toSeconds() + " s");
+            throw new Fault(Fault.Kind.CONNECT_FAILED, "NATS at " + s.address() + " did not confirm the subscription to '"
+                    + s.subject() + "' within " + NatsSettings.CONNECT_TIMEOUT.toSeconds() + " s");
         } catch (InterruptedException e) {
             closeQuietly();
             Thread.currentThread().interrupt();
@@ -95,7 +125,33 @@ final class NatsSubscriber implements Subscriber {
             throw new IOException("cannot subscribe to '" + s.subject() + "' at " + s.address() + ": "
                     + NatsSettings.oneLine(e), e);
         }
+        this.pull = pullSub;
         this.stream = streamName;
+    }
+
+    /**
+     * Creates the subject's stream, or joins it when another subscriber of the run made it already
+     * (fan-out: several consumers on one stream). Interest retention: a message stays only until every
+     * consumer has it, so a long run does not fill the server.
+     */
+    private static void ensureStream(JetStreamManagement jsm, String name, NatsSettings s)
+            throws IOException, JetStreamApiException {
+        StreamConfiguration sc = StreamConfiguration.builder().name(name).subjects(s.subject())
+                .retentionPolicy(RetentionPolicy.Interest)
+                .storageType(s.memory() ? StorageType.Memory : StorageType.File).build();
+        try {
+            jsm.addStream(sc);
+        } catch (JetStreamApiException e) {
+            StreamInfo existing;
+            try {
+                existing = jsm.getStreamInfo(name);
+            } catch (JetStreamApiException notThere) {
+                throw e;
+            }
+            if (!existing.getConfiguration().getSubjects().contains(s.subject())) {
+                throw e;
+            }
+        }
     }
 
     private void onMessage(Message m) {
@@ -106,6 +162,11 @@ final class NatsSubscriber implements Subscriber {
                 return;
             }
         }
+        deliver(h, m);
+        count.delivered();
+    }
+
+    private void deliver(MessageHandler h, Message m) {
         final byte[] data = m.getData();
         final int len = data == null ? 0 : data.length;
         if (len < WireHeader.SIZE) {
@@ -118,7 +179,6 @@ final class NatsSubscriber implements Subscriber {
             b.put(0, data, 0, len);
             h.onMessage(b, 0);
         }
-        count.delivered();
     }
 
     private MessageHandler awaitHandler() {
@@ -131,10 +191,56 @@ final class NatsSubscriber implements Subscriber {
 
     @Override
     public int poll(MessageHandler handler, long timeoutMs) {
+        if (pull != null) {
+            return fetch(handler, timeoutMs);
+        }
         if (this.handler != handler) {
             this.handler = handler;
         }
         return count.await(timeoutMs);
+    }
+
+    /** Pull consumer: one batch, delivered and acked here; -1 once the connection is gone. */
+    private int fetch(MessageHandler h, long timeoutMs) {
+        if (count.isLost() || closed) {
+            return -1;
+        }
+        java.util.List<Message> batch;
+        try {
+            batch = pull.fetch(PULL_BATCH, Duration.ofMillis(Math.max(1, timeoutMs)));
+        } catch (RuntimeException e) { // jnats: IllegalStateException once the connection is closed
+            if (lostReason == null) {
+                lostReason = "JetStream pull from NATS at " + settings.address() + " failed: " + NatsSettings.oneLine(e);
+            }
+            return -1;
+        }
+        for (Message m : batch) {
+            deliver(h, m);
+            m.ack();
+        }
+        return batch.size();
+    }
+
+    @Override
+    public String closeReason() {
+        String r = lostReason;
+        return r != null ? r : "connection to NATS at " + settings.address() + " lost";
+    }
+
+    @Override
+    public Map<String, String> serverInfo() {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("broker", "nats " + settings.address());
+        ServerInfo i = conn.getServerInfo();
+        if (i != null) {
+            m.put("server_name", String.valueOf(i.getServerName()));
+            m.put("server_id", String.valueOf(i.getServerId()));
+            m.put("version", String.valueOf(i.getVersion()));
+            m.put("jetstream_available", "" + i.isJetStreamAvailable());
+        }
+        m.put("protocol", settings.jetStream() ? "NATS JetStream (" + (pull != null ? "pull" : "push") + " consumer)"
+                : "core NATS");
+        return m;
     }
 
     @Override

@@ -127,6 +127,8 @@ class NatsDriverTest {
         assertTrue((System.nanoTime() - t0) / 1e9 < 10, "took too long");
         assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
         assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        // counted by kind in scenario results (issue 5)
+        assertEquals(io.msgscope.core.driver.Fault.Kind.CONNECT_FAILED, io.msgscope.core.driver.Fault.kindOf(e));
         assertThrows(IOException.class, () -> driver().openSubscriber(spec));
         System.out.println("refused: " + e.getMessage());
     }
@@ -140,6 +142,10 @@ class NatsDriverTest {
                 new DriverSpec("", 0, "", 64, 0, Map.of("storage", "memory"), ""))).option());
         assertEquals("--opt jetstream", assertThrows(SpecException.class, () -> d.openSubscriber(
                 new DriverSpec("", 0, "", 64, 0, Map.of("jetstream", "perhaps"), ""))).option());
+        assertEquals("--opt consumer", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "", 64, 0, Map.of("jetstream", "true", "consumer", "both"), ""))).option());
+        assertEquals("--opt consumer", assertThrows(SpecException.class, () -> d.openSubscriber(
+                new DriverSpec("", 0, "", 64, 0, Map.of("consumer", "pull"), ""))).option());
         assertEquals("--opt token", assertThrows(SpecException.class, () -> d.openSubscriber(
                 new DriverSpec("", 0, "", 64, 0, Map.of("token", "t", "username", "u"), ""))).option());
         assertEquals("--uri", assertThrows(SpecException.class, () -> d.openSubscriber(

@@ -1,0 +1,85 @@
+package io.msgscope.coordinator.scenario;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 5's fault reporting in the result model: errors by kind summed over both agents and the
+ * coordinator, failed_during and missing agents, the spec with its hash and masked secrets; under a
+ * German default locale, whose decimal comma must not reach any format.
+ */
+@ExtendWith(GermanLocale.class)
+class ScenarioSummaryTest {
+    static ScenarioRun.Config config(String uri, Map<String, String> options, long seed) {
+        return new ScenarioRun.Config(Scenario.FAN_IN, "mqtt", uri, options, 2, 1, 100, 1_000, 2_000, 64, true, seed,
+                null);
+    }
+
+    /** A run whose broker went away: subscribers lost, a publisher stopped, the publishers agent gone. */
+    static ScenarioRun.Outcome brokerLost() {
+        ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+        o.publisherCounters.putAll(Map.of("messages_sent", 300L, "messages_acked", 290L, "errors_connection_lost", 2L,
+                "errors_publish_failed", 3L));
+        o.subscriberCounters.putAll(Map.of("messages_received", 290L, "errors_connection_lost", 1L,
+                "errors_short_payload", 4L, "subscriptions", 1L, "subscriptions_lost", 1L));
+        o.runErrors.put("errors_agent_lost", 1L);
+        o.fail("all 1 subscriptions lost: connection to MQTT broker at 127.0.0.1:1 lost", "measurement");
+        o.fail("a second failure is not the cause", "drain");
+        o.missingAgents.add("publishers agent (127.0.0.1:2): no heartbeat from the agent for 2000 ms");
+        o.firstErrors.add("subscribers: connection to MQTT broker at 127.0.0.1:1 lost");
+        return o;
+    }
+
+    @Test
+    void errorsAreCountedByKindOverEveryAgent() {
+        ScenarioResult r = ScenarioSummary.build(config("tcp://127.0.0.1:1", Map.of(), 7), brokerLost(), "QoS 1", true);
+        assertEquals("failed", r.header.get("status"));
+        assertEquals("measurement", r.header.get("failed_during"));
+        assertEquals("all 1 subscriptions lost: connection to MQTT broker at 127.0.0.1:1 lost", r.header.get("failure_reason"));
+        assertTrue(((String) r.header.get("missing_agents")).startsWith("publishers agent"));
+        assertEquals(3L, r.fields.get("errors_connection_lost"));
+        assertEquals(3L, r.fields.get("errors_publish_failed"));
+        assertEquals(4L, r.fields.get("errors_short_payload"));
+        assertEquals(1L, r.fields.get("errors_agent_lost"));
+        assertEquals(0L, r.fields.get("errors_refused"));
+        assertEquals(11L, r.fields.get("errors"));
+        assertEquals(1L, r.fields.get("subscriptions_lost"));
+    }
+
+    @Test
+    void errorsAloneFailTheRunNamingTheKindsAndTheFirstError() {
+        ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+        o.publisherCounters.putAll(Map.of("messages_sent", 400L));
+        o.subscriberCounters.putAll(Map.of("messages_received", 400L, "errors_short_payload", 2L));
+        o.firstErrors.add("subscribers: a subscriber received payloads shorter than the 32-byte header");
+        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
+        assertEquals("failed", r.header.get("status"));
+        assertEquals("2 errors (short_payload 2); first: subscribers: a subscriber received payloads shorter than "
+                + "the 32-byte header", r.header.get("failure_reason"));
+        assertEquals("measurement", r.header.get("failed_during"));
+        assertEquals(1.0, r.fields.get("delivery_rate"));
+    }
+
+    @Test
+    void theSpecIsRecordedWithSecretsMaskedAndAStableHash() throws Exception {
+        ScenarioRun.Config a = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 1);
+        ScenarioRun.Config b = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 2);
+        ScenarioRun.Config c = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "2"), 1);
+        ScenarioResult r = ScenarioSummary.build(a, new ScenarioRun.Outcome(), "QoS 1", true);
+        String everything = ScenarioWriters.json(r) + ScenarioWriters.csv(r) + ScenarioWriters.markdown(r);
+        assertFalse(everything.contains("hunter"), everything);
+        assertTrue(everything.contains("tcp://me:****@127.0.0.1:1883"), everything);
+        String hash = (String) r.header.get("spec_hash");
+        assertEquals(64, hash.length());
+        // the run id differs, the spec does not: same hash; another QoS: another hash
+        assertEquals(hash, ScenarioSummary.build(b, new ScenarioRun.Outcome(), "QoS 1", true).header.get("spec_hash"));
+        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioRun.Outcome(), "QoS 2", true).header.get("spec_hash"));
+    }
+}

@@ -1,0 +1,45 @@
+package io.msgscope.core;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Masks secrets before anything is written or printed: the password in a URI's user info and the
+ * values of options that hold credentials (password, token, secrets, keys). Every results file goes
+ * through here (issue 5: "passwords/secrets masked in every written file").
+ */
+public final class Secrets {
+    public static final String MASK = "****";
+    private static final Set<String> SECRET_WORDS = Set.of("password", "passwd", "pass", "token", "secret", "key",
+            "credentials", "nkey", "jwt");
+
+    private Secrets() {
+    }
+
+    /** {@code amqp://user:pw@host} becomes {@code amqp://user:****@host}; a URI without a password is unchanged. */
+    public static String uri(String uri) {
+        return uri == null ? null : uri.replaceAll("(://[^:/@]*:)[^@/]*@", "$1" + MASK + "@");
+    }
+
+    /** True for option keys that hold a credential, e.g. password, token, tls_key_password. */
+    public static boolean isSecret(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        for (String part : k.split("[^a-z0-9]+")) {
+            if (SECRET_WORDS.contains(part)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A sorted copy of {@code options} with every secret value replaced by {@link #MASK}. */
+    public static Map<String, String> options(Map<String, String> options) {
+        Map<String, String> m = new TreeMap<>();
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            m.put(e.getKey(), isSecret(e.getKey()) ? MASK : e.getValue());
+        }
+        return m;
+    }
+}
