@@ -65,8 +65,9 @@ public final class AmqpDriver implements Driver {
             if (o.txSize() > 0) {
                 ch.txSelect();
             }
-            if (o.prefetch() > 0) {
-                ch.basicQos(o.prefetch());
+            int prefetch = o.effectivePrefetch();
+            if (prefetch > 0) {
+                ch.basicQos(prefetch);
             }
             // server-named, non-durable, non-exclusive, auto-delete; only the default exchange's binding
             AMQP.Queue.DeclareOk ok = ch.queueDeclare("", false, false, true, null);

@@ -87,4 +87,22 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
                 tlsVerify);
     }
+
+    /**
+     * Deliveries the client may hold beyond a consumer transaction before its commit, when no
+     * {@code prefetch} is given: amqp-client queues deliveries per channel and blocks its connection
+     * thread once 1,000 are waiting, while the consumer thread waits in {@code tx.commit} for a reply
+     * only that thread can read: with an unbounded prefetch the two wait on each other (seen here as a
+     * 30 s stall of one commit). A prefetch of {@code tx_size + 500} keeps at most 500 waiting at a commit.
+     */
+    static final int TX_PREFETCH_SLACK = 500;
+
+    /** The basic.qos prefetch count to set, 0 = none: {@code prefetch}, or the bound consumer transactions need. */
+    int effectivePrefetch() {
+        if (prefetch > 0 || autoAck || txSize == 0) {
+            return prefetch;
+        }
+        // above the largest prefetch count a bound would stop the consumer before its commit: none then
+        return txSize + TX_PREFETCH_SLACK <= MAX_PREFETCH ? txSize + TX_PREFETCH_SLACK : 0;
+    }
 }

@@ -121,8 +121,8 @@ class AmqpDriverIT {
         for (Broker b : Broker.values()) {
             a.add(Arguments.of(b, Map.of()));
             a.add(Arguments.of(b, Map.of("auto_ack", "true")));
-            // Qpid stalled one consumer tx.commit in ~1 of 4 suites with an unbounded delivery queue:
-            // bound it with a prefetch there; RabbitMQ is also tested unbounded
+            // consumer transactions: with an explicit prefetch, and (RabbitMQ) without one, where the driver
+            // bounds it itself (AmqpOptions.effectivePrefetch: an unbounded one stalled a tx.commit)
             a.add(Arguments.of(b, Map.of("tx_size", "10", "prefetch", "100")));
             if (b == Broker.RABBITMQ) {
                 a.add(Arguments.of(b, Map.of("tx_size", "10")));

@@ -29,6 +29,17 @@ class AmqpOptionsTest {
         assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false), o);
     }
 
+    /** Consumer transactions without a prefetch get a bound, else amqp-client's work pool and tx.commit deadlock. */
+    @Test
+    void consumerTransactionsBoundAnUnlimitedPrefetch() {
+        assertEquals(0, AmqpOptions.of(spec(Map.of())).effectivePrefetch());
+        assertEquals(510, AmqpOptions.of(spec(Map.of("tx_size", "10"))).effectivePrefetch());
+        assertEquals(100, AmqpOptions.of(spec(Map.of("tx_size", "10", "prefetch", "100"))).effectivePrefetch());
+        assertEquals(65_535, AmqpOptions.of(spec(Map.of("tx_size", "65035"))).effectivePrefetch());
+        assertEquals(0, AmqpOptions.of(spec(Map.of("tx_size", "65036"))).effectivePrefetch(),
+                "no bound the consumer could not commit under");
+    }
+
     @Test
     void everyOptionIsRead() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
