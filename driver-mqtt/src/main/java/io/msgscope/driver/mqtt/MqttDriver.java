@@ -37,7 +37,7 @@ import java.util.Set;
  */
 public final class MqttDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("version", "qos", "clean_session", "keep_alive", "topic", "username",
-            "password", "max_inflight", "group");
+            "password", "max_inflight", "group", "engine");
 
     @Override
     public String name() {
@@ -68,6 +68,7 @@ public final class MqttDriver implements Driver {
 
     @Override
     public Publisher openPublisher(DriverSpec spec) throws IOException {
-        return new MqttPublisher(MqttSettings.of(spec, true), spec.messageSize());
+        MqttSettings s = MqttSettings.of(spec, true);
+        return s.netty() ? new NettyMqttPublisher(s, spec.messageSize()) : new MqttPublisher(s, spec.messageSize());
     }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** The MQTT options of one side, checked once, each error naming its option. */
 record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
-                    String topic, String username, String password, int maxInflight, String group) {
+                    String topic, String username, String password, int maxInflight, String group, boolean netty) {
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
 
     static MqttSettings of(DriverSpec spec, boolean publisher) {
@@ -49,17 +49,35 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         if (pass != null && user == null) {
             throw new SpecException("--opt password", "needs --opt username as well");
         }
-        int version = (int) spec.longOption("version", 5, 3, 5);
+        String engine = spec.option("engine", "hivemq");
+        if (!engine.equals("hivemq") && !engine.equals("netty")) {
+            throw new SpecException("--opt engine", "must be hivemq or netty, got '" + engine + "'");
+        }
+        boolean netty = engine.equals("netty");
+        // the netty engine speaks MQTT 3.1.1 only, so it is the default version there (both sides)
+        int version = (int) spec.longOption("version", netty ? 3 : 5, 3, 5);
         if (version == 4) {
             throw new SpecException("--opt version", "must be 3 (MQTT 3.1.1) or 5, got 4");
         }
         int qos = (int) spec.longOption("qos", 1, 0, 2);
+        if (netty && version == 5) {
+            throw new SpecException("--opt engine", "netty publishes MQTT 3.1.1 only; use --opt version=3 or --opt engine=hivemq");
+        }
+        if (netty && qos == 2) {
+            throw new SpecException("--opt engine", "netty publishes at QoS 0 and 1 only; use --opt qos=0|1 or --opt engine=hivemq");
+        }
+        if (netty && tls) {
+            throw new SpecException("--opt engine", "netty has no TLS; use tcp:// or --opt engine=hivemq");
+        }
         boolean clean = spec.boolOption("clean_session", true);
         int keepAlive = (int) spec.longOption("keep_alive", 60, 0, 65_535);
         // MQTT 3.1.1 has no flow control: without a window the client sends as fast as it can and a broker
         // such as Mosquitto (max_queued_messages 1000) drops what its subscriber queue cannot hold.
         // MQTT 5 brokers announce a Receive Maximum, which the client enforces itself.
         int maxInflight = (int) spec.longOption("max_inflight", version == 3 ? 20 : 10_000, 1, 1_000_000);
+        if (netty && maxInflight > 65_535) {
+            throw new SpecException("--opt max_inflight", "must be at most 65535 with --opt engine=netty (one packet id each), got " + maxInflight);
+        }
         String topic = publisher && !spec.destination().isEmpty() ? spec.destination()
                 : spec.option("topic", publisher ? "" : "msgscope/" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         if (topic.isEmpty()) {
@@ -79,7 +97,7 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
             }
         }
         return new MqttSettings(uri.getHost(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight,
-                group);
+                group, netty);
     }
 
     /** The subscriber's topic filter: the topic, or {@code $share/GROUP/topic} with a group (MQTT 5). */
