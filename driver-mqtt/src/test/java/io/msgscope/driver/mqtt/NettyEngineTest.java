@@ -24,7 +24,8 @@ class NettyEngineTest {
     }
 
     @ParameterizedTest(name = "engine=netty QoS {0}, window {1}")
-    @CsvSource({"0,20", "1,20", "1,1", "1,1000"})
+    // windows below Mosquitto's max_queued_messages (1000): it drops what overflows a subscriber's queue even at QoS 1
+    @CsvSource({"0,20", "1,20", "1,1", "1,256"})
     void nettyPublisherDeliversEveryMessageOnce(int qos, int window) throws Exception {
         MqttDriverTest.requireMosquitto();
         RoundTrip rt = RoundTrip.run(driver(), "tcp://127.0.0.1:1883", Map.of("engine", "netty", "qos", "" + qos,
@@ -49,5 +50,74 @@ class NettyEngineTest {
                 new DriverSpec("", 0, "ssl://127.0.0.1", 64, 0, Map.of("engine", "netty"), ""))).option());
         assertEquals("--opt engine", assertThrows(SpecException.class, () -> d.checkOptions(
                 new DriverSpec("", 0, "", 64, 0, Map.of("engine", "paho"), ""))).option());
+    }
+
+    /** A CONNACK with a non-zero return code (here 5, not authorized) is a REFUSED fault naming the code and address. */
+    @Test
+    void refusedConnackIsARefusedFault() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Thread fake = new Thread(() -> {
+                try (java.net.Socket c = server.accept()) {
+                    c.getInputStream().read(new byte[256]); // the CONNECT
+                    c.getOutputStream().write(new byte[] {0x20, 0x02, 0x00, 0x05});
+                    c.getOutputStream().flush();
+                    c.getInputStream().read(); // until the client closes
+                } catch (java.io.IOException ignored) {
+                    // the client went
+                }
+            }, "fake-broker");
+            fake.start();
+            String addr = "127.0.0.1:" + server.getLocalPort();
+            java.io.IOException e = assertThrows(java.io.IOException.class, () -> driver().openPublisher(
+                    new DriverSpec("", 0, "tcp://" + addr, 64, 0, Map.of("engine", "netty"), "msgscope/x")));
+            assertEquals(io.msgscope.core.driver.Fault.Kind.REFUSED, io.msgscope.core.driver.Fault.kindOf(e));
+            assertTrue(e.getMessage().contains(addr) && e.getMessage().contains("return code"), e.getMessage());
+            fake.join(5000);
+        }
+    }
+
+    /** Warm-up messages (negative sequence) and measured ones are acknowledged into separate counters. */
+    @Test
+    void warmupAndMeasuredAcksCountApart() throws Exception {
+        MqttDriverTest.requireMosquitto();
+        final int batch = 10;
+        final int warm = 100;
+        final int measured = 500;
+        DriverSpec spec = new DriverSpec("", 0, "tcp://127.0.0.1:1883", 64, 0,
+                Map.of("engine", "netty", "qos", "1", "max_inflight", "7"), "");
+        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
+            long[] got = new long[2];
+            io.msgscope.core.driver.MessageHandler h = (b, off) ->
+                    got[io.msgscope.core.WireHeader.sequence(b, off) < 0 ? 0 : 1]++;
+            Thread receiver = new Thread(() -> {
+                long n = 0;
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while (n < warm + measured && System.nanoTime() < deadline) {
+                    try {
+                        n += Math.max(0, sub.poll(h, 50));
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            }, "test-receiver");
+            receiver.start();
+            try (io.msgscope.core.driver.Publisher pub = driver().openPublisher(spec.withDestination(sub.destination()))) {
+                assertTrue(pub instanceof NettyMqttPublisher, pub.getClass().getName());
+                java.nio.ByteBuffer buf = driver().allocatePayload(64 * batch);
+                for (int seq = -warm; seq < measured; seq += batch) {
+                    for (int j = 0; j < batch; j++) {
+                        io.msgscope.core.WireHeader.writeSequence(buf, 64 * j, seq < 0 ? seq + j - 1 : seq + j);
+                    }
+                    pub.send(buf, 0, 64 * batch);
+                }
+                pub.drain(30_000);
+                receiver.join(60_000);
+                assertEquals((long) warm, pub.counters().get("warmup_acked"));
+                assertEquals((long) measured, pub.counters().get("messages_acked"));
+                assertEquals(0L, pub.counters().get("publish_errors"));
+            }
+            assertEquals(warm, got[0], "warm-up messages received");
+            assertEquals(measured, got[1], "measured messages received");
+        }
     }
 }
