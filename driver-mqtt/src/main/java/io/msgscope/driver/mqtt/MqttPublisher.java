@@ -32,13 +32,11 @@ import java.util.concurrent.locks.LockSupport;
  * outstanding (a window, not a wait per message); {@link #drain} waits for all of them.
  */
 final class MqttPublisher implements Publisher {
-    private static final long STALL_NS = 30_000_000_000L;
 
     private final MqttConnection conn;
     private final int size;
     private final boolean acks;
     private final int maxInflight;
-    private final AtomicLong completed = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong warmupAcked = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
@@ -65,9 +63,7 @@ final class MqttPublisher implements Publisher {
             } else if (acks) {
                 ackCount.incrementAndGet();
             }
-            if (completed.incrementAndGet() >= wakeAt) {
-                wakeSender();
-            }
+            window.complete(1);
         }
     }
 
@@ -99,17 +95,15 @@ final class MqttPublisher implements Publisher {
     private long sent; // sender thread only
     private final PublishStream stream;
     private volatile Throwable streamFailure;
-    /** Publishes that must complete before a sender waiting on a full window is woken: 1/8 of the window. */
-    private final long windowBatch;
-    private volatile long wakeAt = Long.MAX_VALUE;
-    private volatile Thread waiter;
+    /** At most max_inflight publishes outstanding; see {@link PublishWindow}. */
+    private final PublishWindow window;
 
     MqttPublisher(MqttSettings s, int size) throws IOException {
         this.size = size;
         this.acks = s.qos() > 0;
         this.qos = s.qos();
         this.maxInflight = s.maxInflight();
-        this.windowBatch = Math.max(1, maxInflight / 8);
+        this.window = new PublishWindow(maxInflight, s.address());
         this.conn = MqttConnection.open(s, "pub", lost);
         if (s.qos() > conn.maximumQos) {
             conn.close();
@@ -142,9 +136,9 @@ final class MqttPublisher implements Publisher {
             if (lost.isLost()) { // a volatile read: the client would fail every publish from now on
                 checkAlive();
             }
-            if (sent - completed.get() >= maxInflight) {
+            if (window.full(sent)) {
                 out.signal(); // what is queued must go before the window can open
-                awaitWindow();
+                window.await(sent, this::checkAlive);
             }
             final byte[] copy = new byte[size];
             buffer.get(off, copy, 0, size);
@@ -152,42 +146,6 @@ final class MqttPublisher implements Publisher {
             out.publish(copy);
         }
         out.signal(); // one hand-over per call: --send-batch K hands K messages to the client at once
-    }
-
-    /**
-     * Parks until {@code windowBatch} publishes of the full window have completed (the completing
-     * thread wakes it once, see {@link #wakeSender}): polling in short sleeps cost the sender a core's
-     * worth of wake-ups while the broker was the bottleneck, and a wake-up per completion would cost
-     * one on the client's thread per message.
-     */
-    private void awaitWindow() throws IOException {
-        final long need = sent - maxInflight + windowBatch; // completed count at which the window has room again
-        long last = completed.get();
-        long since = System.nanoTime();
-        waiter = Thread.currentThread();
-        wakeAt = need;
-        try {
-            long c;
-            while ((c = completed.get()) < need) {
-                checkAlive();
-                if (c != last) {
-                    last = c;
-                    since = System.nanoTime();
-                } else if (System.nanoTime() - since > STALL_NS) {
-                    throw new IOException("MQTT broker at " + conn.settings.address() + " completed no publish for "
-                            + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
-                }
-                LockSupport.parkNanos(1_000_000);
-            }
-        } finally {
-            wakeAt = Long.MAX_VALUE;
-        }
-    }
-
-    /** Client thread: the window the sender waits for has opened. */
-    private void wakeSender() {
-        wakeAt = Long.MAX_VALUE;
-        LockSupport.unpark(waiter);
     }
 
     private void checkAlive() throws IOException {
@@ -212,10 +170,10 @@ final class MqttPublisher implements Publisher {
     public void drain(long timeoutMs) throws IOException {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         long lostAt = 0;
-        while (completed.get() < sent) {
+        while (window.completed() < sent) {
             long now = System.nanoTime();
             if (now > deadline) {
-                throw new IOException((sent - completed.get()) + " of " + sent + " publishes to "
+                throw new IOException((sent - window.completed()) + " of " + sent + " publishes to "
                         + conn.settings.address() + " not completed after " + timeoutMs + " ms");
             }
             if (lost.isLost()) { // the client fails outstanding futures when the connection goes

@@ -56,15 +56,14 @@ import java.util.concurrent.locks.LockSupport;
  * written, and the same window bounds what is queued. Same counters and faults as {@link MqttPublisher}.
  */
 final class NettyMqttPublisher implements Publisher {
-    private static final long STALL_NS = 30_000_000_000L;
 
     private final MqttSettings s;
     private final int size;
     private final boolean qos1;
     private final int maxInflight;
+    private final PublishWindow window;
     private final EventLoopGroup group;
     private final Channel ch;
-    private final AtomicLong completed = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong warmupAcked = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
@@ -73,8 +72,6 @@ final class NettyMqttPublisher implements Publisher {
     private final boolean[] outstanding = new boolean[65_536]; // event loop only
     private volatile String lostWhy;
     private volatile String firstError;
-    private volatile long wakeAt = Long.MAX_VALUE;
-    private volatile Thread waiter;
 
     private long sent; // sender thread only
     private int nextId = 1; // sender thread only
@@ -85,6 +82,7 @@ final class NettyMqttPublisher implements Publisher {
         this.size = size;
         this.qos1 = s.qos() == 1;
         this.maxInflight = s.maxInflight();
+        this.window = new PublishWindow(maxInflight, s.address());
         CompletableFuture<MqttConnAckMessage> connack = new CompletableFuture<>();
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
@@ -198,7 +196,7 @@ final class NettyMqttPublisher implements Publisher {
                 lostWhy = "closed";
             }
             connack.completeExceptionally(new IOException("the broker closed the connection before its CONNACK"));
-            LockSupport.unpark(waiter);
+            window.wake();
         }
     }
 
@@ -211,10 +209,7 @@ final class NettyMqttPublisher implements Publisher {
 
     /** Event loop: n publishes completed (written at QoS 0, acknowledged at QoS 1). */
     private void complete(int n) {
-        if (completed.addAndGet(n) >= wakeAt) {
-            wakeAt = Long.MAX_VALUE;
-            LockSupport.unpark(waiter);
-        }
+        window.complete(n);
     }
 
     @Override
@@ -224,9 +219,9 @@ final class NettyMqttPublisher implements Publisher {
             if (lostWhy != null) {
                 checkAlive();
             }
-            if (sent - completed.get() >= maxInflight) {
+            if (window.full(sent)) {
                 flush();
-                awaitWindow();
+                window.await(sent, this::checkAlive);
             }
             ByteBuf payload = ch.alloc().buffer(size);
             payload.writeBytes(buffer.duplicate().limit(off + size).position(off));
@@ -269,29 +264,6 @@ final class NettyMqttPublisher implements Publisher {
         });
     }
 
-    private void awaitWindow() throws IOException {
-        final long need = sent - maxInflight + Math.max(1, maxInflight / 8);
-        long last = completed.get();
-        long since = System.nanoTime();
-        waiter = Thread.currentThread();
-        wakeAt = need;
-        try {
-            long c;
-            while ((c = completed.get()) < need) {
-                checkAlive();
-                if (c != last) {
-                    last = c;
-                    since = System.nanoTime();
-                } else if (System.nanoTime() - since > STALL_NS) {
-                    throw new IOException("MQTT broker at " + s.address() + " completed no publish for "
-                            + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
-                }
-                LockSupport.parkNanos(1_000_000);
-            }
-        } finally {
-            wakeAt = Long.MAX_VALUE;
-        }
-    }
 
     private void checkAlive() throws IOException {
         String why = lostWhy;
@@ -311,10 +283,10 @@ final class NettyMqttPublisher implements Publisher {
     public void drain(long timeoutMs) throws IOException {
         flush();
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (completed.get() < sent) {
+        while (window.completed() < sent) {
             checkAlive();
             if (System.nanoTime() > deadline) {
-                throw new IOException((sent - completed.get()) + " of " + sent + " publishes to " + s.address()
+                throw new IOException((sent - window.completed()) + " of " + sent + " publishes to " + s.address()
                         + " not completed after " + timeoutMs + " ms");
             }
             LockSupport.parkNanos(100_000);

@@ -142,12 +142,21 @@ class MqttDriverTest {
      */
     @Test
     void batchedSendsCountWarmupAndMeasuredAcksApart() throws Exception {
+        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0,
+                Map.of("version", "3", "qos", "1", "max_inflight", "7"), "");
+        assertWarmupAndMeasuredAcksApart(driver(), spec, MqttPublisher.class);
+    }
+
+    /**
+     * 100 warm-up and 500 measured messages, 10 per send call, through {@code spec}'s publisher (of
+     * {@code publisherClass}): each arrives once and each ack lands in its own counter.
+     */
+    static void assertWarmupAndMeasuredAcksApart(MqttDriver driver, DriverSpec spec, Class<?> publisherClass)
+            throws Exception {
         final int batch = 10;
         final int warm = 100;
         final int measured = 500;
-        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0,
-                Map.of("version", "3", "qos", "1", "max_inflight", "7"), "");
-        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
+        try (io.msgscope.core.driver.Subscriber sub = driver.openSubscriber(spec)) {
             long[] got = new long[2]; // warm-up, measured
             io.msgscope.core.driver.MessageHandler h = (b, off) ->
                     got[io.msgscope.core.WireHeader.sequence(b, off) < 0 ? 0 : 1]++;
@@ -163,8 +172,9 @@ class MqttDriverTest {
                 }
             }, "test-receiver");
             receiver.start();
-            try (io.msgscope.core.driver.Publisher pub = driver().openPublisher(spec.withDestination(sub.destination()))) {
-                java.nio.ByteBuffer buf = driver().allocatePayload(64 * batch);
+            try (io.msgscope.core.driver.Publisher pub = driver.openPublisher(spec.withDestination(sub.destination()))) {
+                assertEquals(publisherClass, pub.getClass());
+                java.nio.ByteBuffer buf = driver.allocatePayload(64 * batch);
                 for (int seq = -warm; seq < measured; seq += batch) {
                     for (int j = 0; j < batch; j++) {
                         io.msgscope.core.WireHeader.writeSequence(buf, 64 * j, seq < 0 ? seq + j - 1 : seq + j);

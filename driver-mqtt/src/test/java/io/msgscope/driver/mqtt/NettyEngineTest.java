@@ -80,44 +80,8 @@ class NettyEngineTest {
     @Test
     void warmupAndMeasuredAcksCountApart() throws Exception {
         MqttDriverTest.requireMosquitto();
-        final int batch = 10;
-        final int warm = 100;
-        final int measured = 500;
         DriverSpec spec = new DriverSpec("", 0, "tcp://127.0.0.1:1883", 64, 0,
                 Map.of("engine", "netty", "qos", "1", "max_inflight", "7"), "");
-        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
-            long[] got = new long[2];
-            io.msgscope.core.driver.MessageHandler h = (b, off) ->
-                    got[io.msgscope.core.WireHeader.sequence(b, off) < 0 ? 0 : 1]++;
-            Thread receiver = new Thread(() -> {
-                long n = 0;
-                long deadline = System.nanoTime() + 60_000_000_000L;
-                while (n < warm + measured && System.nanoTime() < deadline) {
-                    try {
-                        n += Math.max(0, sub.poll(h, 50));
-                    } catch (java.io.IOException e) {
-                        return;
-                    }
-                }
-            }, "test-receiver");
-            receiver.start();
-            try (io.msgscope.core.driver.Publisher pub = driver().openPublisher(spec.withDestination(sub.destination()))) {
-                assertTrue(pub instanceof NettyMqttPublisher, pub.getClass().getName());
-                java.nio.ByteBuffer buf = driver().allocatePayload(64 * batch);
-                for (int seq = -warm; seq < measured; seq += batch) {
-                    for (int j = 0; j < batch; j++) {
-                        io.msgscope.core.WireHeader.writeSequence(buf, 64 * j, seq < 0 ? seq + j - 1 : seq + j);
-                    }
-                    pub.send(buf, 0, 64 * batch);
-                }
-                pub.drain(30_000);
-                receiver.join(60_000);
-                assertEquals((long) warm, pub.counters().get("warmup_acked"));
-                assertEquals((long) measured, pub.counters().get("messages_acked"));
-                assertEquals(0L, pub.counters().get("publish_errors"));
-            }
-            assertEquals(warm, got[0], "warm-up messages received");
-            assertEquals(measured, got[1], "measured messages received");
-        }
+        MqttDriverTest.assertWarmupAndMeasuredAcksApart(driver(), spec, NettyMqttPublisher.class);
     }
 }

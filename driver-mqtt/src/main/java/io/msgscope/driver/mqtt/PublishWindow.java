@@ -1,0 +1,82 @@
+package io.msgscope.driver.mqtt;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The in-flight window of both MQTT publishers (HiveMQ stream and the Netty engine): at most
+ * {@code max_inflight} publishes outstanding; a sender on a full window parks until 1/8 of it has
+ * completed and is woken once by the completing thread. Polling in short sleeps cost the sender a
+ * core's worth of wake-ups while the broker was the bottleneck, and a wake-up per completion would
+ * cost one on the client's thread per message.
+ */
+final class PublishWindow {
+    /** A window that does not move for this long fails the send: the broker stopped acknowledging. */
+    static final long STALL_NS = 30_000_000_000L;
+
+    /** Throws when the connection is gone (checked while waiting). */
+    interface Alive {
+        void check() throws IOException;
+    }
+
+    private final int max;
+    private final long batch;
+    private final String address;
+    private final AtomicLong completed = new AtomicLong();
+    private volatile long wakeAt = Long.MAX_VALUE;
+    private volatile Thread waiter;
+
+    PublishWindow(int max, String address) {
+        this.max = max;
+        this.batch = Math.max(1, max / 8);
+        this.address = address;
+    }
+
+    /** Sender thread: whether {@code sent} publishes fill the window. */
+    boolean full(long sent) {
+        return sent - completed.get() >= max;
+    }
+
+    long completed() {
+        return completed.get();
+    }
+
+    /** Completing thread: {@code n} more publishes are done; wakes a waiting sender once its batch is in. */
+    void complete(long n) {
+        if (completed.addAndGet(n) >= wakeAt) {
+            wake();
+        }
+    }
+
+    /** Any thread: wakes a waiting sender now (e.g. the connection was lost). */
+    void wake() {
+        wakeAt = Long.MAX_VALUE;
+        LockSupport.unpark(waiter);
+    }
+
+    /** Sender thread: parks until the window has room for 1/8 of it again. */
+    void await(long sent, Alive alive) throws IOException {
+        final long need = sent - max + batch; // completed count at which the window has room again
+        long last = completed.get();
+        long since = System.nanoTime();
+        waiter = Thread.currentThread();
+        wakeAt = need;
+        try {
+            long c;
+            while ((c = completed.get()) < need) {
+                alive.check();
+                if (c != last) {
+                    last = c;
+                    since = System.nanoTime();
+                } else if (System.nanoTime() - since > STALL_NS) {
+                    throw new IOException("MQTT broker at " + address + " completed no publish for "
+                            + STALL_NS / 1_000_000_000L + " s (" + (sent - c) + " outstanding)");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+        } finally {
+            wakeAt = Long.MAX_VALUE;
+        }
+    }
+}
