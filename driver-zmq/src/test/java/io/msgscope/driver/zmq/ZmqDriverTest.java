@@ -44,20 +44,27 @@ class ZmqDriverTest {
     void shortAndOversizePayloadsAreCountedNotDelivered() throws Exception {
         DriverSpec spec = new DriverSpec("", 0, "", 64, 0, Map.of(), "");
         try (Subscriber sub = driver().openSubscriber(spec); ZContext ctx = new ZContext(1)) {
-            ZMQ.Socket push = ctx.createSocket(SocketType.PUSH);
-            push.connect(sub.destination());
             byte[] good = new byte[64];
             WireHeader.writeSequence(java.nio.ByteBuffer.wrap(good).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0, 7);
-            push.send(new byte[10], 0);
-            push.send(new byte[200], 0);
-            push.send(good, 0);
             long[] seen = {-1, 0};
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (seen[1] < 1 && System.nanoTime() < deadline) {
-                sub.poll((buf, off) -> {
-                    seen[0] = WireHeader.sequence(buf, off);
-                    seen[1]++;
-                }, 50);
+            // JeroMQ 0.6.0 now and then leaves a connection that never carries a message (README, known
+            // limits): with the driver's own handshake deadline, and a fresh socket if nothing came in 3 s
+            for (int attempt = 0; attempt < 3 && seen[1] == 0; attempt++) {
+                ZMQ.Socket push = ctx.createSocket(SocketType.PUSH);
+                push.setHandshakeIvl(ZmqEndpoints.HANDSHAKE_IVL_MS);
+                push.setLinger(0);
+                push.connect(sub.destination());
+                push.send(new byte[10], 0);
+                push.send(new byte[200], 0);
+                push.send(good, 0);
+                long deadline = System.nanoTime() + 3_000_000_000L;
+                while (seen[1] < 1 && System.nanoTime() < deadline) {
+                    sub.poll((buf, off) -> {
+                        seen[0] = WireHeader.sequence(buf, off);
+                        seen[1]++;
+                    }, 50);
+                }
+                ctx.destroySocket(push);
             }
             assertEquals(1, seen[1]);
             assertEquals(7, seen[0]);
