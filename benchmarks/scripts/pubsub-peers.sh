@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 5's peer comparison: msgscope's full-speed 1 -> 1 trace run (`msgscope run`) against a native
 # peer on the same loopback broker, side by side, the same message count and size, alternating:
-#   MQTT QoS 0/1/2  vs mosquitto_pub -l | mosquitto_sub (Debian mosquitto-clients), the shared Mosquitto
+#   MQTT QoS 0/1/2  vs mosquitto_pub -l | mosquitto_sub (Debian mosquitto-clients), the shared Mosquitto;
+#                   MQTT 5 with the HiveMQ client, and MQTT 3.1.1 with --opt engine=netty (*-netty rows)
 #   NATS core       vs a plain jnats publish loop + Dispatcher (io.msgscope.bench.peers.PlainNats)
 #   ZeroMQ PUSH/PULL vs a plain JeroMQ loop (io.msgscope.bench.peers.PlainZmq)
 # Both sides report the receive rate the same way: (received - 1) / (last arrival - first arrival);
@@ -73,7 +74,7 @@ def java_peer(name, cls, args):
             "send_msg_s": float(m["send_msg_s"]), "receive_msg_s": float(m["receive_msg_s"]),
             "delivered_msg_s": float(m["delivered_msg_s"]), "status": "ok", "note": ""}
 
-def mosquitto(name, qos):
+def mosquitto(name, qos, version="mqttv5"):
     """mosquitto_pub -l publishes one message per stdin line (64 chars + newline = a 64 B payload);
     mosquitto_sub prints each arrival's time (%U, ns). Loss is what the subscriber never got."""
     topic = f"peers/{name}/{os.getpid()}"
@@ -83,12 +84,12 @@ def mosquitto(name, qos):
             f.write(("x" * size + "\n") * count)
     stamps = f"{out}/{name}.stamps"
     with open(stamps, "w") as so:
-        sub = subprocess.Popen(["mosquitto_sub", "-h", mhost, "-p", mport, "-V", "mqttv5", "-q", str(qos),
+        sub = subprocess.Popen(["mosquitto_sub", "-h", mhost, "-p", mport, "-V", version, "-q", str(qos),
                                 "-t", topic, "-C", str(count), "-F", "%U"], stdout=so, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # mosquitto_sub has no "subscribed" signal: give it a second to connect and subscribe
     t0 = time.time()
     with open(lines) as fin:
-        pub = subprocess.run(["mosquitto_pub", "-h", mhost, "-p", mport, "-V", "mqttv5", "-q", str(qos),
+        pub = subprocess.run(["mosquitto_pub", "-h", mhost, "-p", mport, "-V", version, "-q", str(qos),
                               "-t", topic, "-l"], stdin=fin, capture_output=True, text=True, timeout=1800)
     send_s = time.time() - t0
     # drain: stop once the subscriber has all, or its output did not grow for 2 s
@@ -114,6 +115,13 @@ pairs = [
     ("mqtt-qos0", "mosquitto_pub/sub", lambda n: mosquitto(n, 0), lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=0"])),
     ("mqtt-qos1", "mosquitto_pub/sub", lambda n: mosquitto(n, 1), lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=1"])),
     ("mqtt-qos2", "mosquitto_pub/sub", lambda n: mosquitto(n, 2), lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2"])),
+    # the lean engine speaks MQTT 3.1.1, so its peer does too
+    ("mqtt-qos0-netty", "mosquitto_pub/sub", lambda n: mosquitto(n, 0, "mqttv311"),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=0", "engine=netty"])),
+    ("mqtt-qos1-netty", "mosquitto_pub/sub", lambda n: mosquitto(n, 1, "mqttv311"),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=1", "engine=netty"])),
+    ("mqtt-qos2-netty", "mosquitto_pub/sub", lambda n: mosquitto(n, 2, "mqttv311"),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2", "engine=netty"])),
     ("nats", "plain jnats", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainNats", [nats_uri, str(count), str(warmup), str(size)]),
      lambda n: msgscope(n, "nats", nats_uri, [])),
     ("zmq", "plain JeroMQ", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainZmq", [str(count), str(warmup), str(size)]),

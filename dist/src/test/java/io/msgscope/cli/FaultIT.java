@@ -58,10 +58,10 @@ class FaultIT {
     }
 
     @ParameterizedTest(name = "MQTT {0}: max_qos 1 refuses QoS 2")
-    @CsvSource({"5", "3"})
-    void aBrokerThatRefusesTheQosFailsTheRunNamingIt(String version) throws Exception {
+    @CsvSource({"version=5", "version=3", "engine=netty"})
+    void aBrokerThatRefusesTheQosFailsTheRunNamingIt(String opt) throws Exception {
         try (PrivateBroker m = PrivateBroker.start(tmp.resolve("broker"), "max_qos 1")) {
-            JsonNode j = failed(scenario("qos", m.uri(), "--opt", "qos=2", "--opt", "version=" + version), "qos");
+            JsonNode j = failed(scenario("qos", m.uri(), "--opt", "qos=2", "--opt", opt), "qos");
             String why = j.get("failure_reason").asText();
             assertTrue(why.contains("QoS 1") && why.contains("SUBACK") && why.contains("--opt qos=2"), why);
             assertEquals(1, j.get("results").get("errors_refused").asLong(), j::toString);
@@ -70,11 +70,11 @@ class FaultIT {
     }
 
     @ParameterizedTest(name = "MQTT {0}: SUBACK {1}")
-    @CsvSource({"5, 0x87 NOT_AUTHORIZED", "3, 0x80 FAILURE"})
-    void aRefusedSubscriptionFailsTheRunWithItsReasonCode(String version, String code) throws Exception {
+    @CsvSource({"version=5, 0x87 NOT_AUTHORIZED", "version=3, 0x80 FAILURE", "engine=netty, 0x80 FAILURE"})
+    void aRefusedSubscriptionFailsTheRunWithItsReasonCode(String opt, String code) throws Exception {
         Path b = tmp.resolve("broker");
         try (PrivateBroker m = PrivateBroker.start(b, PrivateBroker.dynsec(b, false, true))) {
-            JsonNode j = failed(scenario("suback", m.uri(), "--opt", "version=" + version), "suback");
+            JsonNode j = failed(scenario("suback", m.uri(), "--opt", opt), "suback");
             String why = j.get("failure_reason").asText();
             assertTrue(why.contains("refused the subscription") && why.contains(code), why);
             assertEquals(1, j.get("results").get("errors_refused").asLong(), j::toString);
@@ -111,7 +111,7 @@ class FaultIT {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"mqtt, qos=1", "nats, jetstream=false", "nats, consumer=pull"})
+    @CsvSource({"mqtt, qos=1", "mqtt, engine=netty", "nats, jetstream=false", "nats, consumer=pull"})
     void aBrokerKilledAndRestartedMidRunEndsTheRunEarlyWithResultsWritten(String driver, String opt) throws Exception {
         boolean js = opt.startsWith("consumer=");
         try (PrivateBroker m = driver.equals("mqtt") ? PrivateBroker.start(tmp.resolve("broker"))

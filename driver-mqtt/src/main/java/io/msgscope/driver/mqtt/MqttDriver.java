@@ -11,7 +11,8 @@ import java.nio.ByteOrder;
 import java.util.Set;
 
 /**
- * MQTT 3.1.1 and 5 through the HiveMQ async client (seed 002). The subscriber connects first,
+ * MQTT 3.1.1 and 5 through the HiveMQ async client, or MQTT 3.1.1 through msgscope's own lean
+ * engine on Netty ({@code --opt engine=netty}) (seed 002, issue 5). The subscriber connects first,
  * subscribes to its topic (by default {@code msgscope/<random>}), waits for the SUBACK and reports
  * the topic as its destination; the publisher publishes every message to it on its own connection.
  *
@@ -33,6 +34,9 @@ import java.util.Set;
  *       (default 20 with MQTT 3.1.1, which has no flow control of its own, as Mosquitto's
  *       max_inflight_messages; 10000 with MQTT 5, where the client also keeps to the broker's Receive
  *       Maximum): bounds the client's queue at full speed and the broker's queue for the subscriber</li>
+ *   <li>{@code engine} hivemq (default) or netty: the lean MQTT 3.1.1 engine on Netty, both sides
+ *       ({@link NettyMqttPublisher}, {@link NettyMqttSubscriber}); QoS 0-2, no MQTT 5, TLS or shared
+ *       subscriptions</li>
  * </ul>
  */
 public final class MqttDriver implements Driver {
@@ -63,7 +67,8 @@ public final class MqttDriver implements Driver {
 
     @Override
     public Subscriber openSubscriber(DriverSpec spec) throws IOException {
-        return new MqttSubscriber(MqttSettings.of(spec, false));
+        MqttSettings s = MqttSettings.of(spec, false);
+        return s.netty() ? new NettyMqttSubscriber(s) : new MqttSubscriber(s);
     }
 
     @Override

@@ -61,10 +61,7 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         }
         int qos = (int) spec.longOption("qos", 1, 0, 2);
         if (netty && version == 5) {
-            throw new SpecException("--opt engine", "netty publishes MQTT 3.1.1 only; use --opt version=3 or --opt engine=hivemq");
-        }
-        if (netty && qos == 2) {
-            throw new SpecException("--opt engine", "netty publishes at QoS 0 and 1 only; use --opt qos=0|1 or --opt engine=hivemq");
+            throw new SpecException("--opt engine", "netty speaks MQTT 3.1.1 only; use --opt version=3 or --opt engine=hivemq");
         }
         if (netty && tls) {
             throw new SpecException("--opt engine", "netty has no TLS; use tcp:// or --opt engine=hivemq");
@@ -88,6 +85,10 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         }
         String group = spec.option("group", "");
         if (!group.isEmpty()) {
+            if (netty) {
+                throw new SpecException("--opt engine", "netty speaks MQTT 3.1.1, which has no shared subscriptions "
+                        + "($share/GROUP/topic, needed for --opt group and round-robin); use --opt engine=hivemq");
+            }
             if (version == 3) {
                 throw new SpecException("--opt group", "shared subscriptions ($share/GROUP/topic) need MQTT 5; "
                         + "--opt version=3 (MQTT 3.1.1) has none");

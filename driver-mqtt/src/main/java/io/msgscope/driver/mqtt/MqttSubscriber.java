@@ -1,6 +1,5 @@
 package io.msgscope.driver.mqtt;
 
-import io.msgscope.core.driver.DeliveryCount;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.datatypes.MqttTopicFilter;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
@@ -10,7 +9,6 @@ import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
 import io.msgscope.core.SpecException;
-import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Fault;
 import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3SubAckException;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5SubAckException;
@@ -30,28 +28,23 @@ import java.util.function.Consumer;
  * granted QoS below the one asked are a {@link Fault.Kind#REFUSED} naming the code (the run fails,
  * issue 5); a topic filter the client or the broker (0x8F) rejects is a {@link SpecException} on
  * {@code --opt topic} (bad usage). Messages are delivered on the client's Netty I/O thread (a direct executor, no
- * hand-over to another thread), where the handler runs first thing with the payload buffer the client
- * decoded (its {@code getPayload} wraps it in an Optional and a read-only view: the client's
- * allocation). Payloads shorter than the header are not handed on: counted as {@code errors} and
- * {@code short_payloads}.
+ * hand-over to another thread), where {@link HandOver} runs the handler first thing with the payload
+ * buffer the client decoded (its {@code getPayload} wraps it in an Optional and a read-only view: the
+ * client's allocation). Payloads shorter than the header are not handed on: counted as {@code errors}
+ * and {@code short_payloads}.
  */
 final class MqttSubscriber implements Subscriber {
     private static final Executor DIRECT = Runnable::run;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final MqttConnection conn;
-    private final DeliveryCount count = new DeliveryCount();
+    private final HandOver delivery = new HandOver();
     private final String topic;
     private final int grantedQos;
-    private final java.util.ArrayList<ByteBuffer> pending = new java.util.ArrayList<>();
-    private volatile MessageHandler handler;
-    private volatile boolean early;
-    // written on the delivery thread only; read after the run
-    private long shortPayloads;
 
     MqttSubscriber(MqttSettings s) throws IOException {
         this.topic = s.topic();
-        this.conn = MqttConnection.open(s, "sub", count);
+        this.conn = MqttConnection.open(s, "sub", delivery.count);
         MqttTopicFilter filter;
         try {
             filter = MqttTopicFilter.of(s.filter());
@@ -131,64 +124,12 @@ final class MqttSubscriber implements Subscriber {
     }
 
     private void deliver(ByteBuffer payload) {
-        final MessageHandler h = handler;
-        if (h == null || early) {
-            deliverEarly(payload);
-            return;
-        }
-        if (payload.remaining() < WireHeader.SIZE) {
-            shortPayloads++;
-        } else {
-            h.onMessage(payload.order(ByteOrder.LITTLE_ENDIAN), payload.position());
-        }
-        count.delivered();
-    }
-
-    /**
-     * Start-up only: messages that arrive before the receiver's first poll are copied aside (blocking
-     * the I/O thread instead would stop the acks, and Mosquitto drops what overflows its queue) and
-     * handed over, in order, by whichever thread gets there first once the handler is known. Their
-     * receive time is that of the hand-over; they are warm-up messages in practice.
-     */
-    private void deliverEarly(ByteBuffer payload) {
-        synchronized (pending) {
-            if (handler == null) {
-                ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).order(ByteOrder.LITTLE_ENDIAN);
-                copy.put(0, payload, payload.position(), payload.remaining());
-                pending.add(copy);
-                early = true;
-                return;
-            }
-            drainPending(handler);
-            deliver(payload);
-        }
-    }
-
-    /** Holding the lock: delivers what arrived before the first poll. */
-    private void drainPending(MessageHandler h) {
-        for (ByteBuffer b : pending) {
-            if (b.capacity() < WireHeader.SIZE) {
-                shortPayloads++;
-            } else {
-                h.onMessage(b, 0);
-            }
-            count.delivered();
-        }
-        pending.clear();
-        early = false;
+        delivery.deliver(payload.order(ByteOrder.LITTLE_ENDIAN));
     }
 
     @Override
     public int poll(MessageHandler handler, long timeoutMs) {
-        if (this.handler != handler) {
-            synchronized (pending) {
-                this.handler = handler;
-                if (early) {
-                    drainPending(handler);
-                }
-            }
-        }
-        return count.await(timeoutMs);
+        return delivery.poll(handler, timeoutMs);
     }
 
     @Override
@@ -198,7 +139,7 @@ final class MqttSubscriber implements Subscriber {
 
     @Override
     public Map<String, Long> counters() {
-        long shorts = shortPayloads;
+        long shorts = delivery.shortPayloads();
         return Map.of("errors", shorts, "short_payloads", shorts, "qos_granted", (long) grantedQos);
     }
 

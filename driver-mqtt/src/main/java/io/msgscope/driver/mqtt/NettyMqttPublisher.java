@@ -3,201 +3,113 @@ package io.msgscope.driver.mqtt;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.mqtt.MqttConnAckMessage;
-import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
-import io.netty.handler.codec.mqtt.MqttDecoder;
-import io.netty.handler.codec.mqtt.MqttEncoder;
-import io.netty.handler.codec.mqtt.MqttFixedHeader;
-import io.netty.handler.codec.mqtt.MqttMessage;
-import io.netty.handler.codec.mqtt.MqttMessageBuilders;
-import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
-import io.netty.handler.codec.mqtt.MqttMessageType;
-import io.netty.handler.codec.mqtt.MqttPublishMessage;
-import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
-import io.netty.handler.codec.mqtt.MqttQoS;
-import io.netty.handler.codec.mqtt.MqttVersion;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The lean publisher ({@code --opt engine=netty}): MQTT 3.1.1, QoS 0 and 1, straight on Netty's own
- * MQTT codec, without the HiveMQ client's publish objects and reactive plumbing. The sender thread
- * copies each message into a pooled buffer and builds the PUBLISH; the call's publishes go to the
- * event loop in ONE task, written without flushing and flushed once (so {@code --send-batch K} is one
- * wake-up and one flush per K messages). QoS 1: packet ids cycle through 1..65535, at most
- * {@code max_inflight} (≤ 65535) unacknowledged; each PUBACK counts as {@code messages_acked}, or
- * {@code warmup_acked} for warm-up messages (negative sequence). QoS 0: a publish completes once
- * written, and the same window bounds what is queued. Same counters and faults as {@link MqttPublisher}.
+ * The lean publisher ({@code --opt engine=netty}): MQTT 3.1.1 at QoS 0, 1 or 2 on a
+ * {@link NettyMqttSession}, without the HiveMQ client's publish objects and reactive plumbing. The
+ * sender thread writes each PUBLISH packet (fixed header and topic prepared once, packet id, payload)
+ * straight into a pooled buffer that the event loop takes and writes whole, flushed once: a packet
+ * that finds the loop idle goes out at once, and packets that arrive while it is writing share the
+ * next write (one wake-up and one system call for all of them; nothing allocated per message). QoS 1 and 2: packet ids cycle through 1..65535, at
+ * most {@code max_inflight} (≤ 65535) unfinished; each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the
+ * PUBREC → PUBREL exchange) counts as {@code messages_acked}, or {@code warmup_acked} for warm-up
+ * messages (negative sequence). QoS 0: a publish completes once the socket took it, and the same
+ * window bounds what is queued. Same counters and faults as {@link MqttPublisher}.
  */
-final class NettyMqttPublisher implements Publisher {
+final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
+    private static final byte WAITING = 1;       // PUBACK (QoS 1) or PUBREC (QoS 2) expected
+    private static final byte RELEASED = 2;      // QoS 2: PUBREL sent, PUBCOMP expected
 
     private final MqttSettings s;
     private final int size;
-    private final boolean qos1;
-    private final int maxInflight;
+    private final int qos;
     private final PublishWindow window;
-    private final EventLoopGroup group;
-    private final Channel ch;
+    private final NettyMqttSession session;
+    /** Fixed header and topic of every PUBLISH (they only differ in packet id and payload). */
+    private final byte[] prefix;
+    private final int packetBytes;
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong warmupAcked = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
-    /** QoS 1: whether the publish with this packet id is a warm-up message (written by the sender before the hand-over). */
+    /** Whether the publish with this packet id is a warm-up message (written by the sender before the hand-over). */
     private final boolean[] warmupById = new boolean[65_536];
-    private final boolean[] outstanding = new boolean[65_536]; // event loop only
-    private volatile String lostWhy;
+    private final byte[] state = new byte[65_536]; // event loop only
     private volatile String firstError;
 
     private long sent; // sender thread only
     private int nextId = 1; // sender thread only
-    private ArrayList<MqttPublishMessage> batch = new ArrayList<>();
+    private final Runnable writeTask = this::writeQueued;
+    private final Object lock = new Object();
+    // guarded by lock: the packets queued for the event loop, the first one's packet id, how many, and
+    // whether a write task is on its way
+    private ByteBuf batch;
+    private int batchFirstId;
+    private int batchCount;
+    private boolean scheduled;
 
     NettyMqttPublisher(MqttSettings s, int size) throws IOException {
         this.s = s;
         this.size = size;
-        this.qos1 = s.qos() == 1;
-        this.maxInflight = s.maxInflight();
-        this.window = new PublishWindow(maxInflight, s.address());
-        CompletableFuture<MqttConnAckMessage> connack = new CompletableFuture<>();
-        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try {
-            Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) MqttConnection.CONNECT_TIMEOUT_S * 1000)
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel c) {
-                            c.pipeline().addLast(MqttEncoder.INSTANCE, new MqttDecoder());
-                            if (s.keepAlive() > 0) {
-                                c.pipeline().addLast(new IdleStateHandler(0, s.keepAlive(), 0, TimeUnit.SECONDS));
-                            }
-                            c.pipeline().addLast(new Handler(connack));
-                        }
-                    });
-            ChannelFuture cf = b.connect(s.host(), s.port());
-            if (!cf.awaitUninterruptibly(2 * MqttConnection.CONNECT_TIMEOUT_S, TimeUnit.SECONDS) || !cf.isSuccess()) {
-                String why = cf.cause() == null ? "no answer within " + 2 * MqttConnection.CONNECT_TIMEOUT_S + " s"
-                        : MqttConnection.oneLine(cf.cause());
-                throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to MQTT broker at " + s.address() + ": " + why,
-                        cf.cause());
-            }
-            ch = cf.channel();
-            var connect = MqttMessageBuilders.connect()
-                    .clientId("msgscope-pub-" + Long.toHexString(ThreadLocalRandom.current().nextLong()))
-                    .protocolVersion(MqttVersion.MQTT_3_1_1).cleanSession(s.cleanSession())
-                    .keepAlive(s.keepAlive());
-            if (s.username() != null) {
-                connect.hasUser(true).username(s.username());
-                if (s.password() != null) {
-                    connect.hasPassword(true).password(s.password().getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            ch.writeAndFlush(connect.build());
-            MqttConnAckMessage ack;
-            try {
-                ack = connack.get(2 * MqttConnection.CONNECT_TIMEOUT_S, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to MQTT broker at " + s.address() + ": "
-                        + MqttConnection.oneLine(e.getCause()), e.getCause());
-            } catch (TimeoutException e) {
-                throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to MQTT broker at " + s.address()
-                        + ": no CONNACK within " + 2 * MqttConnection.CONNECT_TIMEOUT_S + " s");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while connecting to " + s.address());
-            }
-            MqttConnectReturnCode rc = ack.variableHeader().connectReturnCode();
-            if (rc != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
-                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the connection: CONNACK "
-                        + "return code " + Fault.reasonCode(rc.byteValue() & 0xff, rc));
-            }
-        } catch (IOException | RuntimeException e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            throw e;
-        }
+        this.qos = s.qos();
+        this.window = new PublishWindow(s.maxInflight(), s.address());
+        byte[] topic = s.topic().getBytes(StandardCharsets.UTF_8);
+        int remaining = 2 + topic.length + (qos > 0 ? 2 : 0) + size;
+        ByteBuf p = io.netty.buffer.Unpooled.buffer(5 + 2 + topic.length);
+        p.writeByte(NettyMqttSession.PUBLISH << 4 | qos << 1);
+        NettyMqttSession.writeLength(p, remaining);
+        p.writeShort(topic.length).writeBytes(topic);
+        this.prefix = new byte[p.readableBytes()];
+        p.readBytes(prefix);
+        this.packetBytes = prefix.length + (qos > 0 ? 2 : 0) + size;
+        this.session = NettyMqttSession.open(s, "pub", this);
     }
 
-    /** Event loop: CONNACK, PUBACK, PINGRESP; keep-alive and the end of the connection. */
-    private final class Handler extends ChannelInboundHandlerAdapter {
-        private final CompletableFuture<MqttConnAckMessage> connack;
-
-        Handler(CompletableFuture<MqttConnAckMessage> connack) {
-            this.connack = connack;
+    /** Event loop: PUBACK, PUBREC, PUBCOMP. */
+    @Override
+    public void onPacket(ChannelHandlerContext ctx, int type, int flags, ByteBuf in, int start, int length) {
+        if (length < 2 || (type != NettyMqttSession.PUBACK && type != NettyMqttSession.PUBREC
+                && type != NettyMqttSession.PUBCOMP)) {
+            failed("sent an unexpected packet of type " + type + " (" + length + " bytes) to a publisher");
+            return;
         }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            MqttMessage m = (MqttMessage) msg;
-            if (m.decoderResult().isFailure()) {
-                failed("sent a packet that does not decode: " + MqttConnection.oneLine(m.decoderResult().cause()));
-                ctx.close();
-                return;
-            }
-            switch (m.fixedHeader().messageType()) {
-                case CONNACK -> connack.complete((MqttConnAckMessage) m);
-                case PUBACK -> {
-                    int id = ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
-                    if (!outstanding[id]) {
-                        failed("sent a PUBACK for packet id " + id + ", which has no publish outstanding");
-                        return;
-                    }
-                    outstanding[id] = false;
-                    (warmupById[id] ? warmupAcked : acked).incrementAndGet();
-                    complete(1);
-                }
-                default -> { } // PINGRESP
-            }
+        final int id = in.getUnsignedShort(start);
+        final int want = type == NettyMqttSession.PUBCOMP ? RELEASED : WAITING;
+        final int wantType = qos == 1 ? NettyMqttSession.PUBACK : type == NettyMqttSession.PUBCOMP
+                ? NettyMqttSession.PUBCOMP : NettyMqttSession.PUBREC;
+        if (type != wantType || state[id] != want) {
+            failed("sent a " + name(type) + " for packet id " + id + ", which has no QoS " + qos + " publish waiting for one");
+            return;
         }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent) {
-                ctx.writeAndFlush(new MqttMessage(new MqttFixedHeader(MqttMessageType.PINGREQ, false,
-                        MqttQoS.AT_MOST_ONCE, false, 0)));
-            }
+        if (type == NettyMqttSession.PUBREC) {
+            state[id] = RELEASED;
+            session.acknowledge(ctx, NettyMqttSession.PUBREL, id);
+            return;
         }
+        state[id] = 0;
+        (warmupById[id] ? warmupAcked : acked).incrementAndGet();
+        window.complete(1);
+    }
 
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (lostWhy == null) {
-                lostWhy = MqttConnection.oneLine(cause);
-            }
-            ctx.close();
-        }
+    @Override
+    public void onLost() {
+        window.wake();
+    }
 
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            if (lostWhy == null) {
-                lostWhy = "closed";
-            }
-            connack.completeExceptionally(new IOException("the broker closed the connection before its CONNACK"));
-            window.wake();
-        }
+    private static String name(int type) {
+        return switch (type) {
+            case NettyMqttSession.PUBACK -> "PUBACK";
+            case NettyMqttSession.PUBREC -> "PUBREC";
+            default -> "PUBCOMP";
+        };
     }
 
     private void failed(String why) {
@@ -207,73 +119,93 @@ final class NettyMqttPublisher implements Publisher {
         }
     }
 
-    /** Event loop: n publishes completed (written at QoS 0, acknowledged at QoS 1). */
-    private void complete(int n) {
-        window.complete(n);
-    }
-
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
         final int end = offset + length;
         for (int off = offset; off < end; off += size) {
-            if (lostWhy != null) {
+            if (session.lostWhy() != null) {
                 checkAlive();
             }
             if (window.full(sent)) {
-                flush();
                 window.await(sent, this::checkAlive);
             }
-            ByteBuf payload = ch.alloc().buffer(size);
-            payload.writeBytes(buffer.duplicate().limit(off + size).position(off));
             int id = 0;
-            if (qos1) {
+            if (qos > 0) {
                 id = nextId;
                 nextId = id == 65_535 ? 1 : id + 1;
                 warmupById[id] = size >= WireHeader.SIZE && WireHeader.sequence(buffer, off) < 0;
             }
-            batch.add(new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, false,
-                    qos1 ? MqttQoS.AT_LEAST_ONCE : MqttQoS.AT_MOST_ONCE, false, 0),
-                    new MqttPublishVariableHeader(s.topic(), id), payload));
+            boolean schedule;
+            synchronized (lock) {
+                if (batch == null) {
+                    batch = session.channel.alloc().buffer(Math.max(1, Math.min((end - off) / size, 64)) * packetBytes);
+                    batchFirstId = id;
+                    batchCount = 0;
+                }
+                batch.writeBytes(prefix);
+                if (qos > 0) {
+                    batch.writeShort(id);
+                }
+                if (buffer.hasArray()) {
+                    batch.writeBytes(buffer.array(), buffer.arrayOffset() + off, size);
+                } else {
+                    batch.writeBytes(buffer.duplicate().limit(off + size).position(off));
+                }
+                batchCount++;
+                schedule = !scheduled;
+                scheduled = true;
+            }
+            if (schedule) {
+                session.channel.eventLoop().execute(writeTask);
+            }
             sent++;
         }
-        flush();
     }
 
-    /** Hands the queued publishes to the event loop as one task: written one by one, flushed once. */
-    private void flush() {
-        if (batch.isEmpty()) {
+    /**
+     * Event loop: takes what the sender queued since the last run and writes it in one buffer,
+     * flushed once. While this runs the sender keeps appending to a fresh buffer, so at full speed
+     * each write carries many packets (one wake-up and one system call for them all) and at low rates
+     * each packet goes out at once.
+     */
+    private void writeQueued() {
+        final ByteBuf out;
+        final int first;
+        final int n;
+        synchronized (lock) {
+            out = batch;
+            first = batchFirstId;
+            n = batchCount;
+            batch = null;
+            scheduled = false;
+        }
+        final var ch = session.channel;
+        if (out == null) {
             return;
         }
-        final ArrayList<MqttPublishMessage> out = batch;
-        batch = new ArrayList<>(out.size());
-        ch.eventLoop().execute(() -> {
-            if (!ch.isActive()) {
-                out.forEach(MqttPublishMessage::release);
-                return;
+        if (!ch.isActive()) {
+            out.release();
+            return;
+        }
+        if (qos > 0) {
+            for (int k = 0, id = first; k < n; k++, id = id == 65_535 ? 1 : id + 1) {
+                state[id] = WAITING;
             }
-            for (MqttPublishMessage m : out) {
-                if (qos1) {
-                    outstanding[m.variableHeader().packetId()] = true;
-                }
-                ch.write(m, ch.voidPromise());
-            }
-            ch.flush();
-            if (!qos1) {
-                complete(out.size());
-            }
-        });
+            ch.writeAndFlush(out, ch.voidPromise());
+        } else {
+            ch.writeAndFlush(out).addListener(f -> window.complete(n)); // one listener per write, not per message
+        }
     }
 
-
     private void checkAlive() throws IOException {
-        String why = lostWhy;
+        String why = session.lostWhy();
         if (why == null) {
             return;
         }
-        if (qos1 && sent > 0 && acked.get() + warmupAcked.get() == 0) {
+        if (qos > 0 && sent > 0 && acked.get() + warmupAcked.get() == 0 && window.completed() == 0) {
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " closed the connection after "
-                    + sent + " QoS 1 publishes, none acknowledged: an MQTT 3.1.1 broker refuses a QoS it does not "
-                    + "support this way (e.g. mosquitto's max_qos)");
+                    + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 broker refuses a QoS it does "
+                    + "not support this way (e.g. mosquitto's max_qos)");
         }
         throw new Fault(Fault.Kind.CONNECTION_LOST, "connection to MQTT broker at " + s.address() + " lost after "
                 + sent + " publishes (" + why + ")");
@@ -281,7 +213,6 @@ final class NettyMqttPublisher implements Publisher {
 
     @Override
     public void drain(long timeoutMs) throws IOException {
-        flush();
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (window.completed() < sent) {
             checkAlive();
@@ -306,15 +237,6 @@ final class NettyMqttPublisher implements Publisher {
 
     @Override
     public void close() {
-        try {
-            if (ch.isActive()) {
-                ch.writeAndFlush(new MqttMessage(new MqttFixedHeader(MqttMessageType.DISCONNECT, false,
-                        MqttQoS.AT_MOST_ONCE, false, 0))).awaitUninterruptibly(MqttConnection.CONNECT_TIMEOUT_S,
-                        TimeUnit.SECONDS);
-                ch.close().awaitUninterruptibly(MqttConnection.CONNECT_TIMEOUT_S, TimeUnit.SECONDS);
-            }
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
+        session.close();
     }
 }
