@@ -1,5 +1,8 @@
 package io.msgscope.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,6 +52,20 @@ final class MsgscopeProcess {
             throw new AssertionError("msgscope did not finish within " + timeoutSeconds + " s; stderr: " + err());
         }
         return process.exitValue();
+    }
+
+    /** Waits for a successful run: exit 0, and the summary.json it wrote to {@code out}, status ok, returned. */
+    JsonNode awaitOkSummary(Path out, long timeoutSeconds) throws IOException, InterruptedException {
+        int rc = waitFor(timeoutSeconds);
+        if (rc != 0) {
+            throw new AssertionError("exit code " + rc + "; stdout: " + TraceRunIT.safe(this::out)
+                    + " stderr: " + TraceRunIT.safe(this::err));
+        }
+        JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+        if (!"ok".equals(summary.path("status").asText())) {
+            throw new AssertionError("status not ok: " + summary);
+        }
+        return summary;
     }
 
     String out() throws IOException {

@@ -1,7 +1,6 @@
 package io.msgscope.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -57,18 +56,9 @@ class ScenarioIT {
         }
         MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + driver + "-" + scenario),
                 args.toArray(String[]::new));
-        int rc = proc.waitFor(120);
-        assertEquals(0, rc, () -> "exit code; stdout: " + TraceRunIT.safe(proc::out) + " stderr: " + TraceRunIT.safe(proc::err));
-        JsonNode j = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
-        assertEquals("ok", j.get("status").asText(), j::toString);
+        JsonNode j = proc.awaitOkSummary(out, 120);
+        long sent = ScenarioResults.assertEveryMessageDelivered(j, scenario, p, s, 200, 2);
         JsonNode r = j.get("results");
-        long sent = (long) p * 200 * 2;
-        long expected = scenario.equals("fan-out") ? sent * s : sent;
-        assertEquals(sent, r.get("messages_sent").asLong(), j::toString);
-        assertEquals(expected, r.get("expected_messages").asLong(), j::toString);
-        assertEquals(expected, r.get("messages_received").asLong(), j::toString);
-        assertEquals(1.0, r.get("delivery_rate").asDouble(), j::toString);
-        assertEquals(0, r.get("errors").asLong(), j::toString);
         if (driver.equals("mqtt") || js) {
             assertEquals(sent, r.get("messages_acked").asLong(), j::toString);
         }
@@ -106,8 +96,7 @@ class ScenarioIT {
     void roundRobinOnMqtt311IsAUsageError() throws Exception {
         MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd"), "scenario", "--driver", "mqtt",
                 "--opt", "version=3", "--scenario", "round-robin", "--out", tmp.resolve("rr").toString());
-        assertEquals(2, proc.waitFor(60));
-        assertTrue(proc.err().contains("round-robin needs MQTT 5"), proc.err());
+        Usage.assertUsageError(proc, "round-robin needs MQTT 5");
     }
 
     static void requireBroker(int port, String name) {

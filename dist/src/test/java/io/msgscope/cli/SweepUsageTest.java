@@ -42,13 +42,9 @@ class SweepUsageTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args(a));
-        assertEquals(2, code, () -> "exit code; stderr: " + err + " stdout: " + out);
-        List<String> lines = err.toString().lines().filter(l -> !l.isBlank()).toList();
-        assertEquals(1, lines.size(), err::toString);
-        assertFalse(err.toString().contains("Exception"), err::toString);
+        String line = Usage.assertUsageError(code, out.toString(), err.toString(), "msgscope sweep: ");
         assertFalse(Files.exists(tmp.resolve("out")), "no point ran, no folder written");
-        assertEquals("", out.toString());
-        return lines.get(0);
+        return line;
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -126,8 +122,8 @@ class SweepUsageTest {
             StringWriter err = new StringWriter();
             int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), cmd, "--driver", "mqtt",
                     "--opt", "qos=3", "--out", tmp.resolve(cmd).toString());
-            assertEquals(2, code, err::toString);
-            assertEquals("msgscope " + cmd + ": --opt qos: must be between 0 and 2, got 3", err.toString().strip());
+            assertEquals("msgscope " + cmd + ": --opt qos: must be between 0 and 2, got 3",
+                    Usage.assertUsageError(code, out.toString(), err.toString(), "--opt qos"));
             assertFalse(Files.exists(tmp.resolve(cmd)), "no folder, no agent");
         }
     }

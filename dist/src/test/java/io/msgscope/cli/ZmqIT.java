@@ -34,10 +34,7 @@ class ZmqIT {
         Path out = tmp.resolve("run");
         MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", "zmq", "--opt", "via=proxy", "--opt", pattern,
                 "--count", "" + N, "--warmup", "1000", "--rate", "2000", "--out", out.toString());
-        int rc = p.waitFor(180);
-        assertEquals(0, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
-        assertEquals("ok", s.get("status").asText(), s::toString);
+        JsonNode s = p.awaitOkSummary(out, 180);
         JsonNode c = s.get("counters");
         assertEquals(N, c.get("messages_received").asLong());
         assertEquals(0, c.get("messages_lost").asLong());
@@ -60,18 +57,9 @@ class ZmqIT {
         MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + scenario), "scenario", "--driver", "zmq",
                 "--scenario", scenario, "--publishers", "" + pubs, "--subscribers", "" + subs, "--rate", "200",
                 "--duration", "2", "--warmup", "1", "--out", out.toString());
-        int rc = proc.waitFor(120);
-        assertEquals(0, rc, () -> "stdout: " + TraceRunIT.safe(proc::out) + " stderr: " + TraceRunIT.safe(proc::err));
-        JsonNode j = JSON.readTree(out.resolve("summary.json").toFile());
-        assertEquals("ok", j.get("status").asText(), j::toString);
+        JsonNode j = proc.awaitOkSummary(out, 120);
+        long sent = ScenarioResults.assertEveryMessageDelivered(j, scenario, pubs, subs, 200, 2);
         JsonNode r = j.get("results");
-        long sent = (long) pubs * 200 * 2;
-        long expected = scenario.equals("fan-out") ? sent * subs : sent;
-        assertEquals(sent, r.get("messages_sent").asLong(), j::toString);
-        assertEquals(expected, r.get("expected_messages").asLong(), j::toString);
-        assertEquals(expected, r.get("messages_received").asLong(), j::toString);
-        assertEquals(1.0, r.get("delivery_rate").asDouble(), j::toString);
-        assertEquals(0, r.get("errors").asLong(), j::toString);
         assertEquals(sent, r.get("proxy_forwarded").asLong(), "the proxy counts what it forwarded in the measurement");
         assertTrue(r.get("proxy_cpu_ns_per_message").asDouble() > 0, j::toString);
         assertTrue(proc.out().contains(scenario.equals("round-robin") ? "PUSH/PULL via proxy" : "PUB/SUB via proxy"),
@@ -89,11 +77,7 @@ class ZmqIT {
     void badOptionsExitTwoNamingTheOption(String command, String opts, String named) throws Exception {
         List<String> args = new ArrayList<>(List.of(command, "--driver", "zmq", "--out", tmp.resolve("bad").toString()));
         args.addAll(List.of(opts.split(" ")));
-        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd"), args.toArray(String[]::new));
-        assertEquals(2, p.waitFor(60), () -> TraceRunIT.safe(p::err));
-        String err = p.err();
-        assertTrue(err.contains(named), err);
-        assertTrue(err.strip().lines().count() <= 2, "one line (plus usage hint at most): " + err);
+        Usage.assertUsageError(MsgscopeProcess.start(tmp.resolve("wd"), args.toArray(String[]::new)), named);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.driver.AckCounts;
 import io.msgscope.core.driver.DeliveryCount;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.datatypes.MqttTopic;
@@ -14,7 +15,6 @@ import com.hivemq.client.mqtt.mqtt5.message.publish.pubrec.Mqtt5PubRec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.concurrent.locks.LockSupport;
 
@@ -37,22 +37,18 @@ final class MqttPublisher implements Publisher {
     private final int size;
     private final boolean acks;
     private final int maxInflight;
-    private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong warmupAcked = new AtomicLong();
-    private final AtomicLong errors = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
-    private volatile String firstError;
+    private final AckCounts counts = new AckCounts();
     private final int qos;
     private final DeliveryCount lost = new DeliveryCount();
     /** Warm-up messages (negative sequence) and measured ones complete into separate ack counts. */
-    private final BiConsumer<Object, Throwable> onDone = new Completion(acked);
-    private final BiConsumer<Object, Throwable> onWarmupDone = new Completion(warmupAcked);
+    private final BiConsumer<Object, Throwable> onDone = new Completion(false);
+    private final BiConsumer<Object, Throwable> onWarmupDone = new Completion(true);
 
     private final class Completion implements BiConsumer<Object, Throwable> {
-        private final AtomicLong ackCount;
+        private final boolean warmup;
 
-        Completion(AtomicLong ackCount) {
-            this.ackCount = ackCount;
+        Completion(boolean warmup) {
+            this.warmup = warmup;
         }
 
         @Override
@@ -61,7 +57,7 @@ final class MqttPublisher implements Publisher {
             if (f != null) {
                 failed(f);
             } else if (acks) {
-                ackCount.incrementAndGet();
+                counts.acked(warmup);
             }
             window.complete(1);
         }
@@ -72,23 +68,17 @@ final class MqttPublisher implements Publisher {
      * {@code publish_refused} too; the first failure is kept, with its reason code, for the results.
      */
     private void failed(Throwable f) {
-        errors.incrementAndGet();
-        String why;
+        String broker = "MQTT broker at " + conn.settings.address() + " ";
         if (f instanceof Mqtt5PubAckException x) {
             Mqtt5PubAck a = x.getMqttMessage();
-            refused.incrementAndGet();
-            why = "refused a QoS 1 publish: PUBACK reason code " + MqttConnection.code(a.getReasonCode())
-                    + a.getReasonString().map(r -> " (" + r + ")").orElse("");
+            counts.refused(broker + "refused a QoS 1 publish: PUBACK reason code " + MqttConnection.code(a.getReasonCode())
+                    + a.getReasonString().map(r -> " (" + r + ")").orElse(""));
         } else if (f instanceof Mqtt5PubRecException x) {
             Mqtt5PubRec a = x.getMqttMessage();
-            refused.incrementAndGet();
-            why = "refused a QoS 2 publish: PUBREC reason code " + MqttConnection.code(a.getReasonCode())
-                    + a.getReasonString().map(r -> " (" + r + ")").orElse("");
+            counts.refused(broker + "refused a QoS 2 publish: PUBREC reason code " + MqttConnection.code(a.getReasonCode())
+                    + a.getReasonString().map(r -> " (" + r + ")").orElse(""));
         } else {
-            why = "failed a publish: " + MqttConnection.oneLine(f);
-        }
-        if (firstError == null) {
-            firstError = "MQTT broker at " + conn.settings.address() + " " + why;
+            counts.error(broker + "failed a publish: " + MqttConnection.oneLine(f));
         }
     }
 
@@ -155,7 +145,7 @@ final class MqttPublisher implements Publisher {
                     + sent + " publishes: " + MqttConnection.oneLine(f), f);
         }
         if (lost.isLost()) {
-            if (qos > 0 && sent > 0 && acked.get() + warmupAcked.get() == 0 && conn.v3 != null) {
+            if (qos > 0 && sent > 0 && counts.totalAcked() == 0 && conn.v3 != null) {
                 // MQTT 3.1.1 has no reason codes: a broker that does not accept a QoS closes the connection
                 throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + conn.settings.address() + " closed the "
                         + "connection after " + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 "
@@ -189,13 +179,12 @@ final class MqttPublisher implements Publisher {
 
     @Override
     public Map<String, Long> counters() {
-        return Map.of("messages_acked", acked.get(), "warmup_acked", warmupAcked.get(), "publish_errors", errors.get(),
-                "publish_refused", refused.get());
+        return counts.counters(true, true);
     }
 
     @Override
     public String firstError() {
-        return firstError;
+        return counts.firstError();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.driver.AckCounts;
 import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Publisher;
@@ -38,37 +39,31 @@ final class NatsPublisher implements Publisher {
     private final int maxInflight;
     private final DeliveryCount lost = new DeliveryCount();
     private final AtomicLong completed = new AtomicLong();
-    private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong warmupAcked = new AtomicLong();
-    private final AtomicLong errors = new AtomicLong();
+    private final AckCounts counts = new AckCounts();
     /** Warm-up messages (negative sequence) and measured ones are acknowledged into separate counts. */
-    private final BiConsumer<PublishAck, Throwable> onAck = new Completion(acked);
-    private final BiConsumer<PublishAck, Throwable> onWarmupAck = new Completion(warmupAcked);
+    private final BiConsumer<PublishAck, Throwable> onAck = new Completion(false);
+    private final BiConsumer<PublishAck, Throwable> onWarmupAck = new Completion(true);
 
     private final class Completion implements BiConsumer<PublishAck, Throwable> {
-        private final AtomicLong ackCount;
+        private final boolean warmup;
 
-        Completion(AtomicLong ackCount) {
-            this.ackCount = ackCount;
+        Completion(boolean warmup) {
+            this.warmup = warmup;
         }
 
         @Override
         public void accept(PublishAck ack, Throwable failure) {
             if (failure != null || ack == null || ack.hasError()) {
-                errors.incrementAndGet();
-                if (firstError == null) {
-                    firstError = "JetStream at " + settings.address() + " did not acknowledge a publish to '" + subject
-                            + "': " + (failure != null ? NatsSettings.oneLine(failure) : ack == null ? "no ack"
-                            : ack.getError());
-                }
+                counts.error(counts.firstError() != null ? null : "JetStream at " + settings.address()
+                        + " did not acknowledge a publish to '" + subject + "': " + (failure != null
+                        ? NatsSettings.oneLine(failure) : ack == null ? "no ack" : ack.getError()));
             } else {
-                ackCount.incrementAndGet();
+                counts.acked(warmup);
             }
             completed.incrementAndGet();
         }
     }
 
-    private volatile String firstError;
     private long sent; // sender thread only
 
     NatsPublisher(NatsSettings s, int size) throws IOException {
@@ -155,13 +150,12 @@ final class NatsPublisher implements Publisher {
 
     @Override
     public Map<String, Long> counters() {
-        return js == null ? Map.of("publish_errors", errors.get())
-                : Map.of("messages_acked", acked.get(), "warmup_acked", warmupAcked.get(), "publish_errors", errors.get());
+        return counts.counters(js != null, false); // core NATS has no acks
     }
 
     @Override
     public String firstError() {
-        return firstError;
+        return counts.firstError();
     }
 
     @Override
