@@ -79,9 +79,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "Output formats: json, csv, md (default: ${DEFAULT-VALUE}).")
     List<String> formats;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Results folder (default: a new results/scenario-* folder).")
-    Path out;
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--topic-prefix", paramLabel = "TOPIC",
             description = "The scenario's topic (MQTT) or subject (NATS); straight-run adds /N or .N per pair "
@@ -221,7 +220,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         if (topicPrefix != null) {
             checkTopicPrefix(drv.name(), topicPrefix);
         }
-        Path dir = RunCommand.prepareOut(out, "scenario");
+        Path dir = output.prepare();
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix);
