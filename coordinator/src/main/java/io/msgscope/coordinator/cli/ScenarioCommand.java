@@ -116,45 +116,6 @@ public final class ScenarioCommand implements Callable<Integer> {
         return Map.copyOf(z);
     }
 
-    /**
-     * A topic the client or broker would reject is bad usage, caught here before any connection: MQTT
-     * topic names take no wildcards (+, #) or NUL and at most 65,535 bytes, and '$' topics are the broker's;
-     * NATS subjects take no wildcards (*, >), no white space and no empty tokens.
-     */
-    static void checkTopicPrefix(String driver, String t) {
-        String opt = "--topic-prefix";
-        if (t.isEmpty()) {
-            throw new SpecException(opt, "must not be empty");
-        }
-        if (driver.equals("mqtt")) {
-            if (t.indexOf('+') >= 0 || t.indexOf('#') >= 0 || t.indexOf('\0') >= 0) {
-                throw new SpecException(opt, "must be an MQTT topic name without wildcards (+, #) or NUL, got '" + t + "'");
-            }
-            if (t.startsWith("$")) {
-                throw new SpecException(opt, "must not start with '$' (topics such as $SYS belong to the broker), got '"
-                        + t + "'");
-            }
-            if (t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 65_000) {
-                throw new SpecException(opt, "must be at most 65000 bytes (MQTT topics are at most 65535), got "
-                        + t.length() + " characters");
-            }
-        } else if (driver.equals("zmq")) {
-            if (t.indexOf('\0') >= 0 || t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 200) {
-                throw new SpecException(opt, "must be a ZeroMQ subscription prefix of at most 200 bytes without NUL, got '"
-                        + t + "'");
-            }
-        } else {
-            if (t.chars().anyMatch(c -> c == '*' || c == '>' || Character.isWhitespace(c))) {
-                throw new SpecException(opt, "must be a NATS subject without wildcards (*, >) or white space, got '"
-                        + t + "'");
-            }
-            if (t.startsWith(".") || t.endsWith(".") || t.contains("..")) {
-                throw new SpecException(opt, "must be a NATS subject without empty tokens (leading, trailing or double "
-                        + "'.'), got '" + t + "'");
-            }
-        }
-    }
-
     @Override
     public Integer call() throws Exception {
         PrintWriter stdout = commandSpec.commandLine().getOut();
@@ -218,7 +179,7 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + drv.name());
         }
         if (topicPrefix != null) {
-            checkTopicPrefix(drv.name(), topicPrefix);
+            drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
         }
         Path dir = output.prepare();
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
