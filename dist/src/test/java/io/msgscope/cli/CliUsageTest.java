@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -128,6 +130,15 @@ class CliUsageTest {
         Path file = Files.writeString(tmp.resolve("a-file"), "x");
         assertUsageError(run("run", "--count", "1000", "--out", file.toString()), "--out",
                 "cannot write to " + file, "exists and is not a folder");
+    }
+
+    /** Every topic driver's own check calls the default's empty check, and runs before any connection (M10). */
+    @ParameterizedTest(name = "scenario --driver {0} --topic-prefix ''")
+    @ValueSource(strings = {"mqtt", "nats", "zmq"})
+    void anEmptyTopicPrefixIsRefusedByEveryTopicDriver(String driver) {
+        assertUsageError(run("scenario", "--driver", driver, "--topic-prefix", "", "--out", out()),
+                "msgscope scenario", "--topic-prefix: must not be empty");
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
     }
 
     @Test

@@ -88,7 +88,7 @@ public final class CompareCommand implements Callable<Integer> {
             writer = d -> unchecked(() -> c.write(d));
         }
         if (out != null) {
-            Path dir = RunCommand.prepareOut(out, "compare");
+            Path dir = OutputOptions.prepare(out, "compare");
             writer.apply(dir);
             stdout.println();
             stdout.println("written in " + dir + ": " + files);

@@ -37,11 +37,8 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -167,9 +164,8 @@ public final class RunCommand implements Callable<Integer> {
             description = "Heap of each agent JVM in MiB; 0 = sized from --count (default: ${DEFAULT-VALUE}).")
     int agentHeapMb;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Results folder (default: results/run-YYYYMMDD-HHMMSS).")
-    Path out;
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--histogram-bins", paramLabel = "N", defaultValue = "100",
             description = "Bins of every histogram: latency, ST, RT, CPU (M8) (default: ${DEFAULT-VALUE}).")
@@ -180,9 +176,8 @@ public final class RunCommand implements Callable<Integer> {
                     + "overlap (M8) (default: ${DEFAULT-VALUE}).")
     int overlap;
 
-    @Option(names = "--plot", defaultValue = "false",
-            description = "Render the gnuplot scripts to PNG after the run (needs gnuplot) (default: ${DEFAULT-VALUE}).")
-    boolean plot;
+    @Mixin
+    PlotOption plotOption;
 
     @Option(names = "--plot-envelope-above", paramLabel = "N", defaultValue = "100000",
             description = "Runs of more than N messages are plotted per message through trace-envelope.dat (min, "
@@ -243,7 +238,7 @@ public final class RunCommand implements Callable<Integer> {
         RunSpec spec = checked.spec();
         Driver drv = checked.driver();
         BrokerCpu brokerCpu = checked.brokerCpu();
-        Path dir = prepareOut(out);
+        Path dir = output.prepare();
         String runId = dir.getFileName().toString();
         String startedAt = Instant.now().toString();
         long startEpochMs = System.currentTimeMillis();
@@ -360,7 +355,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         stdout.println((outcome.failed() ? "FAILED: " + outcome.failure + "; " : "") + "results in " + dir);
         stdout.flush();
-        if (plot) {
+        if (plotOption.plot) {
             PlotCommand.render(dir, stdout);
         }
         if (outcome.failed()) {
@@ -463,40 +458,6 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new SpecException(option, "port " + port + " is in use on 127.0.0.1; choose a free port, or 0 for any");
         }
-    }
-
-    static Path prepareOut(Path out) {
-        return prepareOut(out, "run");
-    }
-
-    static Path prepareOut(Path out, String prefix) {
-        Path dir = out != null ? out : Path.of("results", prefix + "-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-        try {
-            Files.createDirectories(dir);
-            Path probe = Files.createTempFile(dir, ".write-check", ".tmp");
-            Files.delete(probe);
-        } catch (IOException | SecurityException e) {
-            throw new SpecException("--out", "cannot write to " + dir + " (" + reason(e) + ")");
-        }
-        return dir;
-    }
-
-    /** Why a folder is unusable, in words rather than a Java exception class name. */
-    private static String reason(Exception e) {
-        if (e instanceof java.nio.file.AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
-            return f.getFile() + " exists and is not a folder";
-        }
-        if (e instanceof java.nio.file.NoSuchFileException f) {
-            return "no such file or folder: " + f.getFile();
-        }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
-            return f.getReason();
-        }
-        return e.getMessage() != null ? e.getMessage() : "not writable";
     }
 
     private List<String> agentJvmArgs(RunSpec spec) {

@@ -79,9 +79,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "Output formats: json, csv, md (default: ${DEFAULT-VALUE}).")
     List<String> formats;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Results folder (default: a new results/scenario-* folder).")
-    Path out;
+    @Mixin
+    OutputOptions output;
 
     @Option(names = "--topic-prefix", paramLabel = "TOPIC",
             description = "The scenario's topic (MQTT) or subject (NATS); straight-run adds /N or .N per pair "
@@ -115,45 +114,6 @@ public final class ScenarioCommand implements Callable<Integer> {
         z.put("via", "proxy");
         z.put("pattern", sc == Scenario.ROUND_ROBIN ? "pushpull" : "pubsub");
         return Map.copyOf(z);
-    }
-
-    /**
-     * A topic the client or broker would reject is bad usage, caught here before any connection: MQTT
-     * topic names take no wildcards (+, #) or NUL and at most 65,535 bytes, and '$' topics are the broker's;
-     * NATS subjects take no wildcards (*, >), no white space and no empty tokens.
-     */
-    static void checkTopicPrefix(String driver, String t) {
-        String opt = "--topic-prefix";
-        if (t.isEmpty()) {
-            throw new SpecException(opt, "must not be empty");
-        }
-        if (driver.equals("mqtt")) {
-            if (t.indexOf('+') >= 0 || t.indexOf('#') >= 0 || t.indexOf('\0') >= 0) {
-                throw new SpecException(opt, "must be an MQTT topic name without wildcards (+, #) or NUL, got '" + t + "'");
-            }
-            if (t.startsWith("$")) {
-                throw new SpecException(opt, "must not start with '$' (topics such as $SYS belong to the broker), got '"
-                        + t + "'");
-            }
-            if (t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 65_000) {
-                throw new SpecException(opt, "must be at most 65000 bytes (MQTT topics are at most 65535), got "
-                        + t.length() + " characters");
-            }
-        } else if (driver.equals("zmq")) {
-            if (t.indexOf('\0') >= 0 || t.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 200) {
-                throw new SpecException(opt, "must be a ZeroMQ subscription prefix of at most 200 bytes without NUL, got '"
-                        + t + "'");
-            }
-        } else {
-            if (t.chars().anyMatch(c -> c == '*' || c == '>' || Character.isWhitespace(c))) {
-                throw new SpecException(opt, "must be a NATS subject without wildcards (*, >) or white space, got '"
-                        + t + "'");
-            }
-            if (t.startsWith(".") || t.endsWith(".") || t.contains("..")) {
-                throw new SpecException(opt, "must be a NATS subject without empty tokens (leading, trailing or double "
-                        + "'.'), got '" + t + "'");
-            }
-        }
     }
 
     @Override
@@ -219,9 +179,9 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + drv.name());
         }
         if (topicPrefix != null) {
-            checkTopicPrefix(drv.name(), topicPrefix);
+            drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
         }
-        Path dir = RunCommand.prepareOut(out, "scenario");
+        Path dir = output.prepare();
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix);

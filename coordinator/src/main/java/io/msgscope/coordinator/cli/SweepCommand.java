@@ -98,12 +98,11 @@ public final class SweepCommand implements Callable<Integer> {
             description = "Runs per point; the tables show the spread between them (default: ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Sweep folder (default: results/sweep-YYYYMMDD-HHMMSS).")
-    Path out;
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--plot", defaultValue = "false",
-            description = "Render the sweep's gnuplot scripts to PNG (needs gnuplot) (default: ${DEFAULT-VALUE}).")
-    boolean plot;
+    @Mixin
+    PlotOption plotOption;
 
     @Option(names = "--plot-points", negatable = true,
             description = "Render every point's scripts as it finishes (per-message plots of long runs through "
@@ -131,14 +130,14 @@ public final class SweepCommand implements Callable<Integer> {
         }
         checkPassThrough(param);
         checkPoints(param, throughput);
-        Path dir = RunCommand.prepareOut(out, "sweep");
+        Path dir = output.prepare();
         long t0 = System.nanoTime();
         List<SweepTable.Point> points = new ArrayList<>();
         double measuringS = 0;
         double analysisS = 0;
         double plotS = 0;
         boolean failed = false;
-        boolean plotting = plotPoints == null ? plot : plotPoints;
+        boolean plotting = plotPoints == null ? plotOption.plot : plotPoints;
         ObjectMapper om = new ObjectMapper();
         int total = param.values().size() * repeat;
         int k = 0;
@@ -188,7 +187,7 @@ public final class SweepCommand implements Callable<Integer> {
         SweepTable table = new SweepTable(param, throughput, points);
         table.writeTables(dir);
         double tablesS = (System.nanoTime() - ts) / 1e9;
-        if (plot) {
+        if (plotOption.plot) {
             long pp = System.nanoTime();
             renderQuietly(dir, stdout);
             plotS += (System.nanoTime() - pp) / 1e9;

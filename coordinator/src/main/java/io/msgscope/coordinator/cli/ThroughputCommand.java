@@ -88,13 +88,11 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "Pin the producer and consumer threads (and the relay) to their own cores (default: ${DEFAULT-VALUE}).")
     boolean pin;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Results folder (default: results/throughput-YYYYMMDD-HHMMSS).")
-    Path out;
+    @Mixin
+    OutputOptions output;
 
-    @Option(names = "--plot", defaultValue = "false",
-            description = "Render search.gp to PNG (needs gnuplot) (default: ${DEFAULT-VALUE}).")
-    boolean plot;
+    @Mixin
+    PlotOption plotOption;
 
     /** What the usage checks of {@code throughput} produce; {@code inFlight} 0 = search (A6). */
     record Checked(long inFlight, RunSpec spec, Driver driver) {
@@ -138,7 +136,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         long f = checked.inFlight();
         RunSpec spec = checked.spec();
         Driver drv = checked.driver();
-        Path dir = RunCommand.prepareOut(out, "throughput");
+        Path dir = output.prepare();
         String startedAt = Instant.now().toString();
         CorePlan cores = CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin);
         ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, (long) (thresholdMs * 1e6),
@@ -283,7 +281,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         }
         stdout.println((o.failure != null ? "FAILED: " + o.failure + "; " : "") + "results in " + dir);
         stdout.flush();
-        if (plot && !o.probes.isEmpty()) {
+        if (plotOption.plot && !o.probes.isEmpty()) {
             PlotCommand.render(dir, stdout);
         }
         if (o.failure != null) {

@@ -1,5 +1,7 @@
 package io.msgscope.core.driver;
 
+import io.msgscope.core.SpecException;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Set;
@@ -33,6 +35,19 @@ public interface Driver {
      */
     default void checkOptions(DriverSpec spec) {
         spec.requireKnownOptions(name(), optionKeys());
+    }
+
+    /**
+     * Checks {@code msgscope scenario --topic-prefix} (seed 002, Q6) the way this driver's client and
+     * broker would read it, before any agent starts or any connection is made: a topic they would
+     * reject is bad usage (exit 2), not a failed run. Throws {@link SpecException} for
+     * {@code --topic-prefix}. The default refuses only an empty prefix; drivers with a topic syntax
+     * (MQTT, NATS, ZeroMQ) override it and call this first (M10: the syntax lives in the driver).
+     */
+    default void checkTopicPrefix(String prefix) {
+        if (prefix.isEmpty()) {
+            throw new SpecException("--topic-prefix", "must not be empty");
+        }
     }
 
     /** True when the driver talks to its peer through the built-in relay rather than a broker. */

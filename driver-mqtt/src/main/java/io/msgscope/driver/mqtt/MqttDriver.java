@@ -76,4 +76,26 @@ public final class MqttDriver implements Driver {
         MqttSettings s = MqttSettings.of(spec, true);
         return s.netty() ? new NettyMqttPublisher(s, spec.messageSize()) : new MqttPublisher(s, spec.messageSize());
     }
+
+    /**
+     * MQTT topic names take no wildcards (+, #) or NUL and at most 65,535 bytes, and '$' topics such as
+     * $SYS belong to the broker (scenario {@code --topic-prefix}, Q6).
+     */
+    @Override
+    public void checkTopicPrefix(String prefix) {
+        Driver.super.checkTopicPrefix(prefix);
+        String opt = "--topic-prefix";
+        if (prefix.indexOf('+') >= 0 || prefix.indexOf('#') >= 0 || prefix.indexOf('\0') >= 0) {
+            throw new io.msgscope.core.SpecException(opt, "must be an MQTT topic name without wildcards (+, #) or "
+                    + "NUL, got '" + prefix + "'");
+        }
+        if (prefix.startsWith("$")) {
+            throw new io.msgscope.core.SpecException(opt, "must not start with '$' (topics such as $SYS belong to "
+                    + "the broker), got '" + prefix + "'");
+        }
+        if (prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 65_000) {
+            throw new io.msgscope.core.SpecException(opt, "must be at most 65000 bytes (MQTT topics are at most "
+                    + "65535), got " + prefix.length() + " characters");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
@@ -69,5 +70,22 @@ public final class NatsDriver implements Driver {
     @Override
     public Publisher openPublisher(DriverSpec spec) throws IOException {
         return new NatsPublisher(NatsSettings.of(spec, true), spec.messageSize());
+    }
+
+    /**
+     * NATS subjects take no wildcards (*, >), no white space and no empty tokens (scenario
+     * {@code --topic-prefix}, Q6).
+     */
+    @Override
+    public void checkTopicPrefix(String prefix) {
+        Driver.super.checkTopicPrefix(prefix);
+        if (prefix.chars().anyMatch(c -> c == '*' || c == '>' || Character.isWhitespace(c))) {
+            throw new SpecException("--topic-prefix", "must be a NATS subject without wildcards (*, >) or white "
+                    + "space, got '" + prefix + "'");
+        }
+        if (prefix.startsWith(".") || prefix.endsWith(".") || prefix.contains("..")) {
+            throw new SpecException("--topic-prefix", "must be a NATS subject without empty tokens (leading, "
+                    + "trailing or double '.'), got '" + prefix + "'");
+        }
     }
 }

@@ -10,6 +10,7 @@ import io.msgscope.core.driver.Subscriber;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 
@@ -102,5 +103,18 @@ public final class ZmqDriver implements Driver {
             throw new SpecException("--opt via", "the ZeroMQ proxy runs only with via=proxy");
         }
         return new ZmqProxy(o.pubsub(), bindHost, ingressPort, egressPort, o.hwm(), spec.messageSize());
+    }
+
+    /**
+     * The scenario's topics are PUB/SUB subscription prefixes through the proxy: at most 200 bytes, no NUL
+     * (scenario {@code --topic-prefix}, Q6).
+     */
+    @Override
+    public void checkTopicPrefix(String prefix) {
+        Driver.super.checkTopicPrefix(prefix);
+        if (prefix.indexOf('\0') >= 0 || prefix.getBytes(StandardCharsets.UTF_8).length > 200) {
+            throw new SpecException("--topic-prefix", "must be a ZeroMQ subscription prefix of at most 200 bytes "
+                    + "without NUL, got '" + prefix + "'");
+        }
     }
 }
