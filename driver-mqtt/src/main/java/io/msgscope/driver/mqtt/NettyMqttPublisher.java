@@ -1,6 +1,7 @@
 package io.msgscope.driver.mqtt;
 
 import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.AckCounts;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.netty.buffer.ByteBuf;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -37,13 +37,10 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     /** Fixed header and topic of every PUBLISH (they only differ in packet id and payload). */
     private final byte[] prefix;
     private final int packetBytes;
-    private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong warmupAcked = new AtomicLong();
-    private final AtomicLong errors = new AtomicLong();
+    private final AckCounts counts = new AckCounts();
     /** Whether the publish with this packet id is a warm-up message (written by the sender before the hand-over). */
     private final boolean[] warmupById = new boolean[65_536];
     private final byte[] state = new byte[65_536]; // event loop only
-    private volatile String firstError;
 
     private long sent; // sender thread only
     private int nextId = 1; // sender thread only
@@ -95,7 +92,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             return;
         }
         state[id] = 0;
-        (warmupById[id] ? warmupAcked : acked).incrementAndGet();
+        counts.acked(warmupById[id]);
         window.complete(1);
     }
 
@@ -113,10 +110,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     }
 
     private void failed(String why) {
-        errors.incrementAndGet();
-        if (firstError == null) {
-            firstError = "MQTT broker at " + s.address() + " " + why;
-        }
+        counts.error(counts.firstError() == null ? "MQTT broker at " + s.address() + " " + why : null);
     }
 
     @Override
@@ -202,7 +196,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         if (why == null) {
             return;
         }
-        if (qos > 0 && sent > 0 && acked.get() + warmupAcked.get() == 0 && window.completed() == 0) {
+        if (qos > 0 && sent > 0 && counts.totalAcked() == 0 && window.completed() == 0) {
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " closed the connection after "
                     + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 broker refuses a QoS it does "
                     + "not support this way (e.g. mosquitto's max_qos)");
@@ -226,13 +220,12 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     @Override
     public Map<String, Long> counters() {
-        return Map.of("messages_acked", acked.get(), "warmup_acked", warmupAcked.get(), "publish_errors", errors.get(),
-                "publish_refused", 0L);
+        return counts.counters(true, true);
     }
 
     @Override
     public String firstError() {
-        return firstError;
+        return counts.firstError();
     }
 
     @Override
