@@ -57,4 +57,26 @@ class CorePlanTest {
             assertTrue(p.warnings().get(0).contains(cores + " cores"), p.warnings().get(0));
         }
     }
+
+    @Test
+    void aLocalBrokerOnTwoCoresLeavesTheRolesUnpinnedUnlessPinIsGiven() {
+        CorePlan auto = CorePlan.plan(2, null, "127.0.0.1");
+        assertCores(auto, -1, -1, -1);
+        assertOneM5Warning(auto, "also runs the broker (127.0.0.1)");
+        assertTrue(CorePlan.unpinnedForBroker(2, null, "127.0.0.1"));
+        assertCores(CorePlan.plan(2, true, "127.0.0.1"), 0, 1, -1);   // --pin pins anyway
+        assertCores(CorePlan.plan(2, null, null), 0, 1, -1);          // no broker here: as before
+        assertCores(CorePlan.plan(3, null, "127.0.0.1"), 0, 1, 2);    // a core is left for the broker
+        assertCores(CorePlan.plan(2, false, "127.0.0.1"), -1, -1, -1);
+        assertTrue(CorePlan.plan(2, false, "127.0.0.1").warnings().get(0).contains("--no-pin"));
+    }
+
+    @Test
+    void onlyAddressesOfThisMachineAreLocal() {
+        assertEquals("127.0.0.1", CorePlan.onThisMachine("127.0.0.1"));
+        assertEquals("localhost", CorePlan.onThisMachine("localhost"));
+        assertEquals(null, CorePlan.onThisMachine("192.0.2.1")); // TEST-NET-1: nobody's
+        assertEquals(null, CorePlan.onThisMachine(null));
+        assertEquals(null, CorePlan.onThisMachine(""));
+    }
 }

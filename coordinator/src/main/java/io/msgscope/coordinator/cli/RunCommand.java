@@ -93,9 +93,8 @@ public final class RunCommand implements Callable<Integer> {
             description = "Payload after the header (R2) (default: ${DEFAULT-VALUE}).")
     String padding;
 
-    @Option(names = "--pin", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Pin sender and receiver (and relay when a core is free) to their own cores (default: ${DEFAULT-VALUE}).")
-    boolean pin;
+    @Mixin
+    PinOption pinOption;
 
     @Option(names = "--drain-timeout", paramLabel = "MS", defaultValue = "2000",
             description = "After the sender finished, how long the receiver waits for the rest before "
@@ -198,12 +197,14 @@ public final class RunCommand implements Callable<Integer> {
      * it on each point's arguments before the first point runs. Throws {@link SpecException}.
      */
     Checked check() {
+        Driver drv = driverOptions.resolve(size);
+        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
-                .padding(parsePadding(padding)).window(window).pin(pin).drainTimeoutMs(drainTimeoutMs)
+                .padding(parsePadding(padding)).window(window).pin(pinOption.pinned(drv, driverOptions, remote))
+                .drainTimeoutMs(drainTimeoutMs)
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
                 .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
                 .driverOptions(driverOptions.options()).build();
-        Driver drv = driverOptions.resolve(spec.size());
         BrokerCpu brokerCpu = brokerCpu(drv.usesRelay(driverOptions.options()));
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
@@ -226,7 +227,6 @@ public final class RunCommand implements Callable<Integer> {
         if (envelopeBuckets < 10 || envelopeBuckets > 1_000_000) {
             throw new SpecException("--plot-envelope-buckets", "must be between 10 and 1000000, got " + envelopeBuckets);
         }
-        remoteAgents.parse();
         return new Checked(spec, drv, brokerCpu);
     }
 
@@ -242,12 +242,12 @@ public final class RunCommand implements Callable<Integer> {
         String runId = dir.getFileName().toString();
         String startedAt = Instant.now().toString();
         long startEpochMs = System.currentTimeMillis();
-        CorePlan cores = CorePlan.plan(Runtime.getRuntime().availableProcessors(), spec.pin());
+        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        CorePlan cores = pinOption.plan(drv, driverOptions, remote);
         for (String w : cores.warnings()) {
             log.println("warning: " + w);
         }
 
-        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         SharedSecret secret = SharedSecret.load(remoteAgents.secretFile);
         RunOutcome outcome;
         try (LocalAgents agents = new LocalAgents()) {

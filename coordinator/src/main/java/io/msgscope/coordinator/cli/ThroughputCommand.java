@@ -84,9 +84,8 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "Payload after the header (R2) (default: ${DEFAULT-VALUE}).")
     String padding;
 
-    @Option(names = "--pin", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Pin the producer and consumer threads (and the relay) to their own cores (default: ${DEFAULT-VALUE}).")
-    boolean pin;
+    @Mixin
+    PinOption pinOption;
 
     @Mixin
     OutputOptions output;
@@ -122,10 +121,11 @@ public final class ThroughputCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new SpecException("--padding", "must be zeros or random, got '" + padding + "'");
         }
-        RunSpec spec = RunSpec.builder().count(2).window(1).size(size).padding(pad).pin(pin)
-                .driver(driverOptions.driver).uri(driverOptions.uri()).driverOptions(driverOptions.options()).build();
         Driver drv = driverOptions.resolve(size);
-        remoteAgents.parse();
+        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        RunSpec spec = RunSpec.builder().count(2).window(1).size(size).padding(pad)
+                .pin(pinOption.pinned(drv, driverOptions, remote))
+                .driver(driverOptions.driver).uri(driverOptions.uri()).driverOptions(driverOptions.options()).build();
         return new Checked(f, spec, drv);
     }
 
@@ -138,11 +138,11 @@ public final class ThroughputCommand implements Callable<Integer> {
         Driver drv = checked.driver();
         Path dir = output.prepare();
         String startedAt = Instant.now().toString();
-        CorePlan cores = CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin);
         ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, (long) (thresholdMs * 1e6),
                 skipFactor, maxExponent);
         ThroughputRun.Outcome o;
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        CorePlan cores = pinOption.plan(drv, driverOptions, remote);
         SharedSecret secret = SharedSecret.load(remoteAgents.secretFile);
         try (LocalAgents agents = new LocalAgents()) {
             AgentEndpoint relay = null;

@@ -66,6 +66,26 @@ public interface Driver {
     }
 
     /**
+     * The host of the broker that {@code uri} and {@code options} point at, or null when the messages
+     * go through no broker (the raw-TCP relay, a driver's own middle box, brokerless ZeroMQ) or the URI
+     * names none. An empty URI is the driver's default, the broker on 127.0.0.1 for every broker
+     * driver. The coordinator uses it to tell whether the broker shares this machine's cores (M5).
+     */
+    default String brokerHost(String uri, java.util.Map<String, String> options) {
+        if (usesRelay(options)) {
+            return null;
+        }
+        if (uri.isEmpty()) {
+            return "127.0.0.1";
+        }
+        try {
+            return java.net.URI.create(uri).getHost();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
      * The driver's own middle box, bound on {@code bindHost} (ports 0 = any free), for the broker-probe
      * agent to run; only for drivers whose {@link #usesRelay(java.util.Map)} is true and that are not the
      * raw-TCP relay itself.

@@ -92,4 +92,11 @@ class NettyEngineTest {
                 Map.of("engine", "netty", "qos", qos, "max_inflight", "7"), "");
         MqttDriverTest.assertWarmupAndMeasuredAcksApart(driver(), spec, NettyMqttPublisher.class);
     }
+
+    /** The broker's host for the core plan (M5): the default URI's 127.0.0.1, or the URI's host. */
+    @Test
+    void brokerHostIsTheUrisHost() {
+        assertEquals("127.0.0.1", driver().brokerHost("", Map.of()));
+        assertEquals("10.1.2.3", driver().brokerHost("tcp://10.1.2.3:1883", Map.of("engine", "netty")));
+    }
 }

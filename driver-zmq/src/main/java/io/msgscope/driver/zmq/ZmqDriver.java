@@ -59,6 +59,12 @@ public final class ZmqDriver implements Driver {
         return ZmqOptions.of(options).proxy();
     }
 
+    /** No broker: direct PUSH/PULL or PUB/SUB, or the broker-probe agent's own proxy. */
+    @Override
+    public String brokerHost(String uri, Map<String, String> options) {
+        return null;
+    }
+
     /** Heap: JeroMQ sends from byte arrays. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {

@@ -60,4 +60,11 @@ class ZmqOptionsTest {
         assertEquals("--opt qos", unknown.option());
         assertTrue(unknown.getMessage().contains("via"), unknown.getMessage());
     }
+
+    /** ZeroMQ has no broker, direct or through the proxy: nothing to leave a core for (M5). */
+    @Test
+    void noBrokerHost() {
+        assertEquals(null, new ZmqDriver().brokerHost("", Map.of()));
+        assertEquals(null, new ZmqDriver().brokerHost("", Map.of("via", "proxy")));
+    }
 }

@@ -1,0 +1,42 @@
+package io.msgscope.coordinator.cli;
+
+import io.msgscope.coordinator.AgentEndpoint;
+import io.msgscope.coordinator.CorePlan;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.proto.Role;
+import picocli.CommandLine.Option;
+
+import java.util.Map;
+
+/**
+ * {@code --[no-]pin} of {@code run} and {@code throughput} (D3, M5): pin the sender's and the
+ * receiver's hot threads (and the relay's when a core is free). Left out, msgscope decides: pinned,
+ * except when the broker runs on this machine and it has fewer than three cores, where pinning both
+ * roles leaves the broker no core of its own ({@link CorePlan#plan(int, Boolean, String)}).
+ */
+public final class PinOption {
+    @Option(names = "--pin", negatable = true, fallbackValue = "true",
+            description = "Pin sender and receiver (and relay when a core is free) to their own cores (D3, M5). "
+                    + "Default: pinned, except on a machine of 2 cores that also runs the broker, where pinning "
+                    + "both would leave the broker no core; --pin pins anyway, --no-pin never.")
+    Boolean pin;
+
+    /** The broker's host when the broker, the sender and the receiver all run on this machine, else null. */
+    static String localBroker(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
+        if (remote.containsKey(Role.SENDER) || remote.containsKey(Role.RECEIVER)) {
+            return null; // pinning happens on the agents' own machines
+        }
+        return CorePlan.onThisMachine(drv.brokerHost(d.uri(), d.options()));
+    }
+
+    /** Which core each role gets here. */
+    CorePlan plan(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
+        return CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin, localBroker(drv, d, remote));
+    }
+
+    /** Whether the roles are pinned at all (the run spec's {@code pin}, in summary.json). */
+    boolean pinned(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
+        return !Boolean.FALSE.equals(pin) && !CorePlan.unpinnedForBroker(Runtime.getRuntime().availableProcessors(),
+                pin, localBroker(drv, d, remote));
+    }
+}
