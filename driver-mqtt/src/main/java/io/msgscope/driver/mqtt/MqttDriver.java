@@ -31,9 +31,10 @@ import java.util.Set;
  *   <li>{@code group} subscriber only: subscribe through the MQTT 5 shared subscription
  *       {@code $share/GROUP/topic}, so each message goes to one member of the group (round-robin)</li>
  *   <li>{@code max_inflight} publishes not yet completed before {@code send} waits, 1-1000000
- *       (default 20 with MQTT 3.1.1, which has no flow control of its own, as Mosquitto's
- *       max_inflight_messages; 10000 with MQTT 5, where the client also keeps to the broker's Receive
- *       Maximum): bounds the client's queue at full speed and the broker's queue for the subscriber</li>
+ *       (default with MQTT 3.1.1, which has no flow control of its own: 20 at QoS 1 and 2, as Mosquitto's
+ *       max_inflight_messages, 1000 at QoS 0, which nothing acknowledges; 10000 with MQTT 5, where the
+ *       client also keeps to the broker's Receive Maximum): bounds the client's queue at full speed and
+ *       the broker's queue for the subscriber</li>
  *   <li>{@code engine} hivemq (default) or netty: the lean MQTT 3.1.1 engine on Netty, both sides
  *       ({@link NettyMqttPublisher}, {@link NettyMqttSubscriber}); QoS 0-2, no MQTT 5, TLS or shared
  *       subscriptions</li>

@@ -70,8 +70,12 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         int keepAlive = (int) spec.longOption("keep_alive", 60, 0, 65_535);
         // MQTT 3.1.1 has no flow control: without a window the client sends as fast as it can and a broker
         // such as Mosquitto (max_queued_messages 1000) drops what its subscriber queue cannot hold.
-        // MQTT 5 brokers announce a Receive Maximum, which the client enforces itself.
-        int maxInflight = (int) spec.longOption("max_inflight", version == 3 ? 20 : 10_000, 1, 1_000_000);
+        // MQTT 5 brokers announce a Receive Maximum, which the client enforces itself. QoS 0 has no
+        // acknowledgement and Mosquitto queues nothing of it for an online subscriber: there the window only
+        // bounds what waits in the client, and 20 made the sender wait for every 20 writes (netty engine,
+        // side by side: 77-117k msg/s received with 20, 153-207k with 1000).
+        int maxInflight = (int) spec.longOption("max_inflight", version == 5 ? 10_000 : qos == 0 ? 1000 : 20, 1,
+                1_000_000);
         if (netty && maxInflight > 65_535) {
             throw new SpecException("--opt max_inflight", "must be at most 65535 with --opt engine=netty (one packet id each), got " + maxInflight);
         }
