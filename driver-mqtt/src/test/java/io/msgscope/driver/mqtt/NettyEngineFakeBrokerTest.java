@@ -247,6 +247,39 @@ class NettyEngineFakeBrokerTest {
         }
     }
 
+    /**
+     * QoS 1 with {@code max_inflight=2}: never more than 2 PUBLISHes on the wire without their PUBACK;
+     * the sender waits in {@code send} until PUBACKs free room.
+     */
+    @Test
+    void qos1KeepsAtMostMaxInflightOnTheWire() throws Exception {
+        try (FakeBroker broker = new FakeBroker((in, out, seen) -> {
+            for (int round = 0; round < 3; round++) {
+                Packet a = awaitPacket(in, seen, 3);
+                Packet b = awaitPacket(in, seen, 3);
+                sleep(300);
+                assertEquals(0, in.available(), "a third PUBLISH went out before a PUBACK, round " + round);
+                for (Packet p : new Packet[] {a, b}) {
+                    int id = (p.body[3] & 0xff) << 8 | p.body[4] & 0xff;
+                    out.write(new byte[] {0x40, 0x02, (byte) (id >>> 8), (byte) id});
+                }
+                out.flush();
+            }
+            in.read();
+        })) {
+            var pub = Drivers.load().get("mqtt").openPublisher(new DriverSpec("", 0, broker.uri(), 64, 0,
+                    Map.of("engine", "netty", "qos", "1", "max_inflight", "2"), "t"));
+            try (pub) {
+                for (long seq = 0; seq < 6; seq++) {
+                    pub.send(ByteBuffer.wrap(message(seq)).order(ByteOrder.LITTLE_ENDIAN), 0, 64);
+                }
+                pub.drain(10_000);
+                assertEquals(6L, pub.counters().get("messages_acked"), pub.counters().toString());
+                assertEquals(0L, pub.counters().get("publish_errors"), pub.counters().toString());
+            }
+        }
+    }
+
     /** Reads packets until one of {@code type} arrives; returns it. */
     static Packet awaitPacket(DataInputStream in, List<Packet> seen, int type) throws IOException {
         while (true) {
