@@ -16,9 +16,9 @@ import java.util.Map;
  */
 public final class PinOption {
     @Option(names = "--pin", negatable = true, fallbackValue = "true",
-            description = "Pin sender and receiver (and relay when a core is free) to their own cores (D3, M5). "
-                    + "Default: pinned, except on a machine of 2 cores that also runs the broker, where pinning "
-                    + "both would leave the broker no core; --pin pins anyway, --no-pin never.")
+            description = "Pin sender and receiver (and relay when a core is free) to their own cores (D3, M5); "
+                    + "--pin pins always, --no-pin never (default: decide: pinned, except on a machine of 2 "
+                    + "cores that also runs the broker, where pinning both would leave the broker no core).")
     Boolean pin;
 
     /** The broker's host when the broker, the sender and the receiver all run on this machine, else null. */
