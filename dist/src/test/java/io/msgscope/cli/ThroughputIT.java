@@ -22,8 +22,13 @@ class ThroughputIT {
     @Test
     void aFixedInFlightCountGivesTheRequestedSamples() throws Exception {
         Path out = tmp.resolve("fixed");
-        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-fixed"), "throughput", "--in-flight", "50",
-                "--samples", "30", "--out", out.toString());
+        boolean gnuplot = TraceRunIT.gnuplotOnPath();
+        List<String> args = new java.util.ArrayList<>(List.of("throughput", "--in-flight", "50", "--samples", "30",
+                "--out", out.toString()));
+        if (gnuplot) {
+            args.add("--plot");
+        }
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-fixed"), args.toArray(String[]::new));
         assertEquals(0, p.waitFor(180), () -> TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
         JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
         assertEquals("ok", s.get("status").asText());
@@ -39,6 +44,9 @@ class ThroughputIT {
         assertEquals(r.get("messages_sent").asLong(), r.get("messages_received").asLong());
         assertTrue(r.get("messages_sent").asLong() >= 2 * 50 + 30, "skipped 2F, then sampled");
         assertTrue(p.out().contains("50 in flight"), p.out());
+        if (gnuplot) { // --plot renders the fixed-F samples too, not only a search's curve
+            assertTrue(Files.size(out.resolve("samples.png")) > 1000, p.out());
+        }
     }
 
     @Test

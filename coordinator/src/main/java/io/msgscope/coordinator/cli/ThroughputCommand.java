@@ -281,13 +281,19 @@ public final class ThroughputCommand implements Callable<Integer> {
         }
         stdout.println((o.failure != null ? "FAILED: " + o.failure + "; " : "") + "results in " + dir);
         stdout.flush();
-        if (plotOption.plot && !o.probes.isEmpty()) {
+        if (plotOption.plot && hasScripts(dir)) { // search.gp with a search, samples.gp with --in-flight
             PlotCommand.render(dir, stdout);
         }
         if (o.failure != null) {
             return o.usageFailure ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    private static boolean hasScripts(Path dir) throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.anyMatch(f -> f.getFileName().toString().endsWith(".gp"));
+        }
     }
 
     private static void writeSearch(Path dir, ThroughputRun.Outcome o, List<String> files) throws IOException {
