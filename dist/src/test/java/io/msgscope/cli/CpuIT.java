@@ -81,7 +81,10 @@ class CpuIT {
         for (String side : List.of("sender", "receiver")) {
             double a = median(idle.get("cpu").get(side));
             double b = median(burn.get("cpu").get(side));
-            assertTrue(Math.abs(b - a) < 25, side + " CPU moved from " + a + " % to " + b + " %");
+            // the burner's CPU must not be attributed to the sender or receiver: they may not rise with it. (A fall
+            // is no misattribution: an idle run's receiver at 39 % against 7 % with the burner was seen once in a
+            // full suite, 3 of 3 runs alone right after were steady.)
+            assertTrue(b - a < 25, side + " CPU moved from " + a + " % to " + b + " %");
         }
         checkCpuColumns(tmp.resolve("burn").resolve("trace.dat"));
         assertTrue(Files.size(tmp.resolve("burn").resolve("cpu.gp")) > 0);
