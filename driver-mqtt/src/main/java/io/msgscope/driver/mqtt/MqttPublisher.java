@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.function.BiConsumer;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Publishes from the sender's thread into one reactive publish stream per connection
@@ -158,23 +157,18 @@ final class MqttPublisher implements Publisher {
 
     @Override
     public void drain(long timeoutMs) throws IOException {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        long lostAt = 0;
-        while (window.completed() < sent) {
-            long now = System.nanoTime();
-            if (now > deadline) {
-                throw new IOException((sent - window.completed()) + " of " + sent + " publishes to "
-                        + conn.settings.address() + " not completed after " + timeoutMs + " ms");
-            }
-            if (lost.isLost()) { // the client fails outstanding futures when the connection goes
-                if (lostAt == 0) {
-                    lostAt = now;
-                } else if (now - lostAt > 1_000_000_000L) {
+        // the client fails outstanding futures when the connection goes: give them 1 s to land first
+        final long[] lostAt = {0};
+        window.drain(sent, timeoutMs, () -> {
+            if (lost.isLost()) {
+                long now = System.nanoTime();
+                if (lostAt[0] == 0) {
+                    lostAt[0] = now;
+                } else if (now - lostAt[0] > 1_000_000_000L) {
                     checkAlive();
                 }
             }
-            LockSupport.parkNanos(100_000);
-        }
+        });
     }
 
     @Override

@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lean publisher ({@code --opt engine=netty}): MQTT 3.1.1 at QoS 0, 1 or 2 on a
@@ -196,7 +195,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         if (why == null) {
             return;
         }
-        if (qos > 0 && sent > 0 && counts.totalAcked() == 0 && window.completed() == 0) {
+        if (qos > 0 && sent > 0 && counts.totalAcked() == 0) {
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " closed the connection after "
                     + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 broker refuses a QoS it does "
                     + "not support this way (e.g. mosquitto's max_qos)");
@@ -207,15 +206,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     @Override
     public void drain(long timeoutMs) throws IOException {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (window.completed() < sent) {
-            checkAlive();
-            if (System.nanoTime() > deadline) {
-                throw new IOException((sent - window.completed()) + " of " + sent + " publishes to " + s.address()
-                        + " not completed after " + timeoutMs + " ms");
-            }
-            LockSupport.parkNanos(100_000);
-        }
+        window.drain(sent, timeoutMs, this::checkAlive);
     }
 
     @Override

@@ -79,4 +79,21 @@ final class PublishWindow {
             wakeAt = Long.MAX_VALUE;
         }
     }
+
+    /**
+     * Sender thread, at the end: waits until all {@code sent} publishes completed, checking the
+     * connection every 0.1 ms step; fails after {@code timeoutMs} naming how many are missing.
+     */
+    void drain(long sent, long timeoutMs, Alive alive) throws IOException {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long c;
+        while ((c = completed.get()) < sent) {
+            alive.check();
+            if (System.nanoTime() > deadline) {
+                throw new IOException((sent - c) + " of " + sent + " publishes to " + address + " not completed after "
+                        + timeoutMs + " ms");
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
 }
