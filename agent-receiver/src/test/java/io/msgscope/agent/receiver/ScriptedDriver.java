@@ -24,7 +24,7 @@ public final class ScriptedDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec) {
+    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) {
         final ByteBuffer buf = WireHeader.allocate(spec.messageSize());
         return new Subscriber() {
             @Override
@@ -52,7 +52,7 @@ public final class ScriptedDriver implements Driver {
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec) {
+    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) {
         throw new UnsupportedOperationException("receive side only");
     }
 }

@@ -37,7 +37,7 @@ class SubscribersRoleTest {
         }
 
         @Override
-        public Subscriber openSubscriber(DriverSpec spec) {
+        public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) {
             return new Subscriber() {
                 private boolean delivered;
 
@@ -80,7 +80,7 @@ class SubscribersRoleTest {
         }
 
         @Override
-        public Publisher openPublisher(DriverSpec spec) {
+        public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) {
             throw new UnsupportedOperationException();
         }
     }

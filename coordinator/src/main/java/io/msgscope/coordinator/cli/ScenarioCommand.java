@@ -2,7 +2,7 @@ package io.msgscope.coordinator.cli;
 
 import io.msgscope.coordinator.scenario.BrokerStats;
 import io.msgscope.coordinator.scenario.ProgressLine;
-import io.msgscope.coordinator.scenario.Scenario;
+import io.msgscope.core.scenario.Scenario;
 import io.msgscope.coordinator.scenario.ScenarioResult;
 import io.msgscope.coordinator.scenario.ScenarioRun;
 import io.msgscope.coordinator.scenario.ScenarioSummary;

@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.core.scenario.Scenario;
 import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlCodec;

@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.core.scenario.Scenario;
 import io.msgscope.core.Secrets;
 import io.msgscope.core.Version;
 import io.msgscope.core.driver.Fault;

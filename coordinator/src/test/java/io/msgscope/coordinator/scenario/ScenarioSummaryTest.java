@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.core.scenario.Scenario;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -100,7 +100,40 @@ public interface Driver {
         return io.msgscope.core.WireHeader.allocate(capacity);
     }
 
-    Subscriber openSubscriber(DriverSpec spec) throws IOException;
+    /**
+     * How this driver takes part in scenario mode (seed 002), or null when it cannot (it has no topics,
+     * e.g. raw TCP); {@code msgscope scenario} then refuses it as bad usage.
+     */
+    default ScenarioSupport scenarios() {
+        return null;
+    }
 
-    Publisher openPublisher(DriverSpec spec) throws IOException;
+    /**
+     * True when the connections these options open bind their client sockets to
+     * {@link ClientContext#nextSourceAddress()} ({@code --source-addresses}); a driver or engine that cannot
+     * keeps false and the agents refuse the option naming it.
+     */
+    default boolean bindsSourceAddresses(java.util.Map<String, String> options) {
+        return false;
+    }
+
+    /**
+     * Opens one subscriber connection on the context's shared I/O threads (its event loops, executor or
+     * ZeroMQ context), binding its socket to the context's next source address when the driver
+     * {@link #bindsSourceAddresses can}.
+     */
+    Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException;
+
+    /** Opens one publisher connection on the context's shared I/O threads, as {@link #openSubscriber(DriverSpec, ClientContext)}. */
+    Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException;
+
+    /** One subscriber on the process-wide {@link ClientContext#shared()} (tests, tools). */
+    default Subscriber openSubscriber(DriverSpec spec) throws IOException {
+        return openSubscriber(spec, ClientContext.shared());
+    }
+
+    /** One publisher on the process-wide {@link ClientContext#shared()} (tests, tools). */
+    default Publisher openPublisher(DriverSpec spec) throws IOException {
+        return openPublisher(spec, ClientContext.shared());
+    }
 }

@@ -14,6 +14,22 @@ public interface Publisher extends AutoCloseable {
     void send(ByteBuffer buffer, int offset, int length) throws IOException;
 
     /**
+     * Sends one message of {@code length} bytes at {@code offset} of {@code buffer} if the driver can take
+     * it now without waiting, as the scenario runtime's pacers need (issue 13: one pacer thread serves
+     * many connections, so one full window must not hold up the others). Returns false when the driver's
+     * window (e.g. {@code max_inflight} unacknowledged publishes) is full; the caller offers the same
+     * message again later, its intended send time unchanged. Like {@link #send}, the bytes are taken
+     * before it returns true. The default calls {@link #send}, which may wait: library engines that can
+     * only block keep it, and the wait shows as lateness in the intended-time latency.
+     *
+     * @throws IOException when the connection is unusable, as {@link #send}
+     */
+    default boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        send(buffer, offset, length);
+        return true;
+    }
+
+    /**
      * Waits until everything sent has been taken by the system under test as far as the driver's
      * guarantees go (publisher confirms, PUBACK/PUBCOMP, a flush); a no-op where nothing is pending.
      */

@@ -20,6 +20,21 @@ public interface Subscriber extends AutoCloseable {
      */
     int poll(MessageHandler handler, long timeoutMs) throws IOException;
 
+    /**
+     * Push delivery, the scenario runtime's way (issue 13): from now on the driver calls {@code handler}
+     * for every whole message on its own I/O thread, first thing in its read callback (Q2); one I/O
+     * thread may serve many connections, one connection is never served by two threads at once. Messages
+     * that arrived before this call are handed over first, in order. {@code ended} is called at most
+     * once, with a one-line reason, when the subscription ends other than by {@link #close} (the
+     * connection lost, the subscription refused or cancelled by the broker). No thread of the caller
+     * waits, and nothing wakes up while no message arrives. Not combined with {@link #poll}.
+     *
+     * @throws UnsupportedOperationException for drivers that can only be polled (raw TCP)
+     */
+    default void start(MessageHandler handler, java.util.function.Consumer<String> ended) {
+        throw new UnsupportedOperationException("this subscriber can only be polled");
+    }
+
     /** Where publishers must send (an AMQP server-named queue, a topic, ...); empty when implicit. */
     default String destination() {
         return "";

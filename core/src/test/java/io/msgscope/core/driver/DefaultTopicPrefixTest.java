@@ -15,12 +15,12 @@ class DefaultTopicPrefixTest {
         }
 
         @Override
-        public Subscriber openSubscriber(DriverSpec spec) {
+        public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public Publisher openPublisher(DriverSpec spec) {
+        public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) {
             throw new UnsupportedOperationException();
         }
     };

@@ -53,7 +53,7 @@ public final class AmqpDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         AmqpOptions o = AmqpOptions.of(spec);
         ConnectionFactory f = AmqpConnections.factory(spec, o);
         String address = AmqpConnections.address(f);
@@ -85,7 +85,7 @@ public final class AmqpDriver implements Driver {
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         AmqpOptions o = AmqpOptions.of(spec);
         if (spec.destination().isEmpty()) {
             throw new io.msgscope.core.SpecException("destination", "the amqp publisher needs the subscriber's "

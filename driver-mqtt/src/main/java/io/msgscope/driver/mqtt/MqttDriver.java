@@ -67,13 +67,13 @@ public final class MqttDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         MqttSettings s = MqttSettings.of(spec, false);
         return s.netty() ? new NettyMqttSubscriber(s) : new MqttSubscriber(s);
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         MqttSettings s = MqttSettings.of(spec, true);
         return s.netty() ? new NettyMqttPublisher(s, spec.messageSize()) : new MqttPublisher(s, spec.messageSize());
     }
@@ -98,5 +98,11 @@ public final class MqttDriver implements Driver {
             throw new io.msgscope.core.SpecException(opt, "must be at most 65000 bytes (MQTT topics are at most "
                     + "65535), got " + prefix.length() + " characters");
         }
+    }
+
+    /** Scenario mode (seed 002): see {@link MqttScenarios}. */
+    @Override
+    public io.msgscope.core.driver.ScenarioSupport scenarios() {
+        return MqttScenarios.INSTANCE;
     }
 }

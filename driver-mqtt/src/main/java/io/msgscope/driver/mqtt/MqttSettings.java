@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
                     String topic, String username, String password, int maxInflight, String group, boolean netty) {
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
+    static final int DEFAULT_QOS = 1;
 
     static MqttSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("mqtt", MqttDriver.OPTIONS);
@@ -59,7 +60,7 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         if (version == 4) {
             throw new SpecException("--opt version", "must be 3 (MQTT 3.1.1) or 5, got 4");
         }
-        int qos = (int) spec.longOption("qos", 1, 0, 2);
+        int qos = (int) spec.longOption("qos", DEFAULT_QOS, 0, 2);
         if (netty && version == 5) {
             throw new SpecException("--opt engine", "netty speaks MQTT 3.1.1 only; use --opt version=3 or --opt engine=hivemq");
         }

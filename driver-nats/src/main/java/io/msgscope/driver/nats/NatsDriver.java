@@ -63,12 +63,12 @@ public final class NatsDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         return new NatsSubscriber(NatsSettings.of(spec, false), spec.messageSize());
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         return new NatsPublisher(NatsSettings.of(spec, true), spec.messageSize());
     }
 
@@ -87,5 +87,11 @@ public final class NatsDriver implements Driver {
             throw new SpecException("--topic-prefix", "must be a NATS subject without empty tokens (leading, "
                     + "trailing or double '.'), got '" + prefix + "'");
         }
+    }
+
+    /** Scenario mode (seed 002): see {@link NatsScenarios}. */
+    @Override
+    public io.msgscope.core.driver.ScenarioSupport scenarios() {
+        return NatsScenarios.INSTANCE;
     }
 }

@@ -24,13 +24,13 @@ public final class TcpDriver implements Driver {
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         spec.requireKnownOptions(name(), optionKeys());
         return new TcpPublisher(TcpSockets.connect(spec.host(), spec.port(), spec.socketBuffer()));
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         spec.requireKnownOptions(name(), optionKeys());
         return new TcpSubscriber(TcpSockets.connect(spec.host(), spec.port(), spec.socketBuffer()),
                 spec.messageSize());

@@ -72,7 +72,7 @@ public final class ZmqDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         ZmqOptions o = ZmqOptions.of(spec);
         if (!o.proxy()) {
             return ZmqSubscriber.bindPull(o, spec.messageSize());
@@ -82,7 +82,7 @@ public final class ZmqDriver implements Driver {
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
         ZmqOptions o = ZmqOptions.of(spec);
         String dest = spec.destination();
         if (!o.proxy()) {
@@ -122,5 +122,11 @@ public final class ZmqDriver implements Driver {
             throw new SpecException("--topic-prefix", "must be a ZeroMQ subscription prefix of at most 200 bytes "
                     + "without NUL, got '" + prefix + "'");
         }
+    }
+
+    /** Scenario mode (seed 002): see {@link ZmqScenarios}. */
+    @Override
+    public io.msgscope.core.driver.ScenarioSupport scenarios() {
+        return ZmqScenarios.INSTANCE;
     }
 }

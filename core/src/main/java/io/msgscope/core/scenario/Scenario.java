@@ -1,4 +1,4 @@
-package io.msgscope.coordinator.scenario;
+package io.msgscope.core.scenario;
 
 import io.msgscope.core.SpecException;
 
