@@ -138,8 +138,11 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     });
                 }
             }
-            case CLOCK_PROBE -> ch.writeAndFlush(Envelope.newBuilder().setClockProbe(env.getClockProbe().toBuilder()
-                    .setAgentNs(System.nanoTime())).build());
+            case CLOCK_PROBE -> {
+                long now = System.nanoTime();
+                ch.writeAndFlush(Envelope.newBuilder().setClockProbe(env.getClockProbe().toBuilder().setAgentNs(now)
+                        .setAgentEpochNs(io.msgscope.core.Clock.process().toEpoch(now))).build());
+            }
             case HEARTBEAT -> ch.writeAndFlush(Envelope.newBuilder()
                     .setHeartbeat(Heartbeat.newBuilder().setNanos(System.nanoTime())).build());
             case ABORT, BYE -> ch.close();

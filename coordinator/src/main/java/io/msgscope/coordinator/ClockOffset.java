@@ -19,6 +19,19 @@ import io.msgscope.proto.Envelope;
 public record ClockOffset(long offsetNs, long errorNs, int rounds) {
 
     public static ClockOffset measure(ControlHub hub, AgentLink link, int rounds) throws AgentFailure {
+        return measure(hub, link, rounds, false);
+    }
+
+    /**
+     * The offset of the agent's epoch clock (the one its payload stamps carry, Q1) relative to the
+     * coordinator's monotonic clock: two such offsets subtract to the offset between two agents' epoch
+     * stamps, which is what cross-host latency compares (R1).
+     */
+    public static ClockOffset measureEpoch(ControlHub hub, AgentLink link, int rounds) throws AgentFailure {
+        return measure(hub, link, rounds, true);
+    }
+
+    private static ClockOffset measure(ControlHub hub, AgentLink link, int rounds, boolean epoch) throws AgentFailure {
         long bestRtt = Long.MAX_VALUE;
         long bestOffset = 0;
         for (int i = 0; i < rounds; i++) {
@@ -30,7 +43,7 @@ public record ClockOffset(long offsetNs, long errorNs, int rounds) {
             long rtt = t1 - back.getCoordinatorNs();
             if (rtt < bestRtt) {
                 bestRtt = rtt;
-                bestOffset = back.getAgentNs() - (back.getCoordinatorNs() + rtt / 2);
+                bestOffset = (epoch ? back.getAgentEpochNs() : back.getAgentNs()) - (back.getCoordinatorNs() + rtt / 2);
             }
         }
         return new ClockOffset(bestOffset, (bestRtt + 1) / 2, rounds);

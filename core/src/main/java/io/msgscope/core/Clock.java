@@ -15,6 +15,19 @@ public final class Clock {
         this.epochMinusMono = epochMinusMono;
     }
 
+    private static Clock process;
+
+    /**
+     * This process's clock, calibrated on first use: every part of one agent process (its roles, its
+     * answers to clock probes) then stamps the same epoch for the same monotonic reading.
+     */
+    public static synchronized Clock process() {
+        if (process == null) {
+            process = calibrate();
+        }
+        return process;
+    }
+
     /** Calibrates the epoch offset once, from the tightest of a few paired readings. */
     public static Clock calibrate() {
         long best = Long.MAX_VALUE;

@@ -1,8 +1,8 @@
 package io.msgscope.agent.receiver;
 
-import com.google.protobuf.ByteString;
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.DriverSpecs;
+import io.msgscope.control.ScenarioConnections;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.Clock;
 import io.msgscope.core.SpecException;
@@ -12,7 +12,7 @@ import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.ErrorTally;
 import io.msgscope.core.driver.Fault;
-import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.driver.Subscriber;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
@@ -23,84 +23,46 @@ import io.msgscope.proto.ScenarioPlan;
 import io.msgscope.proto.ScenarioQuery;
 import io.msgscope.proto.ScenarioReport;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Seed 002's subscribers (scenario mode): S subscriber connections in one agent process. Each
- * connection's delivery callback takes the receive time first (Q2), skips warm-up messages
- * (negative sequence), and records two latencies into that connection's own HdrHistogram
- * {@link Recorder}s (1 µs-10 s, 3 significant figures, values in ns; Q3): from the actual send time
- * (bytes 0-7) and from the intended send time (bytes 16-23). Negative latencies (clock error between
- * the two agent processes' epoch offsets) are recorded as 0 and counted as {@code latency_clamped}.
- * No lock on the hot path: the coordinator's PROGRESS request swaps every recorder's interval
- * histogram (about once a second), merges them with {@code add()}, and keeps the running total.
+ * Seed 002's subscribers (scenario mode), event-driven (issue 13): S subscriber connections in one
+ * agent process, opened by a {@link io.msgscope.core.scenario.ConnectionRamp} on the agent's shared I/O
+ * threads, each {@link Subscriber#start started} in push mode with the one {@link Recording} handler:
+ * the drivers record inside their I/O callbacks (Q2) into one single-writer recorder per I/O thread
+ * (Q3). No thread waits per subscription and nothing wakes up while no message arrives. The
+ * coordinator's PROGRESS request swaps every recorder's interval histograms (about once a second),
+ * merges them with {@code add()}, and keeps the running total; a subscription that ends is counted as
+ * lost with its reason. A driver that can only be polled gets a polling thread per subscription (none
+ * of the scenario drivers: the fallback keeps a driver without push delivery usable, not scalable).
  */
 public final class SubscribersRole implements AgentRole {
-    static final long LOWEST_NS = 1_000;
-    static final long HIGHEST_NS = 10_000_000_000L;
-    static final int DIGITS = 3;
+    static final long LOWEST_NS = Recording.LOWEST_NS;
+    static final long HIGHEST_NS = Recording.HIGHEST_NS;
+    static final int DIGITS = Recording.DIGITS;
 
     private final Drivers drivers;
-    private final Clock clock = Clock.calibrate();
+    private final Clock clock = Clock.process();
     private RunSpec spec;
     private Driver driver;
-    private final List<Subscriber> subscribers = new ArrayList<>();
-    private final List<Conn> conns = new ArrayList<>();
+    private Recording recording;
+    private ScenarioConnections<Subscriber> connections;
     private volatile boolean closed;
 
-    private final LongAdder received = new LongAdder();
-    private final LongAdder bytesReceived = new LongAdder();
-    private final LongAdder warmupReceived = new LongAdder();
-    private final LongAdder clamped = new LongAdder();
-    private final LongAdder overRange = new LongAdder();
     private final ErrorTally errors = new ErrorTally();
-    private final java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger lost = new AtomicInteger();
+    private final List<Thread> pollers = new ArrayList<>();
 
     private Histogram total = newHistogram();
     private Histogram totalIntended = newHistogram();
+    /** Counts at the last RESET: the warm-up's, subtracted from what the slots count since the start. */
+    private long[] baseline = new long[4];
     private long lastSwapNs;
-
-    /** One subscriber connection's handler and recorders. */
-    private final class Conn implements MessageHandler {
-        final Recorder actual = new Recorder(LOWEST_NS, HIGHEST_NS, DIGITS);
-        final Recorder intended = new Recorder(LOWEST_NS, HIGHEST_NS, DIGITS);
-        final int size = spec.getSize();
-        final long epochMinusMono = clock.epochMinusMono();
-        Histogram recycleActual;
-        Histogram recycleIntended;
-
-        @Override
-        public void onMessage(ByteBuffer buf, int offset) {
-            final long now = System.nanoTime() + epochMinusMono; // Q2: first thing
-            if (buf.getLong(offset + WireHeader.SEQUENCE_OFFSET) < 0) {
-                warmupReceived.increment();
-                return;
-            }
-            record(actual, now - buf.getLong(offset + WireHeader.EPOCH_NS_OFFSET));
-            record(intended, now - buf.getLong(offset + WireHeader.PROBE_CPU_OFFSET));
-            received.increment();
-            bytesReceived.add(size);
-        }
-
-        private void record(Recorder r, long latency) {
-            if (latency < 0) {
-                clamped.increment();
-                latency = 0;
-            } else if (latency > HIGHEST_NS) {
-                overRange.increment();
-                latency = HIGHEST_NS;
-            }
-            r.recordValue(latency);
-        }
-    }
 
     public SubscribersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -123,6 +85,7 @@ public final class SubscribersRole implements AgentRole {
         }
         this.spec = spec;
         this.driver = DriverSpecs.driverOf(drivers, spec);
+        this.recording = new Recording(spec.getSize(), clock.epochMinusMono());
         return Ready.newBuilder().setRole(Role.SUBSCRIBERS).build();
     }
 
@@ -130,37 +93,38 @@ public final class SubscribersRole implements AgentRole {
     public synchronized ScenarioReport scenario(ScenarioQuery q) throws Exception {
         ScenarioReport.Builder r = ScenarioReport.newBuilder().setKind(q.getKind());
         switch (q.getKind()) {
-            case SETUP -> {
-                setup(q.getPlan());
-                if (!subscribers.isEmpty()) {
-                    r.putAllInfo(subscribers.get(0).serverInfo());
-                }
-            }
+            case SETUP -> setup(q.getPlan());
             case RESET -> {
                 swap(null, null);
                 total = newHistogram();
                 totalIntended = newHistogram();
-                received.reset();
-                bytesReceived.reset();
-                clamped.reset();
-                overRange.reset();
+                long[] c = recording.counts();
+                baseline = new long[] {c[0], 0, c[2], c[3]}; // warm-up deliveries keep counting across the reset
                 // errors are not reset: a fault during the warm-up is still a fault (errors_* cover the whole run)
             }
             case PROGRESS -> {
                 Histogram a = newHistogram();
                 Histogram i = newHistogram();
                 long interval = swap(a, i);
-                r.setIntervalNs(interval).setMessages(a.getTotalCount()).setLatencyHistogram(encode(a));
+                r.setIntervalNs(interval).setMessages(a.getTotalCount())
+                        .setLatencyHistogram(ScenarioConnections.encode(a));
             }
             case FINAL -> {
                 swap(null, null);
-                r.setMessages(total.getTotalCount()).setLatencyHistogram(encode(total))
-                        .setIntendedHistogram(encode(totalIntended));
+                r.setMessages(total.getTotalCount()).setLatencyHistogram(ScenarioConnections.encode(total))
+                        .setIntendedHistogram(ScenarioConnections.encode(totalIntended));
             }
             case STOP -> {
                 // nothing to stop: subscribers keep receiving until the run closes them
             }
             default -> throw new IllegalArgumentException("unknown scenario request " + q.getKind());
+        }
+        if (connections != null) {
+            connections.report(r);
+            Subscriber first = connections.ramp().get(0);
+            if (first != null && connections.ramp().done()) {
+                r.putAllInfo(first.serverInfo());
+            }
         }
         String first = firstError();
         if (first != null) {
@@ -169,91 +133,86 @@ public final class SubscribersRole implements AgentRole {
         return r.putAllCounters(counters()).build();
     }
 
-    /** Swaps every connection's interval histograms into the totals (and into a, i when given). */
+    /** Swaps every recorder's interval histograms into the totals (and into a, i when given). */
     private long swap(Histogram a, Histogram i) {
-        for (Conn c : conns) {
-            c.recycleActual = c.actual.getIntervalHistogram(c.recycleActual);
-            c.recycleIntended = c.intended.getIntervalHistogram(c.recycleIntended);
-            total.add(c.recycleActual);
-            totalIntended.add(c.recycleIntended);
-            if (a != null) {
-                a.add(c.recycleActual);
-                i.add(c.recycleIntended);
-            }
-        }
+        recording.swap(total, totalIntended, a, i);
         long now = System.nanoTime();
         long interval = lastSwapNs == 0 ? 0 : now - lastSwapNs;
         lastSwapNs = now;
         return interval;
     }
 
-    static ByteString encode(Histogram h) {
-        ByteBuffer b = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
-        int n = h.encodeIntoCompressedByteBuffer(b);
-        return ByteString.copyFrom(b.array(), 0, n);
+    private void setup(ScenarioPlan p) {
+        if (connections != null) {
+            throw new IllegalStateException("second scenario set-up on one run");
+        }
+        ScenarioSupport sc = driver.scenarios();
+        if (sc == null) {
+            throw new SpecException("--driver", "the " + driver.name() + " driver has no topics: it cannot run scenarios");
+        }
+        DriverSpec base = DriverSpecs.of(spec);
+        connections = new ScenarioConnections<>(driver, base.options(), p, p.getSubscriberTopicsCount(), "--subscribers",
+                (i, ctx) -> open(sc.subscriber(base, p.getSubscriberTopics(i), p.getGroup()), ctx));
+        lastSwapNs = System.nanoTime();
+        connections.start();
     }
 
-    private void setup(ScenarioPlan p) throws Exception {
-        String topicKey = switch (driver.name()) {
-            case "mqtt" -> "topic";
-            case "nats" -> "subject";
-            case "zmq" -> "topic";
-            default -> throw new SpecException("--driver", "the " + driver.name()
-                    + " driver has no topics: scenario mode needs mqtt, nats or zmq");
-        };
-        DriverSpec base = DriverSpecs.of(spec);
-        // ZeroMQ PUSH/PULL (round-robin) has neither topics nor groups: the proxy's one queue is both
-        boolean queue = driver.name().equals("zmq") && !"pubsub".equals(base.options().get("pattern"));
-        for (int i = 0; i < p.getSubscriberTopicsCount(); i++) {
-            Map<String, String> opts = new HashMap<>(base.options());
-            if (!queue) {
-                opts.put(topicKey, p.getSubscriberTopics(i));
-            }
-            if (!p.getGroup().isEmpty() && !queue) {
-                opts.put("group", p.getGroup());
-            }
-            DriverSpec ds = new DriverSpec(base.host(), base.port(), base.uri(), base.messageSize(),
-                    base.socketBuffer(), opts, "");
-            subscribers.add(driver.openSubscriber(ds));
-            conns.add(new Conn());
-        }
-        for (int i = 0; i < subscribers.size(); i++) {
-            final Subscriber sub = subscribers.get(i);
-            final Conn conn = conns.get(i);
-            Thread t = new Thread(() -> pollLoop(sub, conn), "subscriber-" + i);
+    /** Opens one subscription and starts its push delivery into the recording (a polling thread if it has none). */
+    private Subscriber open(DriverSpec ds, io.msgscope.core.driver.ClientContext ctx) throws Exception {
+        Subscriber sub = driver.openSubscriber(ds, ctx);
+        try {
+            sub.start(recording, this::ended);
+        } catch (UnsupportedOperationException pullOnly) {
+            Thread t = new Thread(() -> pollLoop(sub), "subscriber-poll");
             t.setDaemon(true);
+            synchronized (pollers) {
+                pollers.add(t);
+            }
             t.start();
         }
-        lastSwapNs = System.nanoTime();
+        return sub;
     }
 
-    /** Push drivers deliver on their own thread once the handler is installed; this keeps polling for -1. */
-    private void pollLoop(Subscriber sub, Conn conn) {
+    /** A subscription ended other than by close: counted as lost, with its reason. */
+    private void ended(String reason) {
+        if (!closed) {
+            lost.incrementAndGet();
+            errors.add(Fault.Kind.CONNECTION_LOST, reason == null ? "the broker closed a subscription" : reason);
+        }
+    }
+
+    /** The fallback for drivers that can only be polled. */
+    private void pollLoop(Subscriber sub) {
         try {
             while (!closed) {
-                if (sub.poll(conn, 100) < 0) {
-                    if (!closed) {
-                        lost.incrementAndGet();
-                        errors.add(Fault.Kind.CONNECTION_LOST, sub.closeReason() == null
-                                ? "the broker closed a subscription" : sub.closeReason());
-                    }
+                if (sub.poll(recording, 100) < 0) {
+                    ended(sub.closeReason());
                     return;
                 }
             }
         } catch (Exception e) {
-            if (!closed) {
-                lost.incrementAndGet();
-                errors.add(Fault.Kind.CONNECTION_LOST, "a subscription failed: " + e.getClass().getSimpleName() + ": "
-                        + e.getMessage());
+            ended("a subscription failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private List<Subscriber> subscribers() {
+        List<Subscriber> l = new ArrayList<>();
+        if (connections != null) {
+            for (int i = 0; i < connections.ramp().target(); i++) {
+                Subscriber s = connections.ramp().get(i);
+                if (s != null) {
+                    l.add(s);
+                }
             }
         }
+        return l;
     }
 
     private String firstError() {
         if (errors.first() != null) {
             return errors.first();
         }
-        for (Subscriber s : subscribers) {
+        for (Subscriber s : subscribers()) {
             if (s.counters().getOrDefault("short_payloads", 0L) > 0) {
                 return "a subscriber received payloads shorter than the " + WireHeader.SIZE + "-byte header";
             }
@@ -266,7 +225,8 @@ public final class SubscribersRole implements AgentRole {
         long shorts = 0;
         long slow = 0;
         long other = 0;
-        for (Subscriber s : subscribers) {
+        List<Subscriber> subs = subscribers();
+        for (Subscriber s : subs) {
             Map<String, Long> c = s.counters();
             long sh = c.getOrDefault("short_payloads", 0L);
             long sl = c.getOrDefault("slow_consumer_events", 0L);
@@ -274,24 +234,30 @@ public final class SubscribersRole implements AgentRole {
             slow += sl;
             other += c.getOrDefault("errors", 0L) - sh - sl;
         }
-        m.put("messages_received", received.sum());
-        m.put("bytes_received", bytesReceived.sum());
-        m.put("warmup_received", warmupReceived.sum());
-        m.put("latency_clamped", clamped.sum());
-        m.put("latency_over_range", overRange.sum());
+        long[] c = recording == null ? new long[4] : recording.counts();
+        long received = c[0] - baseline[0];
+        m.put("messages_received", received);
+        m.put("bytes_received", received * spec.getSize());
+        m.put("warmup_received", c[1]);
+        m.put("latency_clamped", c[2] - baseline[2]);
+        m.put("latency_over_range", c[3] - baseline[3]);
         errors.putInto(m);
         m.merge(Fault.Kind.SHORT_PAYLOAD.field(), shorts, Long::sum);
         m.merge(Fault.Kind.SLOW_CONSUMER.field(), slow, Long::sum);
         m.merge(Fault.Kind.OTHER.field(), other, Long::sum);
         m.put("subscriber_errors", errors.total() + shorts + slow + other);
-        m.put("subscriptions", (long) subscribers.size());
+        m.put("subscriptions", (long) subs.size());
         m.put("subscriptions_lost", (long) lost.get());
+        m.put("io_threads_recording", recording == null ? 0L : recording.threads());
+        if (connections != null) {
+            connections.putCounters(m);
+        }
         return m;
     }
 
     @Override
     public void start(Phase phase, PhaseListener listener) {
-        listener.done(PhaseDone.newBuilder().setPhase(phase).setReceived(received.sum()).build());
+        listener.done(PhaseDone.newBuilder().setPhase(phase).setReceived(recording.counts()[0] - baseline[0]).build());
     }
 
     @Override
@@ -302,11 +268,12 @@ public final class SubscribersRole implements AgentRole {
     @Override
     public void close() {
         closed = true;
-        for (Subscriber s : subscribers) {
-            try {
-                s.close();
-            } catch (Exception e) {
-                // closing anyway
+        if (connections != null) {
+            connections.close();
+        }
+        synchronized (pollers) {
+            for (Thread t : pollers) {
+                t.interrupt();
             }
         }
     }

@@ -2,6 +2,7 @@ package io.msgscope.agent.sender;
 
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.DriverSpecs;
+import io.msgscope.control.ScenarioConnections;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.Clock;
 import io.msgscope.core.SpecException;
@@ -12,6 +13,7 @@ import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.ErrorTally;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
 import io.msgscope.proto.Ready;
@@ -26,47 +28,38 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * Seed 002's publishers (scenario mode): P publisher connections in one agent process, each owned by
- * its own thread ("publisher-N") and sending on a rate schedule. Message i of a phase is due at
- * {@code start + i / rate}; the thread waits for that moment (park, then spin the last 50 µs) and
- * stamps the payload in place:
+ * Seed 002's publishers (scenario mode), event-driven (issue 13): P publisher connections in one
+ * agent process, opened by a {@link io.msgscope.core.scenario.ConnectionRamp} at the plan's connect
+ * rate on the agent's shared I/O threads, and driven by {@code io_threads} {@link Pacer} threads that
+ * hold the connections' next due times: the agent's thread count does not grow with its connections.
  *
- * <pre>
- * bytes  0-7   actual send time, epoch ns (Q1)
- * bytes  8-15  sequence (negative during the warm-up, so subscribers discard those messages)
- * bytes 16-23  intended send time, epoch ns (the header's probe slot; no probe runs in this mode)
- * </pre>
- *
- * A phase sends exactly {@code round(rate * seconds)} messages per publisher; a publisher that falls
- * behind sends late (the intended time keeps the schedule, so the corrected latency shows it) rather
- * than dropping messages. Padding is filled once per connection (random by default in this mode, R2).
- * A publisher whose send fails (connection lost, refused) counts one error by kind and stops; STOP
- * ends every publisher's phase early (the coordinator ends the run, e.g. when no subscription is left).
- * Counters carry {@code errors_<kind>} and {@code publishers_stopped}.
+ * <p>Publisher {@code g} of the run's P (over all publishers agents) sends message {@code i} of a phase
+ * at {@code start + (g / P + i) / rate}: each publisher keeps its own rate and the P schedules are spread
+ * evenly over one period, as a fleet of independent clients would be, instead of all sending at the
+ * same instant. A phase sends exactly {@code round(rate * seconds)} messages per publisher; the stamps
+ * are described in {@link Pacer}. STOP ends every publisher's phase early (the coordinator ends the
+ * run, e.g. when no subscription is left). Counters carry {@code errors_<kind>},
+ * {@code publishers_stopped}, {@code sends_deferred} and the connection counters.
  */
 public final class PublishersRole implements AgentRole {
-    private static final long SPIN_NS = 50_000;
+    /** The measurement's end waits this long in all for every publisher's acknowledgements (Q9). */
+    static final long DRAIN_MS = 5_000;
 
     private final Drivers drivers;
-    private final Clock clock = Clock.calibrate();
+    private final Clock clock = Clock.process();
     private RunSpec spec;
     private Driver driver;
     private ScenarioPlan plan;
-    private final List<Publisher> publishers = new ArrayList<>();
-    private final List<ByteBuffer> buffers = new ArrayList<>();
-    private volatile boolean closed;
-
-    private final LongAdder sent = new LongAdder();
-    private final LongAdder bytesSent = new LongAdder();
-    private final LongAdder warmupSent = new LongAdder();
+    private ScenarioConnections<Publisher> connections;
+    private volatile Pacer[] pacers;
     private final ErrorTally errors = new ErrorTally();
-    private final java.util.concurrent.atomic.AtomicInteger stopped = new java.util.concurrent.atomic.AtomicInteger();
-    private volatile boolean stopping;
+    /** The phase started last (null before the first): the pacers count its messages. */
+    private volatile Phase current;
+    private volatile long warmupSent;
 
     public PublishersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -89,18 +82,26 @@ public final class PublishersRole implements AgentRole {
     }
 
     @Override
-    public ScenarioReport scenario(ScenarioQuery q) throws Exception {
+    public ScenarioReport scenario(ScenarioQuery q) {
         ScenarioReport.Builder r = ScenarioReport.newBuilder().setKind(q.getKind());
         switch (q.getKind()) {
             case SETUP -> setup(q.getPlan());
             case RESET -> {
-                sent.reset();
-                bytesSent.reset();
-                // errors are not reset: a fault during the warm-up is still a fault (errors_* cover the whole run)
+                // nothing to discard here: the measurement's pacers count from 0, and errors are not reset (a
+                // fault during the warm-up is still a fault: errors_* cover the whole run)
             }
-            case STOP -> stopping = true;
+            case STOP -> {
+                if (pacers != null) {
+                    for (Pacer p : pacers) {
+                        p.stop();
+                    }
+                }
+            }
             default -> {
             }
+        }
+        if (connections != null) {
+            connections.report(r);
         }
         String first = firstError();
         if (first != null) {
@@ -109,95 +110,126 @@ public final class PublishersRole implements AgentRole {
         return r.putAllCounters(counters()).build();
     }
 
-    private void setup(ScenarioPlan p) throws Exception {
+    private synchronized void setup(ScenarioPlan p) {
+        if (connections != null) {
+            throw new IllegalStateException("second scenario set-up on one run");
+        }
+        ScenarioSupport sc = driver.scenarios();
+        if (sc == null) {
+            throw new SpecException("--driver", "the " + driver.name() + " driver has no topics: it cannot run scenarios");
+        }
         this.plan = p;
         DriverSpec base = DriverSpecs.of(spec);
-        for (int i = 0; i < p.getPublisherTopicsCount(); i++) {
-            publishers.add(driver.openPublisher(base.withDestination(p.getPublisherTopics(i))));
-            ByteBuffer b = driver.allocatePayload(spec.getSize());
-            if (spec.getRandomPadding()) {
-                byte[] noise = new byte[spec.getSize()];
-                new Random(spec.getSeed() + i).nextBytes(noise);
-                b.put(0, noise);
-            }
-            buffers.add(b);
-        }
+        int n = p.getPublisherTopicsCount();
+        connections = new ScenarioConnections<>(driver, base.options(), p, n, "--publishers",
+                (i, ctx) -> driver.openPublisher(sc.publisher(base, p.getPublisherTopics(i)), ctx));
+        connections.start();
     }
 
     @Override
-    public void start(Phase phase, PhaseListener listener) {
+    public synchronized void start(Phase phase, PhaseListener listener) {
         if (plan == null) {
             listener.failed("phase " + phase + " before the scenario set-up");
             return;
         }
+        if (!connections.ramp().done()) {
+            listener.failed("phase " + phase + " before every publisher connection was opened");
+            return;
+        }
+        if (pacers == null) {
+            pacers = makePacers();
+        }
         boolean warmup = phase == Phase.WARMUP;
         double seconds = (warmup ? plan.getWarmupMs() : plan.getDurationMs()) / 1000.0;
         long count = Math.round(plan.getRate() * seconds);
-        int n = publishers.size();
-        AtomicInteger left = new AtomicInteger(n);
-        stopping = false;
-        long startMono = System.nanoTime() + 20_000_000L; // all publishers start on the same schedule
-        for (int i = 0; i < n; i++) {
-            final int idx = i;
+        current = phase;
+        long startMono = System.nanoTime() + 20_000_000L; // every pacer on one schedule
+        for (Pacer pc : pacers) {
+            pc.arm(warmup, count, plan.getRate(), startMono);
+        }
+        AtomicInteger left = new AtomicInteger(pacers.length);
+        long[] drainDeadline = {0};
+        for (int k = 0; k < pacers.length; k++) {
+            final Pacer pc = pacers[k];
             Thread t = new Thread(() -> {
-                runSchedule(idx, warmup, count, startMono);
+                pc.run();
+                if (!warmup) {
+                    drain(pc);
+                }
                 if (left.decrementAndGet() == 0) {
-                    if (!warmup) {
-                        for (Publisher pub : publishers) {
-                            try {
-                                pub.drain(5_000);
-                            } catch (Exception e) {
-                                errors.add(e);
-                            }
-                        }
+                    long sent = sent();
+                    if (warmup) {
+                        warmupSent = sent;
                     }
                     String first = firstError();
-                    listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(warmup ? warmupSent.sum() : sent.sum())
+                    listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(sent)
                             .setNote(first == null ? "" : first).putAllCounters(counters()).build());
                 }
-            }, "publisher-" + i);
+            }, "pacer-" + k);
             t.setDaemon(true);
             t.start();
         }
     }
 
-    /** The hot loop of one publisher thread. */
-    private void runSchedule(int idx, boolean warmup, long count, long startMono) {
-        final Publisher pub = publishers.get(idx);
-        final ByteBuffer buf = buffers.get(idx);
-        final int size = spec.getSize();
-        final double periodNs = 1e9 / plan.getRate();
-        final long epochMinusMono = clock.epochMinusMono();
-        final LongAdder counter = warmup ? warmupSent : sent;
-        final LongAdder bytes = bytesSent;
-        for (long i = 0; i < count && !closed && !stopping; i++) {
-            final long intended = startMono + (long) (i * periodNs);
-            long now;
-            while ((now = System.nanoTime()) < intended) {
-                long wait = intended - now;
-                if (wait > SPIN_NS) {
-                    LockSupport.parkNanos(wait - SPIN_NS);
-                } else {
-                    Thread.onSpinWait();
-                }
+    /** Spreads the opened publishers over the pacers, each publisher with its place in the run's schedule. */
+    private Pacer[] makePacers() {
+        int n = plan.getPublisherTopicsCount();
+        int k = Math.max(1, Math.min(connections.context().ioThreads(), n));
+        long periodNs = Math.max(1, Math.round(1e9 / plan.getRate()));
+        int total = Math.max(n, plan.getRoleTotal());
+        List<List<Integer>> byPacer = new ArrayList<>();
+        for (int j = 0; j < k; j++) {
+            byPacer.add(new ArrayList<>());
+        }
+        for (int i = 0; i < n; i++) {
+            byPacer.get(i % k).add(i);
+        }
+        Pacer[] out = new Pacer[k];
+        for (int j = 0; j < k; j++) {
+            List<Integer> idx = byPacer.get(j);
+            Publisher[] pubs = new Publisher[idx.size()];
+            long[] offsets = new long[idx.size()];
+            for (int s = 0; s < pubs.length; s++) {
+                int i = idx.get(s);
+                pubs[s] = connections.ramp().get(i);
+                long g = plan.getFirstIndex() + i;
+                offsets[s] = (long) ((double) g * periodNs / total);
             }
-            buf.putLong(WireHeader.SEQUENCE_OFFSET, warmup ? -1 - i : i);
-            buf.putLong(WireHeader.PROBE_CPU_OFFSET, intended + epochMinusMono);
-            buf.putLong(WireHeader.EPOCH_NS_OFFSET, System.nanoTime() + epochMinusMono);
+            ByteBuffer b = driver.allocatePayload(spec.getSize());
+            if (spec.getRandomPadding()) {
+                byte[] noise = new byte[spec.getSize()];
+                new Random(spec.getSeed() + j).nextBytes(noise);
+                b.put(0, noise);
+            }
+            out[j] = new Pacer(pubs, offsets, b, spec.getSize(), clock.epochMinusMono(), errors);
+        }
+        return out;
+    }
+
+    /** After the measurement: waits for this pacer's publishers' acknowledgements, within one shared deadline. */
+    private void drain(Pacer pc) {
+        long deadline = System.nanoTime() + DRAIN_MS * 1_000_000L;
+        for (Publisher p : pc.publishers()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (p == null) {
+                continue;
+            }
             try {
-                pub.send(buf, 0, size);
-                counter.increment();
-                if (!warmup) {
-                    bytes.add(size);
-                }
+                p.drain(Math.max(1, left));
             } catch (Exception e) {
-                // the connection is unusable (lost, refused): one error, and this publisher stops, rather
-                // than one error per remaining scheduled message
                 errors.add(e);
-                stopped.incrementAndGet();
-                return;
             }
         }
+    }
+
+    private long sent() {
+        long s = 0;
+        if (pacers != null) {
+            for (Pacer p : pacers) {
+                s += p.sent();
+            }
+        }
+        return s;
     }
 
     /** The first error of this agent: its own, else the first a driver saw asynchronously (a refused publish). */
@@ -205,7 +237,7 @@ public final class PublishersRole implements AgentRole {
         if (errors.first() != null) {
             return errors.first();
         }
-        for (Publisher p : publishers) {
+        for (Publisher p : publishers()) {
             if (p.firstError() != null) {
                 return p.firstError();
             }
@@ -213,29 +245,57 @@ public final class PublishersRole implements AgentRole {
         return null;
     }
 
+    private List<Publisher> publishers() {
+        List<Publisher> l = new ArrayList<>();
+        if (connections != null) {
+            for (int i = 0; i < connections.ramp().target(); i++) {
+                Publisher p = connections.ramp().get(i);
+                if (p != null) {
+                    l.add(p);
+                }
+            }
+        }
+        return l;
+    }
+
     private Map<String, Long> counters() {
-        Map<String, Long> m = new java.util.TreeMap<>();
+        Map<String, Long> m = new TreeMap<>();
         long acked = 0;
         long refused = 0;
         long failed = 0;
-        for (Publisher p : publishers) {
+        List<Publisher> pubs = publishers();
+        for (Publisher p : pubs) {
             Map<String, Long> c = p.counters();
             acked += c.getOrDefault("messages_acked", 0L);
             long r = c.getOrDefault("publish_refused", 0L);
             refused += r;
             failed += c.getOrDefault("errors", 0L) + c.getOrDefault("publish_errors", 0L) - r;
         }
-        m.put("messages_sent", sent.sum());
-        m.put("bytes_sent", bytesSent.sum());
-        m.put("warmup_sent", warmupSent.sum());
+        Phase ph = current;
+        long sent = ph == Phase.MEASURE ? sent() : 0;
+        long deferred = 0;
+        long stopped = 0;
+        if (pacers != null) {
+            for (Pacer p : pacers) {
+                deferred += p.deferred();
+                stopped += p.stopped();
+            }
+        }
+        m.put("messages_sent", sent);
+        m.put("bytes_sent", sent * spec.getSize());
+        m.put("warmup_sent", ph == Phase.WARMUP ? sent() : warmupSent);
         m.put("messages_acked", acked);
         errors.putInto(m);
         // asynchronous failures the drivers counted (refused publishes with their reason code, missing acks)
         m.merge(Fault.Kind.REFUSED.field(), refused, Long::sum);
         m.merge(Fault.Kind.PUBLISH_FAILED.field(), failed, Long::sum);
         m.put("publisher_errors", errors.total() + refused + failed);
-        m.put("publishers", (long) publishers.size());
-        m.put("publishers_stopped", (long) stopped.get());
+        m.put("publishers", (long) pubs.size());
+        m.put("publishers_stopped", stopped);
+        m.put("sends_deferred", deferred);
+        if (connections != null) {
+            connections.putCounters(m);
+        }
         return m;
     }
 
@@ -246,13 +306,13 @@ public final class PublishersRole implements AgentRole {
 
     @Override
     public void close() {
-        closed = true;
-        for (Publisher p : publishers) {
-            try {
-                p.close();
-            } catch (Exception e) {
-                // closing anyway
+        if (pacers != null) {
+            for (Pacer p : pacers) {
+                p.stop();
             }
+        }
+        if (connections != null) {
+            connections.close();
         }
     }
 }

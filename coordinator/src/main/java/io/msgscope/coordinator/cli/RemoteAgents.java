@@ -5,7 +5,13 @@ import io.msgscope.core.SpecException;
 import io.msgscope.proto.Role;
 import picocli.CommandLine.Option;
 
+import io.msgscope.control.Frames;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -20,20 +26,45 @@ public final class RemoteAgents {
     @Option(names = "--agent", paramLabel = "ROLE=HOST:PORT",
             description = "An agent daemon to use instead of a local one, repeatable: sender, receiver, relay, "
                     + "probe (run); flow, relay (throughput); publishers, subscribers, relay (scenario; relay for "
-                    + "zmq) (default: none; all agents start on this box).")
-    Map<String, String> agents;
+                    + "zmq). Scenarios take several publishers and subscribers agents, and a HOST that resolves to "
+                    + "several addresses (a headless Service) is one agent per address (default: none; all agents "
+                    + "start on this box).")
+    List<String> agents;
 
     @Option(names = "--secret-file", paramLabel = "FILE",
             description = "The shared secret the agents require (>= 16 bytes, chmod 600); also from the environment "
                     + "variable MSGSCOPE_SECRET (default: none).")
     Path secretFile;
 
+    /** One agent per role (run, throughput): a role given twice, or a name resolving to several agents, is refused. */
     Map<Role, AgentEndpoint> parse() {
         Map<Role, AgentEndpoint> m = new EnumMap<>(Role.class);
+        for (Map.Entry<Role, List<AgentEndpoint>> e : parseMany().entrySet()) {
+            if (e.getValue().size() > 1) {
+                throw new SpecException("--agent", Frames.name(e.getKey()) + " is given " + e.getValue().size()
+                        + " times (or resolves to several addresses); only scenarios take several agents of a role");
+            }
+            m.put(e.getKey(), e.getValue().get(0));
+        }
+        return m;
+    }
+
+    /**
+     * Every agent by role, in the order given (issue 13): {@code --agent publishers=H1:P --agent
+     * publishers=H2:P}; a host name of a publishers or subscribers agent that resolves to several addresses
+     * (a Kubernetes headless Service) gives one agent per address, in the resolver's order.
+     */
+    Map<Role, List<AgentEndpoint>> parseMany() {
+        Map<Role, List<AgentEndpoint>> m = new EnumMap<>(Role.class);
         if (agents == null) {
             return m;
         }
-        for (Map.Entry<String, String> e : agents.entrySet()) {
+        for (String spec : agents) {
+            int eq = spec.indexOf('=');
+            if (eq <= 0) {
+                throw new SpecException("--agent", "must be ROLE=HOST:PORT, got '" + spec + "'");
+            }
+            Map.Entry<String, String> e = Map.entry(spec.substring(0, eq), spec.substring(eq + 1));
             Role role = switch (e.getKey().toLowerCase(Locale.ROOT)) {
                 case "sender" -> Role.SENDER;
                 case "receiver" -> Role.RECEIVER;
@@ -60,8 +91,33 @@ public final class RemoteAgents {
             if (port < 1 || port > 65_535) {
                 throw new SpecException("--agent", e.getKey() + ": port must be 1-65535, got " + port);
             }
-            m.put(role, AgentEndpoint.remote(addr.substring(0, colon), port));
+            String host = addr.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            List<AgentEndpoint> list = m.computeIfAbsent(role, r -> new ArrayList<>());
+            for (String h : resolve(role, host)) {
+                list.add(AgentEndpoint.remote(h, port));
+            }
         }
         return m;
+    }
+
+    /** A scenario role's host name as every address it resolves to; other roles (and literals) as given. */
+    private static List<String> resolve(Role role, String host) {
+        if (role != Role.PUBLISHERS && role != Role.SUBSCRIBERS || host.matches("[0-9.]+") || host.contains(":")) {
+            return List.of(host);
+        }
+        try {
+            List<String> out = new ArrayList<>();
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if (!out.contains(a.getHostAddress())) {
+                    out.add(a.getHostAddress());
+                }
+            }
+            return out.size() > 1 ? out : List.of(host);
+        } catch (UnknownHostException ex) {
+            throw new SpecException("--agent", "cannot resolve the host '" + host + "'");
+        }
     }
 }

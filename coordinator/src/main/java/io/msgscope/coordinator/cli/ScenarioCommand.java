@@ -9,6 +9,9 @@ import io.msgscope.coordinator.scenario.ScenarioSummary;
 import io.msgscope.coordinator.scenario.ScenarioWriters;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.ScenarioSupport;
+import io.msgscope.core.scenario.ConnectionLimits;
+import io.msgscope.core.scenario.SourceAddresses;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -92,28 +95,31 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + "or nats-server (default: none).")
     String brokerProcess;
 
-    /**
-     * ZeroMQ's scenarios run through the broker-probe agent's proxy (M1): PUB/SUB over XSUB/XPUB with
-     * the topics as subscription prefixes for fan-in, fan-out and straight-run, PUSH/PULL for round-robin
-     * (the proxy's PUSH deals each message to exactly one subscriber). Brokerless scenarios (every
-     * subscriber bound, every publisher connected to each) are not offered: refused, as are the options
-     * the scenario itself chooses.
-     */
-    static Map<String, String> zmqScenarioOptions(Scenario sc, Map<String, String> opts) {
-        if (opts.containsKey("via") && !"proxy".equalsIgnoreCase(opts.get("via"))) {
-            throw new SpecException("--opt via", "ZeroMQ scenarios run through the proxy (via=proxy); brokerless "
-                    + "via=" + opts.get("via") + " is for msgscope run only");
-        }
-        for (String k : new String[] {"pattern", "topic"}) {
-            if (opts.containsKey(k)) {
-                throw new SpecException("--opt " + k, "is chosen by the scenario (PUB/SUB with one topic per "
-                        + "publisher stream, PUSH/PULL for round-robin); do not give it");
+    @Option(names = "--io-threads", paramLabel = "N", defaultValue = "0",
+            description = "I/O threads per agent, shared by all its connections, and as many pacer threads on the "
+                    + "publishers agent; 0 = one per core of the agent's box (default: ${DEFAULT-VALUE}).")
+    int ioThreads;
+
+    @Option(names = "--connect-rate", paramLabel = "N/S", defaultValue = "0",
+            description = "Connections opened per second over the whole run, subscribers first in proportion; "
+                    + "0 = as fast as the agents open them, 8 at a time each (default: ${DEFAULT-VALUE}).")
+    double connectRate;
+
+    @Option(names = "--source-addresses", paramLabel = "LIST|CIDR",
+            description = "Local addresses the client sockets bind to in turn, past one address's ports: a list "
+                    + "(127.0.0.2,127.0.0.3) or one IPv4 CIDR block (127.0.0.0/28) (default: the OS chooses).")
+    String sourceAddresses;
+
+    /** The drivers that can run scenarios, for the refusal of one that cannot. */
+    static List<String> scenarioDrivers() {
+        List<String> out = new ArrayList<>();
+        io.msgscope.core.driver.Drivers all = io.msgscope.core.driver.Drivers.load();
+        for (String n : all.names()) {
+            if (all.get(n).scenarios() != null) {
+                out.add(n);
             }
         }
-        Map<String, String> z = new java.util.TreeMap<>(opts);
-        z.put("via", "proxy");
-        z.put("pattern", sc == Scenario.ROUND_ROBIN ? "pushpull" : "pubsub");
-        return Map.copyOf(z);
+        return out;
     }
 
     @Override
@@ -146,37 +152,31 @@ public final class ScenarioCommand implements Callable<Integer> {
             }
         }
         Driver drv = driverOptions.resolve(size);
-        Map<String, String> opts = driverOptions.options();
-        String qosLabel;
-        boolean reliable;
-        switch (drv.name()) {
-            case "mqtt" -> {
-                if (sc == Scenario.ROUND_ROBIN && "3".equals(opts.get("version"))) {
-                    throw new SpecException("--scenario", "round-robin needs MQTT 5 shared subscriptions ($share/...); "
-                            + "MQTT 3.1.1 (--opt version=3) has none");
-                }
-                if (opts.containsKey("topic") || opts.containsKey("group")) {
-                    throw new SpecException("--opt", "topic and group are chosen by the scenario; do not give them");
-                }
-                int qos = Integer.parseInt(opts.getOrDefault("qos", "1").trim());
-                qosLabel = "QoS " + qos;
-                reliable = qos >= 1;
-            }
-            case "nats" -> {
-                boolean js = Boolean.parseBoolean(opts.getOrDefault("jetstream", "false"));
-                if (opts.containsKey("subject") || opts.containsKey("group")) {
-                    throw new SpecException("--opt", "subject and group are chosen by the scenario; do not give them");
-                }
-                qosLabel = js ? "JetStream " + opts.getOrDefault("consumer", "push") : "core NATS";
-                reliable = js;
-            }
-            case "zmq" -> {
-                opts = zmqScenarioOptions(sc, opts);
-                qosLabel = sc == Scenario.ROUND_ROBIN ? "ZeroMQ PUSH/PULL via proxy" : "ZeroMQ PUB/SUB via proxy";
-                reliable = true; // unlimited or blocking high-water marks: ZeroMQ drops nothing here, so a loss fails
-            }
-            default -> throw new SpecException("--driver", "scenario mode needs topics: mqtt, nats or zmq, not "
-                    + drv.name());
+        ScenarioSupport support = drv.scenarios();
+        if (support == null) {
+            throw new SpecException("--driver", "scenario mode needs a driver with topics ("
+                    + String.join(", ", scenarioDrivers()) + "), not " + drv.name());
+        }
+        Map<String, String> opts = support.options(sc, driverOptions.options());
+        drv.checkOptions(new io.msgscope.core.driver.DriverSpec("", 0, driverOptions.uri(), size, 0, opts, ""));
+        String qosLabel = support.qosLabel(sc, opts);
+        boolean reliable = support.reliable(opts);
+        if (ioThreads < 0 || ioThreads > 256) {
+            throw new SpecException("--io-threads", "must be between 0 (one per core) and 256, got " + ioThreads);
+        }
+        if (!(connectRate >= 0) || connectRate > 1_000_000) {
+            throw new SpecException("--connect-rate", "must be between 0 (unlimited) and 1000000 per second, got "
+                    + connectRate);
+        }
+        List<java.net.InetAddress> sources = SourceAddresses.parse(sourceAddresses);
+        if (!sources.isEmpty() && !drv.bindsSourceAddresses(opts)) {
+            throw new SpecException("--source-addresses", "the " + drv.name() + " driver cannot bind its client "
+                    + "sockets to source addresses with these options (see its --opt engine)");
+        }
+        Map<io.msgscope.proto.Role, List<io.msgscope.coordinator.AgentEndpoint>> remote = remoteAgents.parseMany();
+        if (!remote.containsKey(io.msgscope.proto.Role.PUBLISHERS) && !remote.containsKey(io.msgscope.proto.Role.SUBSCRIBERS)) {
+            // both agents on this box, to one broker address: they share its local ports
+            ConnectionLimits.checkPorts(p + s, sources, "--publishers");
         }
         if (topicPrefix != null) {
             drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
@@ -184,7 +184,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         Path dir = output.prepare();
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
-                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix);
+                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
+                new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)));
         PrintWriter err = commandSpec.commandLine().getErr();
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
         stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",
@@ -194,7 +195,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         BrokerStats broker = brokerProcess == null ? null : BrokerStats.start(brokerProcess);
         ScenarioRun.Outcome o;
         try {
-            o = new ScenarioRun(cfg, progress).run(dir, RunCommand.agentJvmArgs(512), remoteAgents.parse(),
+            o = new ScenarioRun(cfg, progress).run(dir, RunCommand.agentJvmArgs(512), remote,
                     io.msgscope.control.SharedSecret.load(remoteAgents.secretFile));
         } finally {
             if (broker != null) {

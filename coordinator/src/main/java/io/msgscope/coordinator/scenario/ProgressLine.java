@@ -67,6 +67,29 @@ public final class ProgressLine {
         out.flush();
     }
 
+    /** The set-up line while the connections ramp up (issue 13): {@code fan-in @ QoS 1 connecting 4,500/10,000 (2.3 s)}. */
+    public static String connectingLine(String label, long opened, long target, long failed, double seconds) {
+        return String.format(Locale.ROOT, "%s connecting %,d/%,d%s (%.1f s)", label, opened, target,
+                failed > 0 ? String.format(Locale.ROOT, ", %,d failed", failed) : "", seconds);
+    }
+
+    /** Shows the ramp: rewritten in place on a terminal; otherwise a plain line at most every 5 s and at the end. */
+    public void connecting(long opened, long target, long failed, double seconds) {
+        String line = connectingLine(label, opened, target, failed, seconds);
+        boolean end = opened + failed >= target;
+        if (terminal) {
+            out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+            lastLength = line.length();
+            open = true;
+        } else if (end || seconds - lastPlainConnecting >= 5) {
+            out.println(line);
+            lastPlainConnecting = seconds;
+        }
+        out.flush();
+    }
+
+    private double lastPlainConnecting = -5;
+
     /** Ends an in-place line so what follows starts on a line of its own. */
     public void finish() {
         if (open) {

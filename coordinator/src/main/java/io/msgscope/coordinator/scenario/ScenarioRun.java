@@ -1,11 +1,17 @@
 package io.msgscope.coordinator.scenario;
 
-import io.msgscope.core.scenario.Scenario;
 import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlCodec;
 import io.msgscope.control.ControlHub;
+import io.msgscope.control.Frames;
+import io.msgscope.coordinator.AgentEndpoint;
+import io.msgscope.coordinator.ClockOffset;
 import io.msgscope.coordinator.LocalAgents;
+import io.msgscope.core.driver.Drivers;
+import io.msgscope.core.driver.Fault;
+import io.msgscope.core.driver.ScenarioSupport;
+import io.msgscope.core.scenario.Scenario;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.Go;
 import io.msgscope.proto.Phase;
@@ -19,28 +25,38 @@ import org.HdrHistogram.Histogram;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import io.msgscope.control.Frames;
-import io.msgscope.core.driver.Fault;
-
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Runs one scenario (seed 002) with a publishers agent and a subscribers agent on this box: spec
- * handshake, set-up (subscribers first, so no message finds an empty topic), warm-up, explicit reset,
- * measurement with a poll of both agents every second (the per-second series, counters; the run ends
- * early when every subscription is lost or every publisher stopped), in-flight wait (up to 5 s, Q9),
- * final histograms and counters from every agent still alive within 3 s.
+ * Runs one scenario (seed 002) with one or more publishers agents and one or more subscribers agents
+ * (issue 13: several agents of a role split the connections, their histograms merge with
+ * {@code add()}): spec handshake; set-up, in which every agent opens its share of the connections at
+ * its share of {@code --connect-rate} while the coordinator shows connected/target (a connection that
+ * fails fails the run at set-up, its reason counted by kind and the connect times kept); warm-up;
+ * explicit reset; measurement with a poll of every agent each second (the per-second series, counters;
+ * the run ends early when every subscription is lost or every publisher stopped); in-flight wait (up to
+ * 5 s, Q9); final histograms and counters from every agent still alive within 3 s.
  */
 public final class ScenarioRun {
     /** What the run asks for. */
     public record Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
                          int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                         long seed, String topicPrefix) {
+                         long seed, String topicPrefix, Connections connections) {
+    }
+
+    /**
+     * How the agents open and drive their connections (issue 13).
+     *
+     * @param ioThreads       I/O and pacer threads per agent, 0 = one per core of the agent's box
+     * @param connectRate     connections opened per second over the whole run, 0 = as fast as the agents can
+     * @param sourceAddresses local addresses the client sockets bind to in turn; empty = the OS chooses
+     */
+    public record Connections(int ioThreads, double connectRate, List<String> sourceAddresses) {
+        public static final Connections DEFAULT = new Connections(0, 0, List.of());
     }
 
     /** What the run measured. */
@@ -52,28 +68,42 @@ public final class ScenarioRun {
         /** Agents whose final figures could not be collected (dead, silent, or past the deadline), with why. */
         public final List<String> missingAgents = new ArrayList<>();
         public long sent;
-        /** The latest counters of each agent (replaced by each report, never summed twice). */
-        public final Map<String, Long> publisherCounters = new HashMap<>();
-        public final Map<String, Long> subscriberCounters = new HashMap<>();
+        /** The counters of the publishers agents, summed over them (each agent's latest report, never twice). */
+        public final Map<String, Long> publisherCounters = new TreeMap<>();
+        /** The same for the subscribers agents. */
+        public final Map<String, Long> subscriberCounters = new TreeMap<>();
         /** Errors the coordinator saw itself (an agent's failure report, a lost agent), by kind. */
         public final Map<String, Long> runErrors = new TreeMap<>();
         /** The first error each agent reported, one line each. */
         public final List<String> firstErrors = new ArrayList<>();
-        /** What the client saw of the broker (the subscribers' first connection). */
+        /** What the client saw of the broker (the first subscribers agent's first connection). */
         public final Map<String, String> broker = new LinkedHashMap<>();
-        /** The environment as the agents reported it (one box: latency compares their clocks). */
+        /** The environment as the agents reported it. */
         public final Map<String, Object> environment = new LinkedHashMap<>();
         public Histogram latency;
         public Histogram intended;
+        /** Connect times of every agent's connections (ns), merged. */
+        public Histogram connect;
+        /** Why connections failed, per agent, one line each (empty when every connection opened). */
+        public final List<String> connectFailures = new ArrayList<>();
+        /** Seconds from the first SETUP to the last connection open. */
+        public double setupSeconds;
         public final List<ScenarioResult.Second> seconds = new ArrayList<>();
         public boolean inFlightTimedOut;
         public long drainMs;
+        /** True when some agents run on another box than the (first) subscribers agent (R1). */
+        public boolean crossHost;
+        /** Each agent's epoch-clock offset to the first subscribers agent's, with its bound (cross-host runs). */
+        public final Map<String, ClockOffset> clockOffsets = new LinkedHashMap<>();
+        /** Agents per role. */
+        public int publishersAgents;
+        public int subscribersAgents;
 
-        /** Both agents' counters merged: {@code errors_*} summed over agents and the coordinator, the rest as reported. */
+        /** Both roles' counters merged: {@code errors_*} summed over agents and the coordinator, the rest as reported. */
         public Map<String, Long> counters() {
-            Map<String, Long> m = new HashMap<>(publisherCounters);
+            Map<String, Long> m = new TreeMap<>(publisherCounters);
             for (Map.Entry<String, Long> e : subscriberCounters.entrySet()) {
-                if (e.getKey().startsWith("errors_")) {
+                if (e.getKey().startsWith("errors_") || e.getKey().startsWith("connect") || e.getKey().startsWith("connections_")) {
                     m.merge(e.getKey(), e.getValue(), Long::sum);
                 } else {
                     m.put(e.getKey(), e.getValue());
@@ -93,22 +123,33 @@ public final class ScenarioRun {
         }
     }
 
-    /** How long the final aggregation waits for the agents still alive (Q9; issue 5: never hang). */
+    /** How the final aggregation waits for the agents still alive (Q9; issue 5: never hang). */
     static final long FINAL_DEADLINE_MS = 3_000;
+    /** A ramp that opens (or fails) no connection for this long has stalled. */
+    static final long SETUP_STALL_MS = 60_000;
 
     private final Config cfg;
     private final ProgressLine progress;
+    private final ScenarioSupport support;
 
     /** ZeroMQ's proxy in the broker-probe agent when the driver routes through one (M1); else null. */
     private ScenarioMiddleBox box;
+    /** The agents of each role, and each one's latest counters. */
+    private final List<AgentLink> subs = new ArrayList<>();
+    private final List<AgentLink> pubs = new ArrayList<>();
+    private final Map<AgentLink, Map<String, Long>> latest = new LinkedHashMap<>();
 
     public ScenarioRun(Config cfg, ProgressLine progress) {
         this.cfg = cfg;
         this.progress = progress;
+        this.support = Drivers.load().get(cfg.driver()).scenarios();
+        if (support == null) {
+            throw new IllegalArgumentException("the " + cfg.driver() + " driver has no scenario support");
+        }
     }
 
     public Outcome run(Path dir, List<String> jvmArgs) {
-        return run(dir, jvmArgs, java.util.Map.of(), null);
+        return run(dir, jvmArgs, Map.of(), null);
     }
 
     /**
@@ -117,18 +158,18 @@ public final class ScenarioRun {
      * coordinator then collects the final figures from every agent still alive within
      * {@link #FINAL_DEADLINE_MS}, names the agents it could not reach, and records the phase.
      *
-     * @param remote agent daemons to use instead of local ones (issue 6), by role
+     * @param remote agent daemons to use instead of local ones (issue 6), by role; publishers and
+     *               subscribers may have several (issue 13)
      * @param secret the shared secret those agents require, or null
      */
-    public Outcome run(Path dir, List<String> jvmArgs, java.util.Map<Role, io.msgscope.coordinator.AgentEndpoint> remote,
+    public Outcome run(Path dir, List<String> jvmArgs, Map<Role, List<AgentEndpoint>> remote,
                        io.msgscope.control.SharedSecret secret) {
         Outcome o = new Outcome();
         String[] phase = {"set-up"};
         try (LocalAgents agents = new LocalAgents();
              ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, secret)) {
-            List<AgentLink> links = new ArrayList<>();
             try {
-                measure(o, phase, agents, hub, links, dir, jvmArgs, remote);
+                measure(o, phase, agents, hub, dir, jvmArgs, remote);
             } catch (AgentFailure e) {
                 o.fail(e.getMessage(), phase[0]);
                 o.usage = e.usage();
@@ -142,6 +183,8 @@ public final class ScenarioRun {
             } catch (Exception e) {
                 o.fail(e.getClass().getSimpleName() + ": " + e.getMessage(), phase[0]);
             }
+            List<AgentLink> links = new ArrayList<>(subs);
+            links.addAll(pubs);
             collectFinal(o, hub, links);
             if (box != null) {
                 collectProxy(o, hub, box);
@@ -159,69 +202,53 @@ public final class ScenarioRun {
         return o;
     }
 
-    private void measure(Outcome o, String[] phase, LocalAgents agents, ControlHub hub, List<AgentLink> links, Path dir,
-                         List<String> jvmArgs, java.util.Map<Role, io.msgscope.coordinator.AgentEndpoint> remote)
-            throws Exception {
-        io.msgscope.coordinator.AgentEndpoint subA = remote.containsKey(Role.SUBSCRIBERS)
-                ? remote.get(Role.SUBSCRIBERS) : agents.start(Role.SUBSCRIBERS, dir, jvmArgs, 30_000);
-        io.msgscope.coordinator.AgentEndpoint pubA = remote.containsKey(Role.PUBLISHERS)
-                ? remote.get(Role.PUBLISHERS) : agents.start(Role.PUBLISHERS, dir, jvmArgs, 30_000);
-        AgentLink subs = AgentLink.connect(hub, Role.SUBSCRIBERS, subA.host(), subA.port(), 10_000, subA::deathReason);
-        links.add(subs);
-        AgentLink pubs = AgentLink.connect(hub, Role.PUBLISHERS, pubA.host(), pubA.port(), 10_000, pubA::deathReason);
-        links.add(pubs);
-        environment(o, subs, pubs);
-        String pb = pubs.helloAck().getEnvironment().getBootId();
-        String sb = subs.helloAck().getEnvironment().getBootId();
-        if (!pb.isEmpty() && !sb.isEmpty() && !pb.equals(sb)) {
-            // latency subtracts the publishers' epoch stamps from the subscribers' clock (Q1, R1)
-            throw new AgentFailure("publishers and subscribers", "they run on different "
-                    + "boxes (boot ids differ); latency compares their clocks, so they must share one box", true);
-        }
+    private void measure(Outcome o, String[] phase, LocalAgents agents, ControlHub hub, Path dir, List<String> jvmArgs,
+                         Map<Role, List<AgentEndpoint>> remote) throws Exception {
+        connect(hub, agents, dir, jvmArgs, remote, Role.SUBSCRIBERS, subs);
+        connect(hub, agents, dir, jvmArgs, remote, Role.PUBLISHERS, pubs);
+        o.publishersAgents = pubs.size();
+        o.subscribersAgents = subs.size();
+        environment(o);
+        clocks(o, hub);
         RunSpec spec = RunSpec.newBuilder().setRunId(Long.toHexString(cfg.seed())).setSize(cfg.size())
                 .setRate(cfg.rate()).setRandomPadding(cfg.randomPadding()).setSeed(cfg.seed()).setPinCpu(-1)
                 .setDriver(cfg.driver()).setUri(cfg.uri()).putAllDriverOptions(cfg.options()).build();
-        box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, dir, jvmArgs, remote, spec);
-        for (AgentLink l : List.of(subs, pubs)) {
-            RunSpec own = box == null ? spec : l == subs ? box.forSubscribers(spec) : box.forPublishers(spec);
+        Map<Role, AgentEndpoint> relay = remote.containsKey(Role.RELAY) ? Map.of(Role.RELAY, remote.get(Role.RELAY).get(0))
+                : Map.of();
+        box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, dir, jvmArgs, relay, spec);
+        for (AgentLink l : all()) {
+            RunSpec own = box == null ? spec : l.role() == Role.SUBSCRIBERS ? box.forSubscribers(spec) : box.forPublishers(spec);
             l.send(Envelope.newBuilder().setSpec(own).build());
+        }
+        for (AgentLink l : all()) {
             hub.await(l, 30_000, "the run spec", Envelope.BodyCase.READY);
         }
-        ScenarioPlan plan = ScenarioPlan.newBuilder().setScenario(cfg.scenario().label())
-                .addAllPublisherTopics(cfg.scenario().publisherTopics(base(), separator(), cfg.publishers()))
-                .addAllSubscriberTopics(cfg.scenario().subscriberTopics(base(), separator(), cfg.subscribers()))
-                .setGroup(cfg.scenario() == Scenario.ROUND_ROBIN ? "msgscope" + Long.toHexString(cfg.seed()) : "")
-                .setRate(cfg.rate()).setWarmupMs(cfg.warmupMs()).setDurationMs(cfg.durationMs()).build();
-        ScenarioReport setup = query(hub, subs, ScenarioQuery.newBuilder().setKind(ScenarioQuery.Kind.SETUP)
-                .setPlan(plan).build(), 60_000);
-        o.broker.putAll(setup.getInfoMap());
-        query(hub, pubs, ScenarioQuery.newBuilder().setKind(ScenarioQuery.Kind.SETUP).setPlan(plan).build(), 60_000);
-
+        setup(o, hub);
+        if (o.failure != null) {
+            return;
+        }
         if (cfg.warmupMs() > 0) {
             phase[0] = "warm-up";
-            pubs.send(go(Phase.WARMUP));
-            if (!tick(hub, subs, pubs, cfg.warmupMs(), "warm-up", null, o)) {
-                query(hub, pubs, kind(ScenarioQuery.Kind.STOP), 10_000);
-                hub.await(pubs, 30_000, "the warm-up", Envelope.BodyCase.PHASE_DONE);
+            sendAll(pubs, go(Phase.WARMUP));
+            if (!tick(hub, cfg.warmupMs(), "warm-up", null, o)) {
+                queryAll(hub, pubs, kind(ScenarioQuery.Kind.STOP), 10_000);
+                awaitDone(hub, 30_000, "the warm-up");
                 return;
             }
-            hub.await(pubs, cfg.warmupMs() + 60_000, "the warm-up", Envelope.BodyCase.PHASE_DONE);
+            awaitDone(hub, cfg.warmupMs() + 60_000, "the warm-up");
         }
-        query(hub, subs, kind(ScenarioQuery.Kind.RESET), 10_000);
-        query(hub, pubs, kind(ScenarioQuery.Kind.RESET), 10_000);
+        queryAll(hub, all(), kind(ScenarioQuery.Kind.RESET), 10_000);
         if (box != null) {
             box.reset(hub);
         }
         phase[0] = "measurement";
-        pubs.send(go(Phase.MEASURE));
-        boolean full = tick(hub, subs, pubs, cfg.durationMs(), "", o.seconds, o);
+        sendAll(pubs, go(Phase.MEASURE));
+        boolean full = tick(hub, cfg.durationMs(), "", o.seconds, o);
         if (!full) {
-            query(hub, pubs, kind(ScenarioQuery.Kind.STOP), 10_000);
+            queryAll(hub, pubs, kind(ScenarioQuery.Kind.STOP), 10_000);
         }
-        PhaseDone done = hub.await(pubs, full ? cfg.durationMs() + 60_000 : 30_000, "the measurement",
-                Envelope.BodyCase.PHASE_DONE).getPhaseDone();
-        o.sent = done.getSent();
-        o.publisherCounters.putAll(done.getCountersMap());
+        o.sent = awaitDone(hub, full ? cfg.durationMs() + 60_000 : 30_000, "the measurement");
+        aggregate(o);
         if (!full && allLost(o.subscriberCounters)) {
             return; // nothing left to receive in-flight messages
         }
@@ -230,9 +257,9 @@ public final class ScenarioRun {
         long expected = cfg.scenario().expected(o.sent, cfg.subscribers());
         long t0 = System.nanoTime();
         while (true) {
-            ScenarioReport p = query(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
-            o.subscriberCounters.putAll(p.getCountersMap());
-            long received = p.getCountersOrDefault("messages_received", 0);
+            queryAll(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            aggregate(o);
+            long received = o.subscriberCounters.getOrDefault("messages_received", 0L);
             long waited = (System.nanoTime() - t0) / 1_000_000;
             if (received >= expected || allLost(o.subscriberCounters)) {
                 break;
@@ -247,12 +274,158 @@ public final class ScenarioRun {
         phase[0] = "aggregation";
     }
 
+    /** Starts (or takes the remote daemons of) every agent of a role and connects to each. */
+    private static void connect(ControlHub hub, LocalAgents agents, Path dir, List<String> jvmArgs,
+                                Map<Role, List<AgentEndpoint>> remote, Role role, List<AgentLink> into)
+            throws Exception {
+        List<AgentEndpoint> eps = remote.containsKey(role) ? remote.get(role)
+                : List.of(agents.start(role, dir, jvmArgs, 30_000));
+        for (AgentEndpoint ep : eps) {
+            into.add(AgentLink.connect(hub, role, ep.host(), ep.port(), 10_000, ep::deathReason));
+        }
+    }
+
+    private List<AgentLink> all() {
+        List<AgentLink> l = new ArrayList<>(subs);
+        l.addAll(pubs);
+        return l;
+    }
+
     /**
-     * Q9 with a deadline: FINAL from the subscribers (histograms, counters) and the publishers, each agent
-     * still alive answering within {@link #FINAL_DEADLINE_MS} in all; an agent that is dead, silent or
-     * late is named in {@link Outcome#missingAgents} and the run marked failed.
+     * Boxes (R1): latency subtracts the publishers' epoch stamps (Q1) from the subscribers' clock. On one
+     * box both read one CLOCK_MONOTONIC; across boxes the run is marked cross-host and each agent's
+     * epoch-clock offset to the first subscribers agent is measured by min-RTT ping-pong and reported
+     * with its error bound (the latencies themselves are not corrected).
      */
-    private static void collectFinal(Outcome o, ControlHub hub, List<AgentLink> links) {
+    private void clocks(Outcome o, ControlHub hub) throws AgentFailure {
+        String ref = subs.get(0).helloAck().getEnvironment().getBootId();
+        for (AgentLink l : all()) {
+            String b = l.helloAck().getEnvironment().getBootId();
+            if (ref.isEmpty() || b.isEmpty() || !b.equals(ref)) {
+                o.crossHost = true;
+            }
+        }
+        if (!o.crossHost) {
+            return;
+        }
+        ClockOffset base = ClockOffset.measureEpoch(hub, subs.get(0), 16);
+        for (AgentLink l : all()) {
+            if (l != subs.get(0)) {
+                o.clockOffsets.put(l.name(), ClockOffset.between(ClockOffset.measureEpoch(hub, l, 16), base));
+            }
+        }
+    }
+
+    /**
+     * Set-up (issue 13): each agent gets its slice of the connections and of the connect rate, opens them
+     * while the coordinator shows connected/target, and reports when its ramp is done. A connection that
+     * could not be made fails the run here, its reason named and counted; the connect times are kept.
+     */
+    private void setup(Outcome o, ControlHub hub) throws Exception {
+        List<String> pubTopics = cfg.scenario().publisherTopics(base(), support.separator(), cfg.publishers());
+        List<String> subTopics = cfg.scenario().subscriberTopics(base(), support.separator(), cfg.subscribers());
+        String group = cfg.scenario() == Scenario.ROUND_ROBIN ? "msgscope" + Long.toHexString(cfg.seed()) : "";
+        int total = cfg.publishers() + cfg.subscribers();
+        long t0 = System.nanoTime();
+        for (List<AgentLink> role : List.of(subs, pubs)) {
+            List<String> topics = role == subs ? subTopics : pubTopics;
+            for (int k = 0; k < role.size(); k++) {
+                int from = (int) ((long) topics.size() * k / role.size());
+                int to = (int) ((long) topics.size() * (k + 1) / role.size());
+                ScenarioPlan.Builder p = ScenarioPlan.newBuilder().setScenario(cfg.scenario().label()).setGroup(group)
+                        .setRate(cfg.rate()).setWarmupMs(cfg.warmupMs()).setDurationMs(cfg.durationMs())
+                        .setIoThreads(cfg.connections().ioThreads())
+                        .setConnectRate(cfg.connections().connectRate() * (to - from) / Math.max(1, total))
+                        .addAllSourceAddresses(cfg.connections().sourceAddresses())
+                        .setFirstIndex(from).setRoleTotal(topics.size());
+                if (role == subs) {
+                    p.addAllSubscriberTopics(topics.subList(from, to));
+                } else {
+                    p.addAllPublisherTopics(topics.subList(from, to));
+                }
+                query(hub, role.get(k), ScenarioQuery.newBuilder().setKind(ScenarioQuery.Kind.SETUP).setPlan(p).build(),
+                        30_000);
+            }
+        }
+        long lastChange = System.nanoTime();
+        long lastCount = -1;
+        while (true) {
+            List<ScenarioReport> reports = queryAll(hub, all(), kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            aggregate(o);
+            boolean done = reports.stream().allMatch(ScenarioReport::getSetupDone);
+            Map<String, Long> c = o.counters();
+            long opened = c.getOrDefault("connections_opened", 0L);
+            long failed = failedConnections(c);
+            if (progress != null) {
+                progress.connecting(opened, total, failed, (System.nanoTime() - t0) / 1e9);
+            }
+            if (done) {
+                for (int k = 0; k < reports.size(); k++) {
+                    if (!reports.get(k).getConnectFailures().isEmpty()) {
+                        o.connectFailures.add(all().get(k).name() + ": " + reports.get(k).getConnectFailures());
+                    }
+                    if (o.broker.isEmpty() && !reports.get(k).getInfoMap().isEmpty()) {
+                        o.broker.putAll(reports.get(k).getInfoMap());
+                    }
+                }
+                o.setupSeconds = (System.nanoTime() - t0) / 1e9;
+                if (opened < total) {
+                    o.fail((total - opened) + " of " + total + " connections could not be opened ("
+                            + (failed > 0 ? failed + " failed" : "") + (total - opened - failed > 0
+                            ? (failed > 0 ? ", " : "") + (total - opened - failed) + " not attempted after the failures" : "")
+                            + "): " + String.join("; ", o.connectFailures), "set-up");
+                }
+                return;
+            }
+            if (opened + failed != lastCount) {
+                lastCount = opened + failed;
+                lastChange = System.nanoTime();
+            } else if (System.nanoTime() - lastChange > SETUP_STALL_MS * 1_000_000L) {
+                o.fail("set-up stalled: no connection opened or failed for " + SETUP_STALL_MS / 1000 + " s ("
+                        + opened + " of " + total + " open)", "set-up");
+                return;
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    static long failedConnections(Map<String, Long> counters) {
+        long n = 0;
+        for (Map.Entry<String, Long> e : counters.entrySet()) {
+            if (e.getKey().startsWith("connect_failed_")) {
+                n += e.getValue();
+            }
+        }
+        return n;
+    }
+
+    /** Recomputes the per-role sums from each agent's latest counters. */
+    private void aggregate(Outcome o) {
+        o.publisherCounters.clear();
+        o.subscriberCounters.clear();
+        for (Map.Entry<AgentLink, Map<String, Long>> e : latest.entrySet()) {
+            Map<String, Long> into = e.getKey().role() == Role.SUBSCRIBERS ? o.subscriberCounters : o.publisherCounters;
+            e.getValue().forEach((k, v) -> into.merge(k, v, Long::sum));
+        }
+    }
+
+    /** Waits for every publishers agent's end of phase; returns the messages they sent in it, summed. */
+    private long awaitDone(ControlHub hub, long timeoutMs, String what) throws AgentFailure {
+        long sent = 0;
+        for (AgentLink l : pubs) {
+            PhaseDone d = hub.await(l, timeoutMs, what, Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+            latest.put(l, new TreeMap<>(d.getCountersMap()));
+            sent += d.getSent();
+        }
+        return sent;
+    }
+
+    /**
+     * Q9 with a deadline: FINAL from every subscribers agent (histograms, counters) and every publishers
+     * agent, each agent still alive answering within {@link #FINAL_DEADLINE_MS} in all; an agent that is
+     * dead, silent or late is named in {@link Outcome#missingAgents} and the run marked failed.
+     */
+    private void collectFinal(Outcome o, ControlHub hub, List<AgentLink> links) {
         long deadline = System.nanoTime() + FINAL_DEADLINE_MS * 1_000_000L;
         List<AgentLink> gone = new ArrayList<>();
         for (AgentLink l : links) {
@@ -265,14 +438,13 @@ public final class ScenarioRun {
                 try {
                     ScenarioReport fin = query(hub, l, kind(ScenarioQuery.Kind.FINAL), left);
                     if (l.role() == Role.SUBSCRIBERS) {
-                        o.subscriberCounters.putAll(fin.getCountersMap());
-                        o.latency = decode(fin.getLatencyHistogram());
-                        o.intended = decode(fin.getIntendedHistogram());
-                    } else {
-                        o.publisherCounters.putAll(fin.getCountersMap());
+                        o.latency = merge(o.latency, decode(fin.getLatencyHistogram()));
+                        o.intended = merge(o.intended, decode(fin.getIntendedHistogram()));
                     }
+                    o.connect = merge(o.connect, decode(fin.getConnectHistogram()));
                     if (!fin.getFirstError().isEmpty()) {
-                        o.firstErrors.add(Frames.name(l.role()) + ": " + fin.getFirstError());
+                        o.firstErrors.add(Frames.name(l.role()) + (sameRole(l) > 1 ? " " + l.name() : "") + ": "
+                                + fin.getFirstError());
                     }
                     break;
                 } catch (AgentFailure e) {
@@ -284,9 +456,22 @@ public final class ScenarioRun {
                 }
             }
         }
+        aggregate(o);
         if (!o.missingAgents.isEmpty()) {
             o.fail("missing final figures from " + String.join("; ", o.missingAgents), "aggregation");
         }
+    }
+
+    private int sameRole(AgentLink l) {
+        return l.role() == Role.SUBSCRIBERS ? subs.size() : pubs.size();
+    }
+
+    private static Histogram merge(Histogram into, Histogram h) {
+        if (into == null) {
+            return h;
+        }
+        into.add(h);
+        return into;
     }
 
     /** The proxy's counters over the measurement; a dead or silent proxy is named missing and fails the run. */
@@ -327,39 +512,41 @@ public final class ScenarioRun {
         return n > 0 && pubCounters.getOrDefault("publishers_stopped", 0L) >= n;
     }
 
-    private static void environment(Outcome o, AgentLink subs, AgentLink pubs) {
-        io.msgscope.proto.Environment e = subs.helloAck().getEnvironment();
+    private void environment(Outcome o) {
+        io.msgscope.proto.Environment e = subs.get(0).helloAck().getEnvironment();
         o.environment.put("host", e.getHostname());
         o.environment.put("jvm", e.getJvm());
         o.environment.put("os", e.getOs());
         o.environment.put("cpu_model", e.getCpuModel());
         o.environment.put("logical_cores", e.getLogicalCores());
         o.environment.put("physical_cores", e.getPhysicalCores());
-        o.environment.put("tool", "msgscope " + subs.helloAck().getToolVersion());
-        o.environment.put("subscribers_agent", subs.helloAck().getHost() + " pid " + subs.helloAck().getPid());
-        o.environment.put("publishers_agent", pubs.helloAck().getHost() + " pid " + pubs.helloAck().getPid());
+        o.environment.put("tool", "msgscope " + subs.get(0).helloAck().getToolVersion());
+        o.environment.put("subscribers_agent", agents(subs));
+        o.environment.put("publishers_agent", agents(pubs));
     }
 
-    /** The scenario's topic base: {@code --topic-prefix}, else {@code msgscope/<scenario>-<run id>} (mqtt) or with dots (nats). */
-    String base() {
-        if (cfg.topicPrefix() != null) {
-            return cfg.topicPrefix();
+    private static String agents(List<AgentLink> links) {
+        List<String> s = new ArrayList<>();
+        for (AgentLink l : links) {
+            s.add(l.helloAck().getHost() + " pid " + l.helloAck().getPid());
         }
-        return (cfg.driver().equals("mqtt") ? "msgscope/" : "msgscope.") + cfg.scenario().label() + "-"
-                + Long.toHexString(cfg.seed());
+        return String.join(", ", s);
     }
 
-    char separator() {
-        return cfg.driver().equals("mqtt") ? '/' : '.';
+    /** The scenario's topic base: {@code --topic-prefix}, else the driver's default for this run. */
+    String base() {
+        return cfg.topicPrefix() != null ? cfg.topicPrefix()
+                : support.defaultBase(cfg.scenario(), Long.toHexString(cfg.seed()));
     }
 
     /**
-     * Polls the agents once a second for {@code ms}: the subscribers' interval (rate, percentiles; the
-     * series when {@code series} is given) and both agents' counters. Returns false when the run must
-     * end early: every subscription lost, or every publisher stopped on an error.
+     * Polls every agent once a second for {@code ms}: the subscribers' interval (rate, percentiles, merged
+     * over the subscribers agents; the series when {@code series} is given) and every agent's counters.
+     * Returns false when the run must end early: every subscription lost, or every publisher stopped on an
+     * error.
      */
-    private boolean tick(ControlHub hub, AgentLink subs, AgentLink pubs, long ms, String phaseLabel,
-                         List<ScenarioResult.Second> series, Outcome o) throws Exception {
+    private boolean tick(ControlHub hub, long ms, String phaseLabel, List<ScenarioResult.Second> series, Outcome o)
+            throws Exception {
         long start = System.nanoTime();
         long total = (ms + 999) / 1000;
         String phaseName = phaseLabel.isEmpty() ? "measurement" : phaseLabel;
@@ -369,38 +556,78 @@ public final class ScenarioRun {
             if (wait > 0) {
                 Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             }
-            ScenarioReport r = query(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
-            o.subscriberCounters.putAll(r.getCountersMap());
-            ScenarioReport pr = query(hub, pubs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
-            o.publisherCounters.putAll(pr.getCountersMap());
-            Histogram h = decode(r.getLatencyHistogram());
-            double secs = r.getIntervalNs() > 0 ? r.getIntervalNs() / 1e9 : 1.0;
-            double rate = r.getMessages() / secs;
-            long p99 = h.getTotalCount() == 0 ? -1 : h.getValueAtPercentile(99);
+            List<ScenarioReport> sr = queryAll(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            List<ScenarioReport> pr = queryAll(hub, pubs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            aggregate(o);
+            Histogram h = null;
+            long messages = 0;
+            long intervalNs = 0;
+            for (ScenarioReport r : sr) {
+                h = merge(h, decode(r.getLatencyHistogram()));
+                messages += r.getMessages();
+                intervalNs = Math.max(intervalNs, r.getIntervalNs());
+            }
+            double secs = intervalNs > 0 ? intervalNs / 1e9 : 1.0;
+            double rate = messages / secs;
+            long p99 = h == null || h.getTotalCount() == 0 ? -1 : h.getValueAtPercentile(99);
             if (series != null) {
                 series.add(new ScenarioResult.Second(s, rate,
-                        h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50) / 1e3, Math.max(0, p99) / 1e3));
+                        p99 < 0 ? 0 : h.getValueAtPercentile(50) / 1e3, Math.max(0, p99) / 1e3));
             }
             if (progress != null) {
                 progress.update(phaseLabel, s, total, rate, p99, errors(o.counters()));
             }
             if (allLost(o.subscriberCounters)) {
                 o.fail("all " + o.subscriberCounters.get("subscriptions") + " subscriptions lost"
-                        + (r.getFirstError().isEmpty() ? "" : ": " + r.getFirstError()), phaseName);
+                        + firstError(sr), phaseName);
                 return false;
             }
             if (allStopped(o.publisherCounters)) {
-                o.fail("every publisher stopped on an error" + (pr.getFirstError().isEmpty() ? ""
-                        : ": " + pr.getFirstError()), phaseName);
+                o.fail("every publisher stopped on an error" + firstError(pr), phaseName);
                 return false;
             }
         }
         return true;
     }
 
-    private static ScenarioReport query(ControlHub hub, AgentLink l, ScenarioQuery q, long timeoutMs) throws AgentFailure {
+    private static String firstError(List<ScenarioReport> reports) {
+        for (ScenarioReport r : reports) {
+            if (!r.getFirstError().isEmpty()) {
+                return ": " + r.getFirstError();
+            }
+        }
+        return "";
+    }
+
+    private ScenarioReport query(ControlHub hub, AgentLink l, ScenarioQuery q, long timeoutMs) throws AgentFailure {
         l.send(Envelope.newBuilder().setScenarioQuery(q).build());
-        return hub.await(l, timeoutMs, "scenario " + q.getKind(), Envelope.BodyCase.SCENARIO_REPORT).getScenarioReport();
+        ScenarioReport r = hub.await(l, timeoutMs, "scenario " + q.getKind(), Envelope.BodyCase.SCENARIO_REPORT)
+                .getScenarioReport();
+        latest.put(l, new TreeMap<>(r.getCountersMap()));
+        return r;
+    }
+
+    /** Sends the query to every agent first, then collects the answers in order (one round trip, not one per agent). */
+    private List<ScenarioReport> queryAll(ControlHub hub, List<AgentLink> links, ScenarioQuery q, long timeoutMs)
+            throws AgentFailure {
+        Envelope env = Envelope.newBuilder().setScenarioQuery(q).build();
+        for (AgentLink l : links) {
+            l.send(env);
+        }
+        List<ScenarioReport> out = new ArrayList<>();
+        for (AgentLink l : links) {
+            ScenarioReport r = hub.await(l, timeoutMs, "scenario " + q.getKind(), Envelope.BodyCase.SCENARIO_REPORT)
+                    .getScenarioReport();
+            latest.put(l, new TreeMap<>(r.getCountersMap()));
+            out.add(r);
+        }
+        return out;
+    }
+
+    private static void sendAll(List<AgentLink> links, Envelope env) {
+        for (AgentLink l : links) {
+            l.send(env);
+        }
     }
 
     private static ScenarioQuery kind(ScenarioQuery.Kind k) {
@@ -413,7 +640,7 @@ public final class ScenarioRun {
 
     static Histogram decode(com.google.protobuf.ByteString b) throws java.util.zip.DataFormatException {
         if (b.isEmpty()) {
-            return new Histogram(1_000, 10_000_000_000L, 3);
+            return new Histogram(1_000, 60_000_000_000L, 3);
         }
         return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(b.toByteArray()), 0);
     }

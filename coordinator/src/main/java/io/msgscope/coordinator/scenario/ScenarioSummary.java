@@ -74,6 +74,8 @@ public final class ScenarioSummary {
         r.fields.put("receive_bytes_rate", counters.getOrDefault("bytes_received", 0L) / seconds);
         r.fields.put("warmup_sent", counters.getOrDefault("warmup_sent", 0L));
         r.fields.put("in_flight_wait_ms", o.drainMs);
+        r.fields.put("sends_deferred", counters.getOrDefault("sends_deferred", 0L));
+        connections(r, o, counters);
         r.seconds.addAll(o.seconds);
         proxy(r, o, seconds);
         String failure = o.failure;
@@ -110,6 +112,42 @@ public final class ScenarioSummary {
         return r;
     }
 
+    /**
+     * The connections (issue 13): how many were asked for, opened, failed by kind, never attempted; the
+     * set-up time; connect time (TCP connect to the broker's answer; subscribers also to their
+     * subscription's confirmation) with the Q4-style fields; the agents per role and, across boxes, each
+     * agent's clock offset to the subscribers' box with its bound (R1).
+     */
+    private static void connections(ScenarioResult r, ScenarioRun.Outcome o, Map<String, Long> counters) {
+        r.fields.put("connections_target", counters.getOrDefault("connections_target", 0L));
+        r.fields.put("connections_opened", counters.getOrDefault("connections_opened", 0L));
+        r.fields.put("connections_failed", ScenarioRun.failedConnections(counters));
+        for (Fault.Kind k : Fault.Kind.values()) {
+            String f = "connect_failed_" + k.name().toLowerCase(java.util.Locale.ROOT);
+            if (counters.containsKey(f)) {
+                r.fields.put(f, counters.get(f));
+            }
+        }
+        r.fields.put("connections_not_attempted", counters.getOrDefault("connections_not_attempted", 0L));
+        r.fields.put("setup_s", o.setupSeconds);
+        latency(r, "connect_time_", o.connect);
+        r.fields.put("publishers_agents", (long) o.publishersAgents);
+        r.fields.put("subscribers_agents", (long) o.subscribersAgents);
+        if (!o.connectFailures.isEmpty()) {
+            r.header.put("connect_failures", List.copyOf(o.connectFailures));
+        }
+        r.header.put("cross_host", o.crossHost);
+        if (o.crossHost) {
+            Map<String, Object> offsets = new LinkedHashMap<>();
+            o.clockOffsets.forEach((agent, off) -> offsets.put(agent, Map.of("offset_us", off.offsetNs() / 1e3,
+                    "error_bound_us", off.errorNs() / 1e3)));
+            r.header.put("clock_offsets_to_subscribers", offsets);
+            r.notes.add("cross-host run: latency subtracts the publishers' epoch stamps from the subscribers' clock; "
+                    + "clock_offsets_to_subscribers gives each agent's offset and its bound (R1), which the latencies "
+                    + "are not corrected by");
+        }
+    }
+
     /** A middle box run by the broker-probe agent (ZeroMQ via=proxy): its counts and CPU per message (M3). */
     private static void proxy(ScenarioResult r, ScenarioRun.Outcome o, double seconds) {
         Long forwarded = o.counters().get("proxy_forwarded");
@@ -140,6 +178,9 @@ public final class ScenarioSummary {
         m.put("size", c.size());
         m.put("padding", c.randomPadding() ? "random" : "zeros");
         m.put("topic_prefix", c.topicPrefix());
+        m.put("io_threads", c.connections().ioThreads());
+        m.put("connect_rate", c.connections().connectRate());
+        m.put("source_addresses", c.connections().sourceAddresses());
         return m;
     }
 

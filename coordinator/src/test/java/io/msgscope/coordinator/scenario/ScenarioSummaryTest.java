@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ScenarioSummaryTest {
     static ScenarioRun.Config config(String uri, Map<String, String> options, long seed) {
         return new ScenarioRun.Config(Scenario.FAN_IN, "mqtt", uri, options, 2, 1, 100, 1_000, 2_000, 64, true, seed,
-                null);
+                null, ScenarioRun.Connections.DEFAULT);
     }
 
     /** A run whose broker went away: subscribers lost, a publisher stopped, the publishers agent gone. */

@@ -1,0 +1,130 @@
+package io.msgscope.agent.receiver;
+
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.MessageHandler;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.SingleWriterRecorder;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The subscribers' one message handler (issue 13, Q2, Q3): called by the drivers on their I/O threads,
+ * first thing in the read callback, for every connection. It takes the receive time first, skips
+ * warm-up messages (negative sequence, counted), and records two latencies into the calling thread's
+ * own {@link Slot}: from the actual send time (bytes 0-7) and from the intended send time (bytes 16-23),
+ * each into a {@link SingleWriterRecorder} (1 µs-10 s, 3 significant figures, ns). One slot per I/O
+ * thread, however many connections it serves: no lock, no shared counter and no allocation per
+ * message, and a few recorders per agent instead of two per connection. Negative latencies (clock error
+ * between the two agents' epoch offsets) are recorded as 0 and counted as {@code latency_clamped}. The
+ * reporter swaps every slot's interval histograms ({@link #swap}) and reads the counters, which each
+ * slot's thread publishes with release stores.
+ */
+final class Recording implements MessageHandler {
+    static final long LOWEST_NS = 1_000;
+    static final long HIGHEST_NS = 10_000_000_000L;
+    static final int DIGITS = 3;
+
+    private static final VarHandle RECEIVED;
+    private static final VarHandle WARMUP;
+
+    static {
+        try {
+            RECEIVED = MethodHandles.lookup().findVarHandle(Slot.class, "received", long.class);
+            WARMUP = MethodHandles.lookup().findVarHandle(Slot.class, "warmup", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One I/O thread's recorders and counters; written by that thread only. */
+    static final class Slot {
+        final SingleWriterRecorder actual = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, DIGITS);
+        final SingleWriterRecorder intended = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, DIGITS);
+        volatile long received;
+        volatile long warmup;
+        volatile long clamped;
+        volatile long overRange;
+        // reporter thread only
+        Histogram recycleActual;
+        Histogram recycleIntended;
+    }
+
+    private final int size;
+    private final long epochMinusMono;
+    private final List<Slot> slots = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<Slot> mine = ThreadLocal.withInitial(this::newSlot);
+
+    Recording(int size, long epochMinusMono) {
+        this.size = size;
+        this.epochMinusMono = epochMinusMono;
+    }
+
+    private Slot newSlot() {
+        Slot s = new Slot();
+        slots.add(s);
+        return s;
+    }
+
+    @Override
+    public void onMessage(ByteBuffer buf, int offset) {
+        final long now = System.nanoTime() + epochMinusMono; // Q2: first thing
+        final Slot s = mine.get();
+        if (buf.getLong(offset + WireHeader.SEQUENCE_OFFSET) < 0) {
+            WARMUP.setRelease(s, s.warmup + 1); // single writer: read, add, publish with a release store
+            return;
+        }
+        record(s, s.actual, now - buf.getLong(offset + WireHeader.EPOCH_NS_OFFSET));
+        record(s, s.intended, now - buf.getLong(offset + WireHeader.PROBE_CPU_OFFSET));
+        RECEIVED.setRelease(s, s.received + 1);
+    }
+
+    private static void record(Slot s, SingleWriterRecorder r, long latency) {
+        if (latency < 0) {
+            s.clamped = s.clamped + 1;
+            latency = 0;
+        } else if (latency > HIGHEST_NS) {
+            s.overRange = s.overRange + 1;
+            latency = HIGHEST_NS;
+        }
+        r.recordValue(latency);
+    }
+
+    /** Reporter: adds every slot's interval (since the last swap) into the totals, and into the interval histograms when given. */
+    void swap(Histogram totalActual, Histogram totalIntended, Histogram intervalActual, Histogram intervalIntended) {
+        for (Slot s : slots) {
+            s.recycleActual = s.actual.getIntervalHistogram(s.recycleActual);
+            s.recycleIntended = s.intended.getIntervalHistogram(s.recycleIntended);
+            totalActual.add(s.recycleActual);
+            totalIntended.add(s.recycleIntended);
+            if (intervalActual != null) {
+                intervalActual.add(s.recycleActual);
+                intervalIntended.add(s.recycleIntended);
+            }
+        }
+    }
+
+    /** Totals over every slot: received, warm-up received, clamped, over range. */
+    long[] counts() {
+        long[] c = new long[4];
+        for (Slot s : slots) {
+            c[0] += s.received;
+            c[1] += s.warmup;
+            c[2] += s.clamped;
+            c[3] += s.overRange;
+        }
+        return c;
+    }
+
+    long bytesPerMessage() {
+        return size;
+    }
+
+    /** I/O threads that have delivered at least one message. */
+    int threads() {
+        return slots.size();
+    }
+}

@@ -1,0 +1,201 @@
+package io.msgscope.agent.sender;
+
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.ErrorTally;
+import io.msgscope.core.driver.Publisher;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One pacer thread of the scenario runtime (issue 13): it sends for many publisher connections on
+ * their rate schedules, holding each one's next due time in a binary min-heap (no thread and no timer
+ * per connection). Message {@code i} of a publisher is due at {@code start + offset + i * period}; the
+ * pacer parks until the earliest due time (spinning only the last {@link #SPIN_NS}), stamps the payload
+ * in its one buffer and {@link Publisher#offer offers} it:
+ *
+ * <pre>
+ * bytes  0-7   actual send time, epoch ns (Q1)
+ * bytes  8-15  sequence (negative during the warm-up, so subscribers discard those messages)
+ * bytes 16-23  intended send time, epoch ns (the header's probe slot; no probe runs in this mode)
+ * </pre>
+ *
+ * A publisher whose window is full is offered the same message again {@link #RETRY_NS} later, its
+ * intended time unchanged (so the corrected latency shows the wait; counted as {@code sends_deferred});
+ * a publisher that falls behind sends late rather than dropping messages. A publisher whose send fails
+ * (connection lost, refused) counts one error by kind and stops.
+ */
+final class Pacer implements Runnable {
+    static final long SPIN_NS = 20_000;
+    static final long RETRY_NS = 100_000;
+
+    private final Publisher[] pubs;     // this pacer's publishers (null: never opened)
+    private final long[] offsetNs;      // each one's place in the schedule: spreads P publishers over a period
+    private final ByteBuffer buf;
+    private final int size;
+    private final long epochMinusMono;
+    private final ErrorTally errors;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong deferred = new AtomicLong();
+    private final AtomicLong stopped = new AtomicLong();
+
+    // one phase's schedule, set by arm() before the thread starts
+    private long startNs;
+    private long periodNs;
+    private long count;
+    private boolean warmup;
+    private final long[] next;          // next message index per publisher
+    private final long[] wake;          // when each publisher is next looked at (>= its due time)
+    private final int[] heap;           // publisher slots ordered by wake time
+    private int heapSize;
+    private volatile boolean stop;
+
+    Pacer(Publisher[] pubs, long[] offsetNs, ByteBuffer buf, int size, long epochMinusMono, ErrorTally errors) {
+        this.pubs = pubs;
+        this.offsetNs = offsetNs;
+        this.buf = buf;
+        this.size = size;
+        this.epochMinusMono = epochMinusMono;
+        this.errors = errors;
+        this.next = new long[pubs.length];
+        this.wake = new long[pubs.length];
+        this.heap = new int[pubs.length];
+    }
+
+    /** Sets up one phase: {@code count} messages per publisher at {@code rate} msg/s from {@code startNs}. */
+    void arm(boolean warmup, long count, double rate, long startNs) {
+        this.warmup = warmup;
+        this.count = count;
+        this.periodNs = Math.max(1, Math.round(1e9 / rate));
+        this.startNs = startNs;
+        this.stop = false;
+        sent.set(0);
+        heapSize = 0;
+        for (int s = 0; s < pubs.length; s++) {
+            next[s] = 0;
+            if (pubs[s] != null && count > 0) {
+                wake[s] = startNs + offsetNs[s];
+                push(s);
+            }
+        }
+    }
+
+    /** Ends the phase early (the coordinator's STOP, or the role closing). */
+    void stop() {
+        stop = true;
+    }
+
+    /** Messages sent in the current (or last) phase. */
+    long sent() {
+        return sent.get();
+    }
+
+    long deferred() {
+        return deferred.get();
+    }
+
+    long stopped() {
+        return stopped.get();
+    }
+
+    Publisher[] publishers() {
+        return pubs;
+    }
+
+    @Override
+    public void run() {
+        final ByteBuffer b = buf;
+        final int sz = size;
+        final long e = epochMinusMono;
+        long sentHere = 0;
+        while (heapSize > 0 && !stop) {
+            final int s = heap[0];
+            final long at = wake[s];
+            long now = System.nanoTime();
+            if (at > now) {
+                long wait = at - now;
+                if (wait > SPIN_NS) {
+                    LockSupport.parkNanos(wait - SPIN_NS);
+                } else {
+                    Thread.onSpinWait();
+                }
+                continue;
+            }
+            final long i = next[s];
+            final long intended = startNs + offsetNs[s] + i * periodNs;
+            b.putLong(WireHeader.SEQUENCE_OFFSET, warmup ? -1 - i : i);
+            b.putLong(WireHeader.PROBE_CPU_OFFSET, intended + e);
+            b.putLong(WireHeader.EPOCH_NS_OFFSET, System.nanoTime() + e);
+            boolean taken;
+            try {
+                taken = pubs[s].offer(b, 0, sz);
+            } catch (Exception ex) {
+                // the connection is unusable (lost, refused): one error, and this publisher stops, rather
+                // than one error per remaining scheduled message
+                errors.add(ex);
+                stopped.incrementAndGet();
+                pop();
+                continue;
+            }
+            if (!taken) {
+                deferred.lazySet(deferred.get() + 1);
+                wake[s] = now + RETRY_NS;
+                siftDown(0);
+                continue;
+            }
+            sent.lazySet(++sentHere);
+            if (i + 1 >= count) {
+                next[s] = count;
+                pop();
+            } else {
+                next[s] = i + 1;
+                wake[s] = intended + periodNs;
+                siftDown(0);
+            }
+        }
+    }
+
+    private void push(int s) {
+        int k = heapSize++;
+        heap[k] = s;
+        while (k > 0) {
+            int parent = (k - 1) >>> 1;
+            if (wake[heap[parent]] <= wake[s]) {
+                break;
+            }
+            heap[k] = heap[parent];
+            k = parent;
+        }
+        heap[k] = s;
+    }
+
+    private void pop() {
+        int last = heap[--heapSize];
+        if (heapSize > 0) {
+            heap[0] = last;
+            siftDown(0);
+        }
+    }
+
+    private void siftDown(int k) {
+        final int s = heap[k];
+        final long key = wake[s];
+        final int n = heapSize;
+        while (true) {
+            int c = 2 * k + 1;
+            if (c >= n) {
+                break;
+            }
+            if (c + 1 < n && wake[heap[c + 1]] < wake[heap[c]]) {
+                c++;
+            }
+            if (wake[heap[c]] >= key) {
+                break;
+            }
+            heap[k] = heap[c];
+            k = c;
+        }
+        heap[k] = s;
+    }
+}

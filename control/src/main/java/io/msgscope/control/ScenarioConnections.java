@@ -1,0 +1,102 @@
+package io.msgscope.control;
+
+import com.google.protobuf.ByteString;
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.ClientContext;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.scenario.ConnectionLimits;
+import io.msgscope.core.scenario.ConnectionRamp;
+import io.msgscope.core.scenario.SourceAddresses;
+import io.msgscope.proto.ScenarioPlan;
+import io.msgscope.proto.ScenarioReport;
+import org.HdrHistogram.Histogram;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The connections of one scenario agent (issue 13), publishers or subscribers alike: the agent's
+ * {@link ClientContext} ({@code io_threads} I/O threads shared by every connection, the source
+ * addresses), the limits checked before anything connects (file descriptors, local ports, source
+ * addresses this box has and the driver can bind), and the {@link ConnectionRamp} that opens them at
+ * the plan's connect rate. {@link #report} puts the ramp's state into every scenario report, so the
+ * coordinator can show connected/target while it ramps and keep the connect times whatever happens.
+ */
+public final class ScenarioConnections<T extends AutoCloseable> {
+    private final ClientContext context;
+    private final ConnectionRamp<T> ramp;
+
+    /**
+     * Checks the plan's connection settings for {@code count} connections and makes the context; nothing
+     * connects before {@link #start}.
+     *
+     * @param option the option that sets the count, for errors: {@code --publishers} or {@code --subscribers}
+     */
+    public ScenarioConnections(Driver driver, Map<String, String> options, ScenarioPlan plan, int count, String option,
+                               Opener<T> opener) {
+        List<InetAddress> sources = SourceAddresses.parse(String.join(",", plan.getSourceAddressesList()));
+        if (!sources.isEmpty() && !driver.bindsSourceAddresses(options)) {
+            throw new SpecException("--source-addresses", "the " + driver.name() + " driver cannot bind its client "
+                    + "sockets to source addresses with these options (see its --opt engine)");
+        }
+        ConnectionLimits.checkBindable(sources);
+        ConnectionLimits.check(count, sources, option);
+        int io = plan.getIoThreads() > 0 ? plan.getIoThreads() : Runtime.getRuntime().availableProcessors();
+        this.context = new ClientContext(io, sources);
+        this.ramp = new ConnectionRamp<>(count, plan.getConnectRate(), context.connects(), i -> opener.open(i, context));
+    }
+
+    /** Opens connection {@code index} on the context. */
+    @FunctionalInterface
+    public interface Opener<T> {
+        T open(int index, ClientContext context) throws Exception;
+    }
+
+    public void start() {
+        ramp.start();
+    }
+
+    public ClientContext context() {
+        return context;
+    }
+
+    public ConnectionRamp<T> ramp() {
+        return ramp;
+    }
+
+    /**
+     * Connection counters: {@code connections_target}, {@code connections_opened},
+     * {@code connect_failed_<kind>}, {@code connections_not_attempted} (once the ramp is done).
+     */
+    public void putCounters(Map<String, Long> m) {
+        m.putAll(context.connects().counters());
+        m.put("connections_target", (long) ramp.target());
+        if (ramp.done()) {
+            m.put("connections_not_attempted", (long) ramp.notAttempted());
+        }
+    }
+
+    /** The ramp's state: done or not, the connect-time histogram, the failures by kind. */
+    public void report(ScenarioReport.Builder r) {
+        r.setSetupDone(ramp.done()).setConnectHistogram(encode(context.connects().times()));
+        String f = context.connects().failureSummary();
+        if (!f.isEmpty()) {
+            r.setConnectFailures(f);
+        }
+    }
+
+    /** Closes every connection the ramp opened, then the context's shared threads. */
+    public void close() {
+        ramp.closeAll();
+        context.close();
+    }
+
+    /** A histogram as it crosses the control channel (HdrHistogram's compressed form). */
+    public static ByteString encode(Histogram h) {
+        ByteBuffer b = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int n = h.encodeIntoCompressedByteBuffer(b);
+        return ByteString.copyFrom(b.array(), 0, n);
+    }
+}
