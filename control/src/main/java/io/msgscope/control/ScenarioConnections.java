@@ -27,6 +27,7 @@ import java.util.Map;
 public final class ScenarioConnections<T extends AutoCloseable> {
     private final ClientContext context;
     private final ConnectionRamp<T> ramp;
+    private final String role;
 
     /**
      * Checks the plan's connection settings for {@code count} connections and makes the context; nothing
@@ -45,6 +46,7 @@ public final class ScenarioConnections<T extends AutoCloseable> {
         ConnectionLimits.check(count, sources, option);
         int io = plan.getIoThreads() > 0 ? plan.getIoThreads() : Runtime.getRuntime().availableProcessors();
         this.context = new ClientContext(io, sources);
+        this.role = option.substring(2);
         this.ramp = new ConnectionRamp<>(count, plan.getConnectRate(), context.connects(), i -> opener.open(i, context));
     }
 
@@ -68,7 +70,8 @@ public final class ScenarioConnections<T extends AutoCloseable> {
 
     /**
      * Connection counters: {@code connections_target}, {@code connections_opened},
-     * {@code connect_failed_<kind>}, {@code connections_not_attempted} (once the ramp is done).
+     * {@code connect_failed_<kind>}, {@code connections_not_attempted} (once the ramp is done), and the
+     * agent's own {@code <role>_agent_threads} and {@code <role>_agent_rss_kib} at the time of the report.
      */
     public void putCounters(Map<String, Long> m) {
         m.putAll(context.connects().counters());
@@ -76,6 +79,26 @@ public final class ScenarioConnections<T extends AutoCloseable> {
         if (ramp.done()) {
             m.put("connections_not_attempted", (long) ramp.notAttempted());
         }
+        // what the agent costs with its connections open (issue 13: threads must not grow with connections)
+        m.put(role + "_agent_threads", (long) java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount());
+        long rss = residentKib();
+        if (rss >= 0) {
+            m.put(role + "_agent_rss_kib", rss);
+        }
+    }
+
+    /** VmRSS of this process in KiB (/proc/self/status), -1 where unknown. */
+    static long residentKib() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.substring(6).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux: unknown
+        }
+        return -1;
     }
 
     /** The ramp's state: done or not, the connect-time histogram, the failures by kind. */

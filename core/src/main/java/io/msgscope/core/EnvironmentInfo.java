@@ -9,8 +9,16 @@ import java.net.InetAddress;
 public record EnvironmentInfo(String jvm, String os, String cpuModel, int logicalCores, int physicalCores,
                               String hostname, String bootId) {
 
-    /** This boot's id: two processes with the same id share CLOCK_MONOTONIC (R1); "" when unknown. */
+    /**
+     * This boot's id: two processes with the same id share CLOCK_MONOTONIC (R1); "" when unknown. The
+     * environment variable {@code MSGSCOPE_BOOT_ID} replaces it, so that agents in network namespaces of
+     * one machine (the network lab) can play separate boxes and exercise the cross-host clock offsets.
+     */
     public static String readBootId() {
+        String forced = System.getenv("MSGSCOPE_BOOT_ID");
+        if (forced != null && !forced.isBlank()) {
+            return forced.trim();
+        }
         try {
             return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id")).trim();
         } catch (Exception e) {

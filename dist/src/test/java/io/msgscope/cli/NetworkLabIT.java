@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,6 +59,8 @@ class NetworkLabIT {
         startAgent("client", "flow", "10.77.0.1:7603");
         startAgent("client", "publishers", "10.77.0.1:7604");
         startAgent("client", "subscribers", "10.77.0.1:7605");
+        // a second load box (issue 13): another publishers agent, playing a box of its own for the clocks
+        startAgent("client2", "publishers", "10.77.1.1:7604", "publishers-2", Map.of("MSGSCOPE_BOOT_ID", "lab-client2"));
     }
 
     @AfterAll
@@ -78,10 +81,17 @@ class NetworkLabIT {
     }
 
     private static Process startAgent(String ns, String role, String listen, String logName) throws Exception {
-        Process p = new ProcessBuilder(NETLAB.toString(), "exec", ns,
+        return startAgent(ns, role, listen, logName, Map.of());
+    }
+
+    private static Process startAgent(String ns, String role, String listen, String logName, Map<String, String> env)
+            throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(NETLAB.toString(), "exec", ns,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 MsgscopeProcess.jar().toString(), "agent", "--role", role, "--listen", listen,
-                "--secret-file", secret.toString()).redirectErrorStream(true).start();
+                "--secret-file", secret.toString()).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
         AGENTS.add(p);
         final String logFile = "agent-" + logName + ".log";
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -199,8 +209,13 @@ class NetworkLabIT {
         assertTrue(mbit > 50 && mbit < 105, "median payload " + mbit + " Mbit/s over 100 Mbit/s");
     }
 
-    @Test
-    void aScenarioRunsAcrossTheLabAgainstABrokerInTheBrokerNamespace() throws Exception {
+    private static boolean natsStarted;
+
+    /** nats-server in the broker namespace, on 10.77.0.2:4222 (both client links reach it), started once. */
+    private static synchronized void natsInBrokerNamespace() throws Exception {
+        if (natsStarted) {
+            return;
+        }
         Path nats = Path.of("/usr/sbin/nats-server");
         if (!Files.isExecutable(nats)) {
             if ("true".equals(System.getenv("CI"))) {
@@ -211,7 +226,55 @@ class NetworkLabIT {
         Process broker = new ProcessBuilder(NETLAB.toString(), "exec", "broker", nats.toString(), "-a", "10.77.0.2",
                 "-p", "4222").redirectErrorStream(true).redirectOutput(work.resolve("nats.log").toFile()).start();
         AGENTS.add(broker);
-        Thread.sleep(1_000);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!exec(false, NETLAB.toString(), "exec", "broker", "bash", "-c",
+                "(echo > /dev/tcp/10.77.0.2/4222) 2>/dev/null && echo up").contains("up")) {
+            assertTrue(System.nanoTime() < deadline, "nats-server did not listen in the broker namespace");
+            Thread.sleep(100);
+        }
+        natsStarted = true;
+    }
+
+    /**
+     * Issue 13: two publishers agents on two load boxes (namespaces client and client2) and a subscribers
+     * agent, against a broker on a third (the broker namespace): the connections split between the two
+     * publishers agents, their figures add up, and since client2 plays a box of its own (another boot id)
+     * the run is marked cross-host with each agent's clock offset to the subscribers' box and its bound (R1).
+     */
+    @Test
+    void twoPublishersAgentsOnTwoBoxesShareOneScenario() throws Exception {
+        natsInBrokerNamespace();
+        Path out = work.resolve("scenario-two-boxes");
+        List<String> cmd = List.of(NETLAB.toString(), "exec", "client",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                MsgscopeProcess.jar().toString(), "scenario", "--driver", "nats", "--uri", "nats://10.77.0.2:4222",
+                "--scenario", "fan-in", "--publishers", "6", "--rate", "100", "--duration", "2", "--warmup", "1",
+                "--agent", "publishers=10.77.0.1:7604", "--agent", "publishers=10.77.1.1:7604",
+                "--agent", "subscribers=10.77.0.1:7605", "--secret-file", secret.toString(), "--out", out.toString());
+        Path log = work.resolve("scenario-two-boxes.txt");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertTrue(p.waitFor(180, TimeUnit.SECONDS), "scenario did not finish");
+        assertEquals(0, p.exitValue(), () -> read(log));
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertEquals("ok", s.get("status").asText(), () -> s.toString());
+        JsonNode f = s.get("results");
+        assertEquals(2, f.get("publishers_agents").asInt(), () -> f.toString());
+        assertEquals(7, f.get("connections_opened").asInt(), () -> f.toString());
+        assertEquals(6 * 100 * 2, f.get("messages_sent").asLong(), () -> f.toString());
+        assertEquals(6 * 100 * 2, f.get("messages_received").asLong(), () -> f.toString());
+        assertTrue(s.get("cross_host").asBoolean(), () -> s.toString());
+        JsonNode offsets = s.get("clock_offsets_to_subscribers");
+        assertEquals(2, offsets.size(), () -> offsets.toString());
+        offsets.forEach(o -> {
+            // one kernel underneath: the true offset is 0, and it must lie within the reported bound
+            assertTrue(Math.abs(o.get("offset_us").asDouble()) <= o.get("error_bound_us").asDouble() + 50,
+                    () -> offsets.toString());
+        });
+    }
+
+    @Test
+    void aScenarioRunsAcrossTheLabAgainstABrokerInTheBrokerNamespace() throws Exception {
+        natsInBrokerNamespace();
         Path out = work.resolve("scenario-100m");
         List<String> cmd = List.of(NETLAB.toString(), "exec", "client",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",

@@ -133,6 +133,12 @@ public final class ScenarioSummary {
         latency(r, "connect_time_", o.connect);
         r.fields.put("publishers_agents", (long) o.publishersAgents);
         r.fields.put("subscribers_agents", (long) o.subscribersAgents);
+        for (String role : new String[] {"publishers", "subscribers"}) {
+            // at the final report, connections still open; summed over the role's agents
+            r.fields.put(role + "_agent_threads", counters.get(role + "_agent_threads"));
+            Long rss = counters.get(role + "_agent_rss_kib");
+            r.fields.put(role + "_agent_rss_kib", rss);
+        }
         if (!o.connectFailures.isEmpty()) {
             r.header.put("connect_failures", List.copyOf(o.connectFailures));
         }

@@ -33,7 +33,7 @@ public final class SourceAddresses {
             return cidr(v);
         }
         Set<InetAddress> out = new LinkedHashSet<>();
-        for (String part : v.split(",")) {
+        for (String part : v.split(",", -1)) {
             out.add(literal(part.trim()));
         }
         if (out.size() > MAX) {

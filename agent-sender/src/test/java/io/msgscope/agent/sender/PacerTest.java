@@ -1,0 +1,112 @@
+package io.msgscope.agent.sender;
+
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.ErrorTally;
+import io.msgscope.core.driver.Fault;
+import io.msgscope.core.driver.Publisher;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The pacer's schedule (issue 13, Q1, coordinated omission): every publisher sends exactly its count,
+ * message i stamped with sequence i (negative in the warm-up) and intended time start + offset + i x period
+ * (epoch ns), never sent before it; a full window defers the same message with its intended time
+ * unchanged; a failing publisher counts one error and stops while the others go on.
+ */
+class PacerTest {
+    /** Records what it was offered; refuses the offers listed, throws at the failing one. */
+    static final class Recorder implements Publisher {
+        final List<long[]> taken = new ArrayList<>(); // seq, intended epoch, actual epoch, nanoTime at offer
+        int offers;
+        int refuseAt = -1;
+        int failAt = -1;
+
+        @Override
+        public void send(ByteBuffer buffer, int offset, int length) {
+            throw new AssertionError("the pacer offers, never sends");
+        }
+
+        @Override
+        public boolean offer(ByteBuffer b, int offset, int length) throws IOException {
+            int k = offers++;
+            if (k == failAt) {
+                throw new Fault(Fault.Kind.CONNECTION_LOST, "gone after " + k);
+            }
+            if (k == refuseAt) {
+                return false;
+            }
+            assertEquals(64, length);
+            taken.add(new long[] {b.getLong(WireHeader.SEQUENCE_OFFSET), b.getLong(WireHeader.PROBE_CPU_OFFSET),
+                    b.getLong(WireHeader.EPOCH_NS_OFFSET), System.nanoTime()});
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final long EPOCH_MINUS_MONO = 1_000_000_000_000L;
+
+    @Test
+    void everyPublisherSendsItsCountOnItsOwnScheduleAndAWindowDefersWithoutMovingTheIntendedTime() {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        Recorder c = new Recorder();
+        b.refuseAt = 3; // the 4th offer finds the window full: the same message again, later
+        long period = 2_000_000; // 500 msg/s
+        long[] offsets = {0, period / 3, 2 * period / 3};
+        ErrorTally errors = new ErrorTally();
+        Pacer p = new Pacer(new Publisher[] {a, b, c}, offsets, WireHeader.allocate(64), 64, EPOCH_MINUS_MONO, errors);
+        long start = System.nanoTime() + 5_000_000;
+        p.arm(false, 10, 500, start);
+        p.run();
+        assertEquals(30, p.sent());
+        assertEquals(1, p.deferred());
+        assertEquals(0, errors.total());
+        Recorder[] all = {a, b, c};
+        for (int k = 0; k < 3; k++) {
+            assertEquals(10, all[k].taken.size());
+            for (int i = 0; i < 10; i++) {
+                long[] m = all[k].taken.get(i);
+                long intended = start + offsets[k] + i * period;
+                assertEquals(i, m[0], "sequence");
+                assertEquals(intended + EPOCH_MINUS_MONO, m[1], "intended time of message " + i);
+                assertTrue(m[3] >= intended, "message " + i + " went out before its time");
+                assertTrue(m[2] - EPOCH_MINUS_MONO >= intended, "actual stamp before the intended time");
+            }
+        }
+        // the deferred message went out at least the retry delay after its first offer
+        assertTrue(b.taken.get(3)[3] - (start + offsets[1] + 3 * period) >= Pacer.RETRY_NS);
+    }
+
+    @Test
+    void warmUpSequencesAreNegativeAndAFailingPublisherStopsAlone() {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        b.failAt = 2;
+        ErrorTally errors = new ErrorTally();
+        Pacer p = new Pacer(new Publisher[] {a, b, null}, new long[3], WireHeader.allocate(64), 64, 0, errors);
+        p.arm(true, 5, 10_000, System.nanoTime());
+        p.run();
+        assertEquals(5, a.taken.size());
+        assertEquals(List.of(-1L, -2L, -3L, -4L, -5L), a.taken.stream().map(m -> m[0]).toList());
+        assertEquals(2, b.taken.size());
+        assertEquals(1, p.stopped());
+        assertEquals(1, errors.total());
+        assertEquals("gone after 2", errors.first());
+        assertEquals(7, p.sent());
+        // a second phase starts from 0 again
+        p.arm(false, 2, 10_000, System.nanoTime());
+        p.run();
+        assertEquals(2 + 1, a.taken.size() - 4); // 5 warm-up + 2 measured, sequences 0 and 1
+        assertEquals(0, a.taken.get(5)[0]);
+    }
+}
