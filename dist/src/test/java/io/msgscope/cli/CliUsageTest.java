@@ -141,6 +141,28 @@ class CliUsageTest {
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
     }
 
+    /** Issue 13's options: bad values, addresses this box does not have, more connections than its ports allow. */
+    @Test
+    void scenarioConnectionOptionsAreCheckedBeforeAnyAgentStarts() {
+        assertUsageError(run("scenario", "--driver", "mqtt", "--io-threads", "-1", "--out", out()), "--io-threads",
+                "between 0 (one per core) and 256");
+        assertUsageError(run("scenario", "--driver", "mqtt", "--connect-rate", "-5", "--out", out()), "--connect-rate",
+                "between 0 (unlimited)");
+        assertUsageError(run("scenario", "--driver", "mqtt", "--source-addresses", "localhost", "--out", out()),
+                "--source-addresses", "must be IP addresses");
+        assertUsageError(run("scenario", "--driver", "mqtt", "--source-addresses", "192.0.2.77", "--out", out()),
+                "--source-addresses", "192.0.2.77 is not an address of this box");
+        assertUsageError(run("scenario", "--driver", "mqtt", "--scenario", "straight-run", "--publishers", "20000",
+                "--out", out()), "--publishers", "40000 connections to one broker address need more local ports",
+                "--source-addresses");
+        assertUsageError(run("scenario", "--driver", "mqtt", "--publishers", "100001", "--out", out()),
+                "--publishers", "between 1 and 100000");
+        assertUsageError(run("scenario", "--out", out()), "--driver", "scenario mode needs a driver with topics");
+        assertUsageError(run("run", "--agent", "sender=127.0.0.1:7000", "--agent", "sender=127.0.0.1:7001",
+                "--out", out()), "--agent", "sender is given 2 times");
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
+    }
+
     @Test
     void relayIngressPortInUse() throws Exception {
         try (ServerSocket held = new ServerSocket()) {

@@ -169,14 +169,19 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + connectRate);
         }
         List<java.net.InetAddress> sources = SourceAddresses.parse(sourceAddresses);
+        Map<io.msgscope.proto.Role, List<io.msgscope.coordinator.AgentEndpoint>> remote = remoteAgents.parseMany();
+        boolean local = !remote.containsKey(io.msgscope.proto.Role.PUBLISHERS)
+                && !remote.containsKey(io.msgscope.proto.Role.SUBSCRIBERS);
+        if (local) {
+            ConnectionLimits.checkBindable(sources); // the agents run here: so must the addresses
+        }
         if (!sources.isEmpty() && !drv.bindsSourceAddresses(opts)) {
             throw new SpecException("--source-addresses", "the " + drv.name() + " driver cannot bind its client "
                     + "sockets to source addresses with these options (see its --opt engine)");
         }
-        Map<io.msgscope.proto.Role, List<io.msgscope.coordinator.AgentEndpoint>> remote = remoteAgents.parseMany();
-        if (!remote.containsKey(io.msgscope.proto.Role.PUBLISHERS) && !remote.containsKey(io.msgscope.proto.Role.SUBSCRIBERS)) {
+        if (local) {
             // both agents on this box, to one broker address: they share its local ports
-            ConnectionLimits.checkPorts(p + s, sources, "--publishers");
+            ConnectionLimits.checkPorts(p + s, sources, p >= s ? "--publishers" : "--subscribers");
         }
         if (topicPrefix != null) {
             drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)

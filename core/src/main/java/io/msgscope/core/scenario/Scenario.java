@@ -55,11 +55,11 @@ public enum Scenario {
 
     /** Rejects counts the shape cannot have, naming the option. */
     public void check(int publishers, int subscribers) {
-        if (publishers < 1 || publishers > 10_000) {
-            throw new SpecException("--publishers", "must be between 1 and 10000, got " + publishers);
+        if (publishers < 1 || publishers > 100_000) {
+            throw new SpecException("--publishers", "must be between 1 and 100000, got " + publishers);
         }
-        if (subscribers < 1 || subscribers > 10_000) {
-            throw new SpecException("--subscribers", "must be between 1 and 10000, got " + subscribers);
+        if (subscribers < 1 || subscribers > 100_000) {
+            throw new SpecException("--subscribers", "must be between 1 and 100000, got " + subscribers);
         }
         switch (this) {
             case FAN_IN -> {
