@@ -71,7 +71,8 @@ public final class ScenarioConnections<T extends AutoCloseable> {
     /**
      * Connection counters: {@code connections_target}, {@code connections_opened},
      * {@code connect_failed_<kind>}, {@code connections_not_attempted} (once the ramp is done), and the
-     * agent's own {@code <role>_agent_threads} and {@code <role>_agent_rss_kib} at the time of the report.
+     * agent's own {@code <role>_agent_threads}, {@code <role>_agent_rss_kib} and {@code <role>_agent_cpu_ns}
+     * (the process's CPU time so far) at the time of the report.
      */
     public void putCounters(Map<String, Long> m) {
         m.putAll(context.connects().counters());
@@ -81,6 +82,10 @@ public final class ScenarioConnections<T extends AutoCloseable> {
         }
         // what the agent costs with its connections open (issue 13: threads must not grow with connections)
         m.put(role + "_agent_threads", (long) java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount());
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            m.put(role + "_agent_cpu_ns", os.getProcessCpuTime()); // the whole process, 10 ms ticks
+        }
         long rss = residentKib();
         if (rss >= 0) {
             m.put(role + "_agent_rss_kib", rss);

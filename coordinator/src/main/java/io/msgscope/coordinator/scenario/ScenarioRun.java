@@ -95,6 +95,8 @@ public final class ScenarioRun {
         public boolean crossHost;
         /** Each agent's epoch-clock offset to the first subscribers agent's, with its bound (cross-host runs). */
         public final Map<String, ClockOffset> clockOffsets = new LinkedHashMap<>();
+        /** Each role's agents' process CPU time (ns, summed) at the reset after the warm-up, and at the end. */
+        public final Map<String, Long> cpuAtReset = new TreeMap<>();
         /** Agents per role. */
         public int publishersAgents;
         public int subscribersAgents;
@@ -238,6 +240,10 @@ public final class ScenarioRun {
             awaitDone(hub, cfg.warmupMs() + 60_000, "the warm-up");
         }
         queryAll(hub, all(), kind(ScenarioQuery.Kind.RESET), 10_000);
+        aggregate(o);
+        for (String key : List.of("publishers_agent_cpu_ns", "subscribers_agent_cpu_ns")) {
+            o.cpuAtReset.put(key, o.counters().getOrDefault(key, 0L));
+        }
         if (box != null) {
             box.reset(hub);
         }

@@ -136,8 +136,14 @@ public final class ScenarioSummary {
         for (String role : new String[] {"publishers", "subscribers"}) {
             // at the final report, connections still open; summed over the role's agents
             r.fields.put(role + "_agent_threads", counters.get(role + "_agent_threads"));
-            Long rss = counters.get(role + "_agent_rss_kib");
-            r.fields.put(role + "_agent_rss_kib", rss);
+            r.fields.put(role + "_agent_rss_kib", counters.get(role + "_agent_rss_kib"));
+            // process CPU from the reset after the warm-up to the final report (measurement, in-flight wait)
+            Long end = counters.get(role + "_agent_cpu_ns");
+            Long start = o.cpuAtReset.get(role + "_agent_cpu_ns");
+            Double cpuMs = end == null || start == null ? null : (end - start) / 1e6;
+            long msgs = counters.getOrDefault(role.equals("publishers") ? "messages_sent" : "messages_received", 0L);
+            r.fields.put(role + "_agent_cpu_ms", cpuMs);
+            r.fields.put(role + "_cpu_us_per_message", cpuMs == null || msgs == 0 ? null : cpuMs * 1e3 / msgs);
         }
         if (!o.connectFailures.isEmpty()) {
             r.header.put("connect_failures", List.copyOf(o.connectFailures));
