@@ -3,7 +3,9 @@
 # peer on the same loopback broker, side by side, the same message count and size, alternating:
 #   MQTT QoS 0/1/2  vs mosquitto_pub -l | mosquitto_sub (Debian mosquitto-clients), the shared Mosquitto;
 #                   MQTT 5 with the HiveMQ client, and MQTT 3.1.1 with --opt engine=netty (*-netty rows)
-#   NATS core       vs a plain jnats publish loop + Dispatcher (io.msgscope.bench.peers.PlainNats)
+#   NATS core       vs a plain jnats publish loop + Dispatcher (io.msgscope.bench.peers.PlainNats), and vs a
+#                   plain loop on the official Go client (benchmarks/scripts/peers/nats-go, built here in GOPATH
+#                   mode from Debian's golang-go and golang-github-nats-io-go-nats-dev, installed if missing)
 #   ZeroMQ PUSH/PULL vs a plain JeroMQ loop (io.msgscope.bench.peers.PlainZmq)
 # Both sides report the receive rate the same way: (received - 1) / (last arrival - first arrival);
 # the delivered rate: received / (last arrival - first send), i.e. what actually got through per
@@ -30,10 +32,10 @@ bench="$root/benchmarks/target/benchmarks.jar"
 if [ ! -f "$jar" ] || [ ! -f "$bench" ]; then
   (cd "$root" && ./mvnw -q -B -DskipTests package)
 fi
-python3 - "$out" "$rounds" "$count" "$warmup" "$size" "$mqtt_uri" "$nats_uri" "$jar" "$bench" "${ONLY:-}" <<'PY'
-import csv, json, os, re, signal, statistics, subprocess, sys, time, urllib.parse
+python3 - "$out" "$rounds" "$count" "$warmup" "$size" "$mqtt_uri" "$nats_uri" "$jar" "$bench" "${ONLY:-}" "$root" <<'PY'
+import csv, json, os, re, shutil, signal, statistics, subprocess, sys, time, urllib.parse
 out, rounds, count, warmup, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-mqtt_uri, nats_uri, jar, bench, only = sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9], sys.argv[10]
+mqtt_uri, nats_uri, jar, bench, only, root = sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9], sys.argv[10], sys.argv[11]
 mqtt = urllib.parse.urlparse(mqtt_uri)
 mhost, mport = mqtt.hostname, str(mqtt.port or 1883)
 
@@ -73,6 +75,27 @@ def java_peer(name, cls, args):
     return {"sent": int(m["sent"]), "received": int(m["received"]), "lost": int(m["lost"]),
             "send_msg_s": float(m["send_msg_s"]), "receive_msg_s": float(m["receive_msg_s"]),
             "delivered_msg_s": float(m["delivered_msg_s"]), "status": "ok", "note": ""}
+
+def go_peer(name):
+    """The official NATS Go client in a plain loop (issue 13's native peer for core NATS)."""
+    exe = f"{out}/nats-go"
+    if not os.path.exists(exe):
+        if not os.path.isdir("/usr/share/gocode/src/github.com/nats-io/nats.go") or not shutil.which("go"):
+            subprocess.run(["apt-get", "install", "-y", "-qq", "golang-go", "golang-github-nats-io-go-nats-dev"],
+                           check=True, stdout=subprocess.DEVNULL)
+        gopath = f"{out}/gopath"
+        os.makedirs(f"{gopath}/src/natsgo", exist_ok=True)
+        shutil.copy(f"{root}/benchmarks/scripts/peers/nats-go/main.go", f"{gopath}/src/natsgo/main.go")
+        subprocess.run(["go", "build", "-o", exe, "."], cwd=f"{gopath}/src/natsgo", check=True,
+                       env=dict(os.environ, GOPATH=f"{gopath}:/usr/share/gocode", GO111MODULE="off",
+                                GOCACHE=f"{out}/gocache"))
+    r = subprocess.run([exe, nats_uri, f"peers.{name}", str(count), str(size)], capture_output=True, text=True,
+                       timeout=1800)
+    open(f"{out}/{name}.log", "w").write(r.stdout + r.stderr)
+    j = json.loads(r.stdout.strip().splitlines()[-1])
+    return {"sent": j["sent"], "received": j["received"], "lost": j["sent"] - j["received"],
+            "send_msg_s": float("nan"), "receive_msg_s": j["rate"], "delivered_msg_s": j["delivered_rate"],
+            "status": "ok", "note": f"CPU {j['cpu_ns_per_message']:.0f} ns/msg, both sides"}
 
 def mosquitto(name, qos, version="mqttv5"):
     """mosquitto_pub -l publishes one message per stdin line (64 chars + newline = a 64 B payload);
@@ -124,6 +147,7 @@ pairs = [
      lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2", "engine=netty"])),
     ("nats", "plain jnats", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainNats", [nats_uri, str(count), str(warmup), str(size)]),
      lambda n: msgscope(n, "nats", nats_uri, [])),
+    ("nats-go", "Go nats.go loop", go_peer, lambda n: msgscope(n, "nats", nats_uri, [])),
     ("zmq", "plain JeroMQ", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainZmq", [str(count), str(warmup), str(size)]),
      lambda n: msgscope(n, "zmq", "", [])),
 ]
@@ -185,7 +209,7 @@ for setting, peer_name, _, _ in pairs:
                   f"{dmed[tool]:,.0f} | {lost} | {loads} |")
     ratios.append((setting, peer_name, med["msgscope"] / med[peer_name] if med[peer_name] else float("nan"),
                    dmed["msgscope"] / dmed[peer_name] if dmed[peer_name] else float("nan")))
-target = {"mosquitto_pub/sub": 1.0, "plain jnats": 0.7, "plain JeroMQ": 0.7}
+target = {"mosquitto_pub/sub": 1.0, "plain jnats": 0.7, "plain JeroMQ": 0.7, "Go nats.go loop": 0.7}
 md += ["", "| setting | ratio msgscope / peer, receive msg/s (medians) | ratio, delivered msg/s (medians) | target | met (receive / delivered) |",
        "|---|---|---|---|---|"]
 for setting, peer_name, ratio, dratio in ratios:

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Issue 13's targets (a benchmark, not a timed test): many connections from one box against the shared
+# Mosquitto and NATS, and beyond one address's ports against private brokers with a raised fd limit.
+#   mqtt|nats-straight-10k  straight-run, 5,000 publishers + 5,000 subscribers at 1 msg/s (MQTT QoS 1)
+#   mqtt|nats-fanin-10k     fan-in, 10,000 publishers -> 1 subscriber at 1 msg/s
+#   mqtt|nats-straight-50k  straight-run, 25,000 + 25,000 against a private mosquitto / nats-server started
+#                           here with ulimit -n 200000, the clients over 4 source addresses 127.0.0.2-5
+#   peer-fleet-2k           npm's mqtt package, 1,000 + 1,000 connections at 10 msg/s QoS 1 in one Node
+#                           process, against msgscope's straight-run of the same shape (msgscope-fleet-2k)
+# Each case records status, delivery_rate, set-up time, connect-time p50/p99, latency p50/p99, each agent's
+# threads and RSS, RSS per connection (against a 5 + 5 run of the same driver: the marginal cost), and CPU
+# per delivered message (both agents' process CPU over the measurement / messages received), with the
+# 1-minute load average before and after. Writes OUT/results.csv and OUT/scale.md.
+# Usage: benchmarks/scripts/scale.sh [OUT_DIR] [DURATION_S]   env ONLY="nats-fanin-10k,..." SKIP_50K=1
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${1:-$root/results/bench-scale}"
+duration="${2:-60}"
+mkdir -p "$out"
+jar="$root/dist/target/msgscope.jar"
+[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
+ulimit -n 200000 2>/dev/null || echo "scale.sh: cannot raise ulimit -n (not root?): the 50k cases will be refused" >&2
+python3 - "$out" "$duration" "$jar" "$root" "${ONLY:-}" "${SKIP_50K:-0}" <<'PY'
+import csv, json, os, shutil, signal, subprocess, sys, tempfile, time
+out, duration, jar, root, only, skip50 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1"
+def load1():
+    return float(open("/proc/loadavg").read().split()[0])
+def scenario(name, driver, args):
+    d = f"{out}/{name}"
+    shutil.rmtree(d, ignore_errors=True)
+    cmd = ["java", "-jar", jar, "scenario", "--driver", driver, "--out", d] + args
+    l0 = load1()
+    with open(f"{d}.log", "w") as f:
+        subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, check=False, timeout=3600)
+    l1 = load1()
+    s = json.load(open(f"{d}/summary.json"))
+    r = s["results"]
+    row = {"case": name, "status": s["status"], "failure": s.get("failure_reason") or ""}
+    for k in ["connections_opened", "setup_s", "connect_time_p50_us", "connect_time_p99_us", "latency_p50_us",
+              "latency_p99_us", "messages_sent", "messages_received", "delivery_rate", "publishers_agent_threads",
+              "subscribers_agent_threads", "publishers_agent_rss_kib", "subscribers_agent_rss_kib",
+              "publishers_agent_cpu_ms", "subscribers_agent_cpu_ms"]:
+        row[k] = r.get(k)
+    cpu = (r.get("publishers_agent_cpu_ms") or 0) + (r.get("subscribers_agent_cpu_ms") or 0)
+    row["cpu_us_per_delivered"] = round(cpu * 1e3 / r["messages_received"], 2) if r.get("messages_received") else None
+    row["load1_before"], row["load1_after"] = l0, l1
+    return row
+rows, baseline = [], {}
+def per_connection(row, driver):
+    b = baseline.get(driver)
+    if not b:
+        return
+    for role in ["publishers", "subscribers"]:
+        n = (row["connections_opened"] or 0) / 2 - 5  # straight-run and fan-in alike: about half each
+        rss, rss0 = row[f"{role}_agent_rss_kib"], b[f"{role}_agent_rss_kib"]
+        if n > 0 and rss and rss0:
+            row[f"{role}_rss_kib_per_connection"] = round((rss - rss0) / n, 1)
+def want(name):
+    return not only or name in only.split(",")
+common = ["--duration", str(duration), "--warmup", "5", "--size", "64"]
+for driver, opts in [("mqtt", ["--opt", "qos=1"]), ("nats", [])]:
+    baseline[driver] = scenario(f"{driver}-baseline-10", driver, ["--scenario", "straight-run", "--publishers", "5",
+                                "--rate", "1"] + common + opts)
+    rows.append(baseline[driver])
+    for shape, p in [("straight", "5000"), ("fanin", "10000")]:
+        name = f"{driver}-{shape}-10k"
+        if want(name):
+            row = scenario(name, driver, ["--scenario", "straight-run" if shape == "straight" else "fan-in",
+                           "--publishers", p, "--rate", "1", "--connect-rate", "2000"] + common + opts)
+            if shape == "straight":
+                per_connection(row, driver)
+            rows.append(row); print(row, flush=True)
+def private(kind):
+    tmp = tempfile.mkdtemp(prefix="msgscope-scale-")
+    if kind == "mqtt":
+        conf = f"{tmp}/m.conf"
+        open(conf, "w").write("listener 18831 127.0.0.1\nallow_anonymous true\nmax_connections -1\n"
+                              "max_queued_messages 100000\n")
+        p = subprocess.Popen(["mosquitto", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return p, "tcp://127.0.0.1:18831"
+    p = subprocess.Popen(["nats-server", "-a", "127.0.0.1", "-p", "14223", "--max_connections", "100000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p, "nats://127.0.0.1:14223"
+if not skip50:
+    for driver, opts in [("mqtt", ["--opt", "qos=1"]), ("nats", [])]:
+        name = f"{driver}-straight-50k"
+        if not want(name):
+            continue
+        broker, uri = private(driver)
+        time.sleep(1)
+        try:
+            row = scenario(name, driver, ["--uri", uri, "--scenario", "straight-run", "--publishers", "25000",
+                           "--rate", "1", "--connect-rate", "2500", "--source-addresses",
+                           "127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5"] + common + opts)
+            per_connection(row, driver)
+            rows.append(row); print(row, flush=True)
+        finally:
+            broker.send_signal(signal.SIGTERM); broker.wait(10)
+if want("peer-fleet-2k") and shutil.which("node") and shutil.which("npm"):
+    mods = f"{out}/node"
+    if not os.path.isdir(f"{mods}/node_modules/mqtt"):
+        subprocess.run(["npm", "install", "--silent", "--prefix", mods, "mqtt@5"], check=True)
+    for rnd in range(3):  # alternating, msgscope first in even rounds
+        for tool in (["msgscope", "peer"] if rnd % 2 == 0 else ["peer", "msgscope"]):
+            if tool == "msgscope":
+                row = scenario(f"msgscope-fleet-2k-{rnd}", "mqtt", ["--scenario", "straight-run", "--publishers", "1000",
+                               "--rate", "10", "--opt", "qos=1", "--opt", "version=3"] + common)
+            else:
+                l0 = load1()
+                env = dict(os.environ, NODE_PATH=f"{mods}/node_modules")
+                res = subprocess.run(["node", f"{root}/benchmarks/scripts/peers/mqtt-fleet.js", "mqtt://127.0.0.1:1883",
+                                      "1000", "10", str(duration), "5", "1"], capture_output=True, text=True, env=env,
+                                     timeout=3600)
+                j = json.loads(res.stdout.strip().splitlines()[-1])
+                row = {"case": f"peer-fleet-2k-{rnd}", "status": "ok" if j["delivery_rate"] >= 1 else "lost",
+                       "connections_opened": j["connections"], "setup_s": j["setup_s"], "messages_sent": j["sent"],
+                       "messages_received": j["received"], "delivery_rate": j["delivery_rate"],
+                       "cpu_us_per_delivered": round(j["cpu_us_per_delivered"], 2) if j["cpu_us_per_delivered"] else None,
+                       "load1_before": l0, "load1_after": load1()}
+            rows.append(row); print(row, flush=True)
+keys = []
+for r in rows:
+    for k in r:
+        if k not in keys:
+            keys.append(k)
+with open(f"{out}/results.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=keys); w.writeheader(); w.writerows(rows)
+with open(f"{out}/scale.md", "w") as f:
+    cols = ["case", "status", "connections_opened", "setup_s", "delivery_rate", "latency_p99_us",
+            "publishers_agent_threads", "subscribers_agent_threads", "publishers_rss_kib_per_connection",
+            "subscribers_rss_kib_per_connection", "cpu_us_per_delivered", "load1_before", "load1_after"]
+    f.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
+    for r in rows:
+        f.write("| " + " | ".join("" if r.get(c) is None else str(round(r[c], 3) if isinstance(r[c], float) else r[c])
+                                  for c in cols) + " |\n")
+print(open(f"{out}/scale.md").read())
+PY
