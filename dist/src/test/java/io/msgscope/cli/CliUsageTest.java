@@ -163,6 +163,23 @@ class CliUsageTest {
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
     }
 
+    /** Issue 16: report and compare refuse a summary.json msgscope did not write whole: exit 1, one line naming it. */
+    @Test
+    void reportAndCompareRefuseABrokenSummary() throws Exception {
+        for (String content : new String[] {"", "[1, 2]", "{\"x\": 1}", "{not json"}) {
+            Path d = Files.createDirectories(tmp.resolve("broken-" + content.length()));
+            Files.writeString(d.resolve("summary.json"), content);
+            for (String[] args : new String[][] {{"report", d.toString()}, {"compare", d.toString(), d.toString()}}) {
+                Result r = run(args);
+                assertEquals(1, r.code(), () -> String.join(" ", args) + ": " + r.err());
+                assertEquals(1, r.errLines().size(), r.err());
+                assertTrue(r.errLines().get(0).contains(d.resolve("summary.json") + " is not a msgscope summary"),
+                        r.err());
+            }
+            assertFalse(Files.exists(d.resolve("index.html")), "no page for a broken summary");
+        }
+    }
+
     @Test
     void relayIngressPortInUse() throws Exception {
         try (ServerSocket held = new ServerSocket()) {

@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
                 "or settings (trace runs: size, count, rate; throughput: size, in-flight; scenarios:",
                 "scenario, size, publishers, subscribers, rate, duration) unless --force.",
                 "Sweep folders over the same parameter: msg/s, p50 and p99 against it, one curve each."},
-        footer = {"", "Exit codes: 0 ok, 1 plotting failed, 2 bad usage or runs not comparable."})
+        footer = {"", "Exit codes: 0 ok, 1 plotting failed or a summary.json that is not a msgscope summary, 2 bad usage or",
+                "runs not comparable."})
 public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -56,6 +57,9 @@ public final class CompareCommand implements Callable<Integer> {
             if (!sweep && !Files.isRegularFile(d.resolve("summary.json"))) {
                 throw new SpecException("DIR", d + " holds no summary.json (not a run folder) and no sweep.json"
                         + " (not a sweep folder)");
+            }
+            if (!sweep) {
+                io.msgscope.coordinator.report.HtmlReport.checkSummary(d);
             }
             sweeps += sweep ? 1 : 0;
         }

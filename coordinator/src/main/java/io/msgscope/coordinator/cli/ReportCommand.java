@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
                 "summary, status, environment, plots, tables and the settings to reproduce it.",
                 "Inline CSS, images by relative path, no scripts, no network. Missing PNGs are rendered",
                 "when gnuplot is installed."},
-        footer = {"", "Exit codes: 0 ok, 2 bad usage (not a run or sweep folder)."})
+        footer = {"", "Exit codes: 0 ok, 1 the folder's summary.json is empty, not JSON or not a msgscope summary,",
+                "2 bad usage (not a run or sweep folder)."})
 public final class ReportCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -32,6 +33,9 @@ public final class ReportCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         if (!HtmlReport.isRun(dir) && !HtmlReport.isSweep(dir)) {
             throw new SpecException("DIR", dir + " holds neither summary.json nor sweep.json");
+        }
+        if (!HtmlReport.isSweep(dir)) {
+            HtmlReport.checkSummary(dir); // exit 1, one line: a broken summary is a failure, not a page
         }
         PrintWriter stdout = commandSpec.commandLine().getOut();
         HtmlReport.Result r = HtmlReport.write(dir);

@@ -48,6 +48,27 @@ public final class HtmlReport {
         return Files.isRegularFile(dir.resolve("summary.json"));
     }
 
+    /**
+     * Refuses a summary.json that msgscope did not write whole (issue 16): empty, not JSON, not an object,
+     * or without the {@code mode} and {@code status} every mode writes. The message is one line naming the
+     * file; commands turn it into exit 1.
+     */
+    public static void checkSummary(Path dir) throws IOException {
+        Path f = dir.resolve("summary.json");
+        String why;
+        try {
+            com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(f.toFile());
+            why = j == null || j.isMissingNode() ? "it is empty"
+                    : !j.isObject() ? "it is not a JSON object"
+                    : !j.hasNonNull("mode") || !j.hasNonNull("status") ? "it has no mode or status" : null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            why = "it is not JSON (" + e.getOriginalMessage() + ")";
+        }
+        if (why != null) {
+            throw new IOException(f + " is not a msgscope summary: " + why);
+        }
+    }
+
     /** Writes dir/index.html (and, for a sweep, each point's index.html), rendering missing PNGs when gnuplot is present. */
     public static Result write(Path dir) throws IOException {
         List<Path> pages = new ArrayList<>();

@@ -72,7 +72,18 @@ public final class ScenarioSummary {
         r.fields.put("receive_rate", received / seconds);
         r.fields.put("send_bytes_rate", counters.getOrDefault("bytes_sent", 0L) / seconds);
         r.fields.put("receive_bytes_rate", counters.getOrDefault("bytes_received", 0L) / seconds);
-        r.fields.put("warmup_sent", counters.getOrDefault("warmup_sent", 0L));
+        long warmupSent = counters.getOrDefault("warmup_sent", 0L);
+        long warmupExpected = c.scenario().expected(warmupSent, c.subscribers());
+        long warmupReceived = counters.getOrDefault("warmup_received", 0L);
+        r.fields.put("warmup_sent", warmupSent);
+        r.fields.put("warmup_received", warmupReceived);
+        // issue 16: what the broker dropped before the measurement is reported, not hidden (and not failed)
+        r.fields.put("warmup_lost", Math.max(0, warmupExpected - warmupReceived));
+        if (warmupReceived < warmupExpected) {
+            r.notes.add("warm-up: " + (warmupExpected - warmupReceived) + " of " + warmupExpected + " deliveries never "
+                    + "arrived (lost before the measurement began; reported, not failed: delivery_rate covers the "
+                    + "measurement only)");
+        }
         r.fields.put("in_flight_wait_ms", o.drainMs);
         r.fields.put("sends_deferred", counters.getOrDefault("sends_deferred", 0L));
         connections(r, o, counters);

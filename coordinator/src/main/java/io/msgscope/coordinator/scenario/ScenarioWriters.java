@@ -92,7 +92,16 @@ public final class ScenarioWriters {
             return "";
         }
         if (v instanceof Double || v instanceof Float) {
-            return String.format(Locale.ROOT, "%.3f", ((Number) v).doubleValue());
+            double d = ((Number) v).doubleValue();
+            String s = String.format(Locale.ROOT, "%.3f", d);
+            // never let rounding turn a fraction into a whole number (issue 16: delivery_rate 0.99973 is not 1.000)
+            if (d != Math.rint(d) && Double.parseDouble(s) == Math.rint(Double.parseDouble(s))) {
+                s = String.format(Locale.ROOT, "%.6f", d);
+                if (Double.parseDouble(s) == Math.rint(Double.parseDouble(s))) {
+                    s = Double.toString(d);
+                }
+            }
+            return s;
         }
         return v.toString();
     }

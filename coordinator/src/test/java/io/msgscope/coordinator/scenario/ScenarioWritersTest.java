@@ -38,6 +38,17 @@ class ScenarioWritersTest {
                 + "\n- a note\n", ScenarioWriters.markdown(sample()));
     }
 
+    /** Issue 16: a fraction never rounds to a whole number next to a verdict (0.99973 is not 1.000). */
+    @Test
+    void roundingNeverTurnsAFractionIntoAWholeNumber() {
+        assertEquals("0.999730", ScenarioWriters.number(0.99973));
+        assertEquals("0.9999999", ScenarioWriters.number(0.9999999));
+        assertEquals("1.000", ScenarioWriters.number(1.0));
+        assertEquals("0.998", ScenarioWriters.number(0.99763));
+        assertEquals("0.000200", ScenarioWriters.number(0.0002)); // 0.000 would hide it
+        assertEquals("12.346", ScenarioWriters.number(12.3456));
+    }
+
     @Test
     void timeseriesGolden() {
         assertEquals("# msgscope scenario time series, one row per second of the measurement\n"
