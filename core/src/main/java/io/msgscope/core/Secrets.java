@@ -18,9 +18,35 @@ public final class Secrets {
     private Secrets() {
     }
 
-    /** {@code amqp://user:pw@host} becomes {@code amqp://user:****@host}; a URI without a password is unchanged. */
+    /**
+     * {@code amqp://user:pw@host} becomes {@code amqp://user:****@host}; a URI without a password is
+     * unchanged. The password runs from the first ':' of the user info to the authority's last '@', so a
+     * raw '@' or ':' in it is masked too (issue 14: nothing of it shows).
+     */
     public static String uri(String uri) {
-        return uri == null ? null : uri.replaceAll("(://[^:/@]*:)[^@/]*@", "$1" + MASK + "@");
+        if (uri == null) {
+            return null;
+        }
+        int sep = uri.indexOf("://");
+        if (sep < 0) {
+            return uri;
+        }
+        int end = uri.length();
+        for (char c : new char[] {'/', '?', '#'}) {
+            int i = uri.indexOf(c, sep + 3);
+            if (i >= 0) {
+                end = Math.min(end, i);
+            }
+        }
+        int at = uri.lastIndexOf('@', end - 1);
+        if (at <= sep) {
+            return uri;
+        }
+        int colon = uri.indexOf(':', sep + 3);
+        if (colon < 0 || colon > at) {
+            return uri;
+        }
+        return uri.substring(0, colon + 1) + MASK + uri.substring(at);
     }
 
     /** True for option keys that hold a credential, e.g. password, token, tls_key_password. */
