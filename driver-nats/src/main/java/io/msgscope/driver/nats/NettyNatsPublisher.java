@@ -1,0 +1,225 @@
+package io.msgscope.driver.nats;
+
+import io.msgscope.core.driver.AckCounts;
+import io.msgscope.core.driver.ClientContext;
+import io.msgscope.core.driver.Publisher;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The lean core-NATS publisher (the default engine): {@code PUB <subject> <size>} frames on a
+ * {@link NatsConnection}, without jnats' message objects, byte[] copies and writer thread. The sending thread writes
+ * each frame (the line prepared once, the payload, CRLF) straight into a pooled buffer that the event loop takes and
+ * writes whole, flushed once: a frame that finds the loop idle goes out at once, frames that arrive while it is
+ * writing share the next write (one wake-up and one system call for all of them). Nothing is allocated per message
+ * in steady state.
+ *
+ * <p>Back-pressure: the queue is full when the buffer waiting for the event loop holds {@link #BATCH_BOUND} bytes or
+ * more, or when the channel is not writable (Netty's outbound buffer above its high-water mark because the socket
+ * is full). {@link #offer} then returns false at once, so a pacer serving thousands of connections never waits for
+ * one; {@link #send} (trace mode) parks until there is room. Core NATS acknowledges nothing, so {@link #drain} is a
+ * PING/PONG round trip queued behind the frames: its PONG says the server has processed every PUB before it. The
+ * counters are the jnats publisher's ({@code publish_errors}); a {@code -ERR} from the server ends the connection
+ * and counts as a publish error.
+ */
+final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
+    /** Bytes queued for the event loop beyond which the queue counts as full. */
+    static final int BATCH_BOUND = 64 * 1024;
+
+    private final NatsSettings s;
+    private final int size;
+    private final NatsConnection conn;
+    private final Channel channel;
+    /** {@code PUB <subject> <size>\r\n}, the same for every message. */
+    private final byte[] line;
+    private final int frameBytes;
+    private final AckCounts counts = new AckCounts();
+    private final Runnable writeTask = this::writeQueued;
+    private final BooleanSupplier room = this::hasRoom;
+    private final Object lock = new Object();
+    // guarded by lock: the frames queued for the event loop and whether a write task is on its way
+    private ByteBuf batch;
+    private boolean scheduled;
+
+    // sending thread only
+    private long sent;
+    private long pings = 1; // the CONNECT's PING
+    private ByteBuffer source;
+    private ByteBuffer view;
+
+    NettyNatsPublisher(NatsSettings s, int size, ClientContext context) throws IOException {
+        this.s = s;
+        this.size = size;
+        this.line = ("PUB " + s.subject() + " " + size + "\r\n").getBytes(StandardCharsets.UTF_8);
+        this.frameBytes = line.length + size + 2;
+        this.conn = NatsConnection.open(s, context, "pub", this);
+        this.channel = conn.channel;
+        try {
+            s.checkMaxPayload(size, conn.info().maxPayload());
+        } catch (RuntimeException e) {
+            conn.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void send(ByteBuffer buffer, int offset, int length) throws IOException {
+        final int end = offset + length;
+        for (int off = offset; off < end; off += size) {
+            while (!enqueue(buffer, off)) {
+                awaitRoom();
+            }
+        }
+    }
+
+    @Override
+    public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        return enqueue(buffer, offset);
+    }
+
+    /** Whether a frame may be queued now: the queue below its bound and the channel writable. */
+    private boolean hasRoom() {
+        if (!channel.isWritable()) {
+            return false;
+        }
+        synchronized (lock) {
+            return batch == null || batch.writerIndex() < BATCH_BOUND;
+        }
+    }
+
+    private void awaitRoom() throws IOException {
+        while (!conn.await(room, 1_000_000_000L)) {
+            checkAlive(); // otherwise a second went by without room: wait on, the socket is merely full
+        }
+    }
+
+    /**
+     * Copies one message into the queue, behind its PUB line, and makes sure a write task is on its way; false
+     * (nothing copied) when the queue is full.
+     */
+    private boolean enqueue(ByteBuffer buffer, int off) throws IOException {
+        if (conn.lostWhy() != null) {
+            checkAlive();
+        }
+        if (!channel.isWritable()) {
+            return false;
+        }
+        boolean schedule;
+        synchronized (lock) {
+            ByteBuf b = batch;
+            if (b == null) {
+                b = batch = channel.alloc().buffer(Math.max(frameBytes, Math.min(BATCH_BOUND, 16 * frameBytes)));
+            } else if (b.writerIndex() >= BATCH_BOUND) {
+                return false;
+            }
+            b.writeBytes(line);
+            if (buffer.hasArray()) {
+                b.writeBytes(buffer.array(), buffer.arrayOffset() + off, size);
+            } else {
+                b.writeBytes(slice(buffer, off));
+            }
+            b.writeByte('\r').writeByte('\n');
+            schedule = !scheduled;
+            scheduled = true;
+        }
+        if (schedule) {
+            channel.eventLoop().execute(writeTask);
+        }
+        sent++;
+        return true;
+    }
+
+    /** {@code [off, off + size)} of a direct buffer through one reused view (made again only for another buffer). */
+    private ByteBuffer slice(ByteBuffer buffer, int off) {
+        if (buffer != source) {
+            source = buffer;
+            view = buffer.duplicate();
+        }
+        view.clear();
+        view.position(off).limit(off + size);
+        return view;
+    }
+
+    /** Event loop: writes what was queued since the last run in one buffer, flushed once. */
+    private void writeQueued() {
+        final ByteBuf out;
+        synchronized (lock) {
+            out = batch;
+            batch = null;
+            scheduled = false;
+        }
+        conn.wake();
+        if (out == null) {
+            return;
+        }
+        if (!channel.isActive()) {
+            out.release();
+            return;
+        }
+        channel.writeAndFlush(out, channel.voidPromise());
+    }
+
+    private void checkAlive() throws IOException {
+        conn.checkAlive("after " + sent + " messages");
+    }
+
+    /** The server answered -ERR, closed or broke the protocol: counted once as a publish error. */
+    @Override
+    public void onLost() {
+        if (!conn.closedByUs() && conn.lostWhy() != null && conn.lostWhy().startsWith("the server sent -ERR")) {
+            counts.error(counts.firstError() == null ? "NATS at " + s.address() + " " + conn.lostWhy().substring(11) : null);
+        }
+    }
+
+    /** A PING behind everything queued; returns when its PONG came, i.e. the server has processed every PUB. */
+    @Override
+    public void drain(long timeoutMs) throws IOException {
+        checkAlive();
+        final long want;
+        boolean schedule;
+        synchronized (lock) {
+            if (batch == null) {
+                batch = channel.alloc().buffer(6);
+            }
+            NatsConnection.writePing(batch);
+            want = ++pings;
+            schedule = !scheduled;
+            scheduled = true;
+        }
+        if (schedule) {
+            channel.eventLoop().execute(writeTask);
+        }
+        if (!conn.await(() -> conn.pongs() >= want, Math.max(1, timeoutMs) * 1_000_000L)) {
+            checkAlive();
+            throw new IOException("NATS at " + s.address() + " did not answer a PING within " + timeoutMs
+                    + " ms after " + sent + " messages");
+        }
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        return counts.counters(false, false); // core NATS has no acks
+    }
+
+    @Override
+    public String firstError() {
+        return counts.firstError();
+    }
+
+    @Override
+    public void close() {
+        conn.close(); // runs on the event loop after the write task already queued
+        synchronized (lock) {
+            if (batch != null) {
+                batch.release();
+                batch = null;
+            }
+        }
+    }
+}
