@@ -13,6 +13,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
@@ -99,11 +100,23 @@ final class NatsConnection implements NatsFramer.Listener {
         return c;
     }
 
+    /** A connection on a channel made elsewhere (tests: an EmbeddedChannel), past its set-up. */
+    static NatsConnection attach(NatsSettings s, Owner owner, Channel ch) {
+        NatsConnection c = new NatsConnection(s, owner);
+        c.channel = ch;
+        c.install(ch.pipeline());
+        return c;
+    }
+
+    private void install(ChannelPipeline p) {
+        p.addLast("nats", new NatsFramer(this)).addLast("events", new Events());
+    }
+
     private void handshake(ClientContext context, String role) throws IOException {
         Bootstrap b = NettyIo.of(context).bootstrap(CONNECT_TIMEOUT_MS).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast("nats", new NatsFramer(NatsConnection.this)).addLast("events", new Events());
+                install(ch.pipeline());
             }
         });
         if (settings.socketBuffer() > 0) {
@@ -258,6 +271,11 @@ final class NatsConnection implements NatsFramer.Listener {
         }
         lost(refusal ? Fault.Kind.REFUSED : Fault.Kind.CONNECTION_LOST, "the server sent -ERR '" + message + "'");
         ctx.close();
+    }
+
+    @Override
+    public boolean ended() {
+        return lostWhy != null;
     }
 
     @Override

@@ -52,6 +52,11 @@ final class NatsFramer extends ByteToMessageDecoder {
 
         /** The server broke the protocol; the framer closes the connection right after. Called at most once. */
         void onProtocolError(String why);
+
+        /** True once the listener has ended the connection (e.g. on a -ERR): the rest of the input is dropped. */
+        default boolean ended() {
+            return false;
+        }
     }
 
     private final Listener listener;
@@ -69,7 +74,7 @@ final class NatsFramer extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (in.isReadable() && !failed) {
+        while (in.isReadable() && !failed && !listener.ended()) {
             final int start = in.readerIndex();
             final int limit = in.writerIndex();
             final int lf = in.indexOf(start, Math.min(limit, start + MAX_LINE + 2), (byte) '\n');
@@ -126,7 +131,7 @@ final class NatsFramer extends ByteToMessageDecoder {
                 return;
             }
         }
-        if (failed) {
+        if (failed || listener.ended()) {
             in.skipBytes(in.readableBytes());
         }
     }

@@ -150,6 +150,11 @@ final class NettyNatsSubscriber implements Subscriber, NatsConnection.Owner {
         return conn.serverInfo();
     }
 
+    /** The connection, for tests. */
+    NatsConnection connection() {
+        return conn;
+    }
+
     @Override
     public void close() {
         conn.close();
