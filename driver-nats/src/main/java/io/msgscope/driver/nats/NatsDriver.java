@@ -29,7 +29,7 @@ import java.util.Set;
  *       {@code messages_acked}</li>
  *   <li>{@code consumer} push or pull, JetStream only (default push): push without a group is an
  *       ordered ephemeral consumer; pull is a durable consumer fetched in batches inside
- *       {@code poll}, acked one by one</li>
+ *       {@code poll} (or, after {@code start}, on a thread of its own), acked one by one</li>
  *   <li>{@code storage} file or memory, the stream's storage with JetStream (default file)</li>
  *   <li>{@code max_inflight} JetStream publishes not yet acknowledged before {@code send} waits,
  *       1-1000000 (default 1000)</li>

@@ -2,6 +2,7 @@ package io.msgscope.driver.nats;
 
 import io.msgscope.core.driver.AckCounts;
 import io.msgscope.core.driver.ClientContext;
+import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -38,6 +39,8 @@ import java.util.function.BooleanSupplier;
 final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
     /** Bytes queued for the event loop beyond which the queue counts as full. */
     static final int BATCH_BOUND = 64 * 1024;
+    /** A {@link #send} that finds no room for this long fails: the server stopped reading. */
+    static final long STALL_NS = 30_000_000_000L;
 
     private final NatsSettings s;
     private final int size;
@@ -103,8 +106,13 @@ final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
     }
 
     private void awaitRoom() throws IOException {
+        final long since = System.nanoTime();
         while (!conn.await(room, 1_000_000_000L)) {
-            checkAlive(); // otherwise a second went by without room: wait on, the socket is merely full
+            checkAlive(); // otherwise a second went by without room: the socket is merely full, wait on
+            if (System.nanoTime() - since > STALL_NS) {
+                throw new Fault(Fault.Kind.PUBLISH_FAILED, "NATS at " + s.address() + " took nothing for "
+                        + STALL_NS / 1_000_000_000L + " s after " + sent + " messages (the connection's socket stayed full)");
+            }
         }
     }
 
@@ -200,11 +208,16 @@ final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
         conn.checkAlive("after " + sent + " messages");
     }
 
-    /** The server answered -ERR, closed or broke the protocol: counted once as a publish error. */
+    /**
+     * Event loop: a -ERR from the server (e.g. a permissions violation for the subject) counts as a publish error;
+     * any end of the connection is thrown by the next {@link #send} or {@link #offer}.
+     */
     @Override
     public void onLost() {
-        if (!conn.closedByUs() && conn.lostWhy() != null && conn.lostWhy().startsWith("the server sent -ERR")) {
-            counts.error(counts.firstError() == null ? "NATS at " + s.address() + " " + conn.lostWhy().substring(11) : null);
+        String why = conn.lostWhy();
+        String prefix = "the server sent -ERR";
+        if (!conn.closedByUs() && why != null && why.startsWith(prefix)) {
+            counts.error("NATS at " + s.address() + " sent -ERR" + why.substring(prefix.length()));
         }
     }
 
