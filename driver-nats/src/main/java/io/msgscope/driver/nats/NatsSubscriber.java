@@ -90,22 +90,7 @@ final class NatsSubscriber implements Subscriber {
                 streamName = "MSGSCOPE_" + s.subject().replaceAll("[^A-Za-z0-9_-]", "_");
                 ensureStream(conn.jetStreamManagement(), streamName, s);
                 JetStream js = conn.jetStream();
-                if (s.pull()) {
-                    String durable = s.group().isEmpty() ? "msgscope_" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
-                            .nextLong()) : s.group();
-                    pullSub = js.subscribe(s.subject(), PullSubscribeOptions.builder().stream(streamName)
-                            .durable(durable).configuration(ConsumerConfiguration.builder().ackPolicy(AckPolicy.Explicit)
-                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
-                } else if (s.group().isEmpty()) {
-                    js.subscribe(s.subject(), d, mh, false,
-                            PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
-                } else {
-                    // one durable consumer with a deliver group: the members of the queue group share it
-                    js.subscribe(s.subject(), s.group(), d, mh, true, PushSubscribeOptions.builder().stream(streamName)
-                            .durable(s.group()).configuration(ConsumerConfiguration.builder().durable(s.group())
-                                    .deliverGroup(s.group()).ackPolicy(AckPolicy.Explicit)
-                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
-                }
+                pullSub = subscribeJetStream(js, d, mh, streamName, s);
             } else {
                 if (s.group().isEmpty()) {
                     d.subscribe(s.subject(), mh);
@@ -136,6 +121,45 @@ final class NatsSubscriber implements Subscriber {
         }
         this.pull = pullSub;
         this.stream = streamName;
+    }
+
+    /** The JetStream error a consumer create gets when another subscriber created the same durable just before. */
+    private static final int CONSUMER_NAME_IN_USE = 10013;
+
+    /**
+     * Subscribes through the stream's consumer (see the class comment); returns the pull subscription, or null for
+     * push. The members of a group share one durable consumer: when they open at the same time, all but one find
+     * it created between jnats' look-up and its create (JetStream error 10013, "consumer name already in use"), and
+     * a second attempt binds to it.
+     */
+    private JetStreamSubscription subscribeJetStream(JetStream js, Dispatcher d, io.nats.client.MessageHandler mh,
+                                                     String streamName, NatsSettings s)
+            throws IOException, JetStreamApiException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                if (s.pull()) {
+                    String durable = s.group().isEmpty() ? "msgscope_" + Long.toHexString(
+                            java.util.concurrent.ThreadLocalRandom.current().nextLong()) : s.group();
+                    return js.subscribe(s.subject(), PullSubscribeOptions.builder().stream(streamName)
+                            .durable(durable).configuration(ConsumerConfiguration.builder().ackPolicy(AckPolicy.Explicit)
+                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
+                } else if (s.group().isEmpty()) {
+                    js.subscribe(s.subject(), d, mh, false,
+                            PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
+                } else {
+                    // one durable consumer with a deliver group: the members of the queue group share it
+                    js.subscribe(s.subject(), s.group(), d, mh, true, PushSubscribeOptions.builder().stream(streamName)
+                            .durable(s.group()).configuration(ConsumerConfiguration.builder().durable(s.group())
+                                    .deliverGroup(s.group()).ackPolicy(AckPolicy.Explicit)
+                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
+                }
+                return null;
+            } catch (JetStreamApiException e) {
+                if (e.getApiErrorCode() != CONSUMER_NAME_IN_USE || s.group().isEmpty() || attempt == 3) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**

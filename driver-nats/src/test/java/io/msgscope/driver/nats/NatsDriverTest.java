@@ -109,6 +109,45 @@ class NatsDriverTest {
         pushRoundTrip(Map.of("jetstream", "true", "storage", "memory", "consumer", "pull"), "msgscope-nats-pull");
     }
 
+    /**
+     * Members of a JetStream group opened at the same time (as an agent opening its connections in parallel does)
+     * share the one durable consumer: those that lose the race to create it bind to it.
+     */
+    @Test
+    void jetStreamGroupMembersOpenedAtOnceShareTheDurable() throws Exception {
+        requireSystemServer();
+        for (String consumer : new String[] {"push", "pull"}) {
+            String subject = "msgscope.test.group" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
+                    .nextLong());
+            DriverSpec spec = new DriverSpec("", 0, SYSTEM, 64, 0, Map.of("jetstream", "true", "storage", "memory",
+                    "subject", subject, "group", "members", "consumer", consumer), "");
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+            java.util.List<java.util.concurrent.Future<Subscriber>> opened = new java.util.ArrayList<>();
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < 4; i++) {
+                opened.add(pool.submit(() -> {
+                    go.await();
+                    return driver().openSubscriber(spec);
+                }));
+            }
+            go.countDown();
+            java.util.List<Subscriber> subs = new java.util.ArrayList<>();
+            java.util.List<String> failures = new java.util.ArrayList<>();
+            for (var f : opened) {
+                try {
+                    subs.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failures.add(e.getCause().getMessage());
+                }
+            }
+            pool.shutdown();
+            for (Subscriber sub : subs) {
+                sub.close();
+            }
+            assertEquals(java.util.List.of(), failures, consumer);
+        }
+    }
+
     private static void pushRoundTrip(Map<String, String> opts, String threadPrefix) throws Exception {
         int n = 2000;
         java.util.concurrent.atomic.AtomicIntegerArray arrivals = new java.util.concurrent.atomic.AtomicIntegerArray(n);
