@@ -1,6 +1,7 @@
 package io.msgscope.driver.nats;
 
 import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
@@ -9,12 +10,14 @@ import io.msgscope.core.driver.Subscriber;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * NATS through jnats: core pub/sub, or JetStream. The subscriber connects first, subscribes to its
- * subject (by default {@code msgscope.<random>}), flushes so the server has the subscription, and
- * reports the subject as its destination.
+ * NATS: core pub/sub through msgscope's own lean engine on Netty (the default), or through jnats, which also
+ * speaks JetStream. The subscriber connects first, subscribes to its subject (by default
+ * {@code msgscope.<random>}), makes sure the server has the subscription (a PING/PONG round trip, jnats' flush),
+ * and reports the subject as its destination.
  *
  * <p>{@code --uri}: {@code nats://host:port} (default {@code nats://127.0.0.1:4222}; {@code tls://} for
  * TLS; user info in the URI as credentials). Options ({@code --opt key=value}):
@@ -26,11 +29,17 @@ import java.util.Set;
  *       {@code messages_acked}</li>
  *   <li>{@code consumer} push or pull, JetStream only (default push): push without a group is an
  *       ordered ephemeral consumer; pull is a durable consumer fetched in batches inside
- *       {@code poll}, acked one by one</li>
+ *       {@code poll} (or, after {@code start}, on a thread of its own), acked one by one</li>
  *   <li>{@code storage} file or memory, the stream's storage with JetStream (default file)</li>
  *   <li>{@code max_inflight} JetStream publishes not yet acknowledged before {@code send} waits,
  *       1-1000000 (default 1000)</li>
  *   <li>{@code username}, {@code password}, or {@code token} credentials</li>
+ *   <li>{@code engine} netty or jnats (default netty for core NATS, jnats with JetStream): netty is the lean
+ *       core-NATS engine ({@link NettyNatsPublisher}, {@link NettyNatsSubscriber}) on the agent's shared event
+ *       loops, binding source addresses; jnats runs a client library connection (and its threads) per
+ *       connection; {@code engine=netty} with {@code jetstream=true} is refused</li>
+ *   <li>{@code tls_ca}, {@code tls_verify} with a {@code tls://} URI: the PEM file of certificates to trust
+ *       (default the JVM's trust store) and whether to check the certificate at all (default true)</li>
  *   <li>{@code group} subscriber only: core NATS, join this queue group; JetStream, share the durable
  *       consumer of that name (push: with this deliver group) — either way each message goes to one
  *       member of the group (round-robin)</li>
@@ -38,7 +47,7 @@ import java.util.Set;
  */
 public final class NatsDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
-            "password", "token", "group", "consumer");
+            "password", "token", "group", "consumer", "engine", "tls_ca", "tls_verify");
 
     @Override
     public String name() {
@@ -56,20 +65,33 @@ public final class NatsDriver implements Driver {
         NatsSettings.of(spec, false);
     }
 
-    /** Heap: jnats takes byte arrays, and each message is copied out of this buffer anyway. */
+    /**
+     * Heap for both engines: jnats takes byte arrays, and the netty engine copies each message into its write
+     * buffer straight from the array.
+     */
     @Override
     public ByteBuffer allocatePayload(int capacity) {
         return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
-        return new NatsSubscriber(NatsSettings.of(spec, false), spec.messageSize());
+    public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
+        NatsSettings s = NatsSettings.of(spec, false);
+        return s.netty() ? new NettyNatsSubscriber(s, spec.messageSize(), context)
+                : new NatsSubscriber(s, spec.messageSize());
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
-        return new NatsPublisher(NatsSettings.of(spec, true), spec.messageSize());
+    public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
+        NatsSettings s = NatsSettings.of(spec, true);
+        return s.netty() ? new NettyNatsPublisher(s, spec.messageSize(), context)
+                : new NatsPublisher(s, spec.messageSize());
+    }
+
+    /** The netty engine binds its sockets to the context's source addresses; jnats opens its own sockets. */
+    @Override
+    public boolean bindsSourceAddresses(Map<String, String> options) {
+        return NatsSettings.netty(new DriverSpec("", 0, "", 0, 0, options, ""));
     }
 
     /**

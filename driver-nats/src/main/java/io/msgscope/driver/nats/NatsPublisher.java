@@ -71,7 +71,13 @@ final class NatsPublisher implements Publisher {
         this.subject = s.subject();
         this.size = size;
         this.maxInflight = s.maxInflight();
-        this.conn = s.connect("pub", lost, new ErrorListener() { });
+        this.conn = s.connect("pub", lost::lost, new ErrorListener() { });
+        try {
+            s.checkMaxPayload(size, conn.getServerInfo() == null ? 0 : conn.getServerInfo().getMaxPayload());
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
         this.js = s.jetStream() ? conn.jetStream() : null;
     }
 

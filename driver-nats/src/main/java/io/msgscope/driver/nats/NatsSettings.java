@@ -1,6 +1,5 @@
 package io.msgscope.driver.nats;
 
-import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Fault;
@@ -9,6 +8,11 @@ import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.msgscope.netty.TlsClient;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 
 import java.io.IOException;
 import java.net.URI;
@@ -19,9 +23,16 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** The NATS options of one side, checked once, each error naming its option. */
-record NatsSettings(String url, String address, boolean tls, String subject, boolean jetStream, boolean memory,
-                    int maxInflight, String username, String password, String token, String group, boolean pull) {
+/**
+ * The NATS options of one side, checked once, each error naming its option.
+ *
+ * @param netty   the lean core-NATS engine on Netty ({@code --opt engine=netty}, the default for core NATS); false
+ *                for jnats (JetStream, or {@code --opt engine=jnats})
+ * @param tlsOpts {@code tls_ca} and {@code tls_verify} as given (defaults: the JVM's trust store, verify)
+ */
+record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
+                    boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
+                    String password, String token, String group, boolean pull, int socketBuffer) {
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -89,9 +100,42 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
         if (subject.indexOf('*') >= 0 || subject.indexOf('>') >= 0 || subject.indexOf(' ') >= 0) {
             throw new SpecException("--opt subject", "must be a subject without wildcards (*, >) or spaces, got '" + subject + "'");
         }
+        if (!tls && TlsClient.Settings.given(spec)) {
+            String opt = spec.options().containsKey("tls_ca") ? "tls_ca" : "tls_verify";
+            throw new SpecException("--opt " + opt, "applies to TLS only: use a tls:// URI (a nats:// URI to a server "
+                    + "that requires TLS is upgraded with the defaults: the JVM's trust store, verified)");
+        }
+        TlsClient.Settings tlsOpts = TlsClient.Settings.of(spec);
+        boolean netty = netty(spec);
         String address = uri.getHost() + ":" + port;
-        return new NatsSettings((tls ? "tls://" : "nats://") + address, address, tls, subject, js,
-                storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec), consumer.equals("pull"));
+        return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.getHost(), port, address, tls, tlsOpts,
+                netty, subject, js, storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec),
+                consumer.equals("pull"), spec.socketBuffer());
+    }
+
+    /**
+     * Which engine these options run: {@code --opt engine=netty|jnats}; by default netty for core NATS and jnats
+     * for JetStream, which the lean engine does not speak.
+     */
+    static boolean netty(DriverSpec spec) {
+        boolean js = spec.boolOption("jetstream", false);
+        String engine = spec.option("engine", js ? "jnats" : "netty").toLowerCase(Locale.ROOT);
+        if (!engine.equals("netty") && !engine.equals("jnats")) {
+            throw new SpecException("--opt engine", "must be netty or jnats, got '" + engine + "'");
+        }
+        if (js && engine.equals("netty")) {
+            throw new SpecException("--opt engine", "netty speaks core NATS only; JetStream (--opt jetstream=true) runs "
+                    + "on jnats: drop --opt engine or give --opt engine=jnats");
+        }
+        return engine.equals("netty");
+    }
+
+    /** Refuses a message size above the server's announced max_payload before anything is sent. */
+    void checkMaxPayload(int size, long maxPayload) {
+        if (maxPayload > 0 && size > maxPayload) {
+            throw new SpecException("--size", "must be at most " + maxPayload + " bytes with NATS at " + address
+                    + " (its max_payload), got " + size);
+        }
     }
 
     private static String queueGroup(DriverSpec spec) {
@@ -105,14 +149,17 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
     }
 
     /** Connects without reconnecting (a lost connection is reported, not hidden); one line on failure. */
-    Connection connect(String role, DeliveryCount lostFlag, ErrorListener errors) throws IOException {
+    Connection connect(String role, Runnable lost, ErrorListener errors) throws IOException {
         Options.Builder b = new Options.Builder().server(url).connectionName("msgscope-" + role)
                 .connectionTimeout(CONNECT_TIMEOUT).noReconnect().errorListener(errors)
                 .connectionListener((conn, event) -> {
                     if (event == ConnectionListener.Events.DISCONNECTED || event == ConnectionListener.Events.CLOSED) {
-                        lostFlag.lost();
+                        lost.run();
                     }
                 });
+        if (tls) {
+            jnatsTls(b);
+        }
         if (username != null) {
             b.userInfo(username, password == null ? "" : password);
         }
@@ -128,6 +175,25 @@ record NatsSettings(String url, String address, boolean tls, String subject, boo
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to NATS at " + address);
+        }
+    }
+
+    /**
+     * jnats with {@code tls_verify=false} (trust anything) or {@code tls_ca} (trust that PEM file); without either,
+     * jnats' default for a tls:// URL (the JVM's trust store).
+     */
+    private void jnatsTls(Options.Builder b) throws IOException {
+        try {
+            if (!tlsOpts.verify()) {
+                b.opentls();
+            } else if (tlsOpts.caFile() != null) {
+                SslContext ctx = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                        .trustManager(new java.io.File(tlsOpts.caFile())).build();
+                b.sslContext(((JdkSslContext) ctx).context());
+            }
+        } catch (javax.net.ssl.SSLException | java.security.GeneralSecurityException | IllegalArgumentException e) {
+            throw new SpecException("--opt tls_ca", "is not a usable PEM certificate file ('" + tlsOpts.caFile() + "'): "
+                    + oneLine(e));
         }
     }
 

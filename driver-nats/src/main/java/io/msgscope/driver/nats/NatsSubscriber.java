@@ -34,13 +34,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
+ * The jnats engine's subscriber (JetStream, or {@code --opt engine=jnats}).
  * Receives through a jnats Dispatcher, whose thread runs the handler first thing: jnats hands over a
  * byte[] per message (its allocation), which is copied into one preallocated little-endian buffer so
  * the handler gets the usual ByteBuffer view without a wrapper object per message. Core NATS: the
  * subscription is flushed to the server before the subject is reported. JetStream: a stream named
  * after the subject is created (shared by the run's subscribers of that subject, deleted on close)
  * and read with an ordered push consumer, a durable push consumer shared by a deliver group, or a
- * durable pull consumer fetched inside {@link #poll} (see {@link NatsDriver}).
+ * durable pull consumer fetched inside {@link #poll}, or on a thread of its own after {@link #start}
+ * (see {@link NatsDriver}).
  * Payloads shorter than the header: {@code errors} and {@code short_payloads}; slow-consumer events
  * (messages the client dropped): {@code errors} and {@code slow_consumer_events}.
  */
@@ -60,11 +62,14 @@ final class NatsSubscriber implements Subscriber {
     private volatile boolean closed;
     private long shortPayloads; // delivery thread only
     private volatile String lostReason;
+    private volatile java.util.function.Consumer<String> ended;
+    private final java.util.concurrent.atomic.AtomicBoolean endedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile Thread puller; // JetStream pull consumer in push mode: fetches on its own thread
 
     NatsSubscriber(NatsSettings s, int size) throws IOException {
         this.settings = s;
         this.rx = ByteBuffer.allocate(Math.max(size, WireHeader.SIZE)).order(ByteOrder.LITTLE_ENDIAN);
-        this.conn = s.connect("sub", count, new ErrorListener() {
+        this.conn = s.connect("sub", this::connectionLost, new ErrorListener() {
             @Override
             public void slowConsumerDetected(Connection conn, Consumer consumer) {
                 slowConsumer.incrementAndGet();
@@ -78,28 +83,14 @@ final class NatsSubscriber implements Subscriber {
         String streamName = null;
         JetStreamSubscription pullSub = null;
         try {
+            s.checkMaxPayload(size, conn.getServerInfo() == null ? 0 : conn.getServerInfo().getMaxPayload());
             Dispatcher d = s.jetStream() && s.pull() ? null : conn.createDispatcher(); // a pull consumer fetches in poll
             io.nats.client.MessageHandler mh = this::onMessage;
             if (s.jetStream()) {
                 streamName = "MSGSCOPE_" + s.subject().replaceAll("[^A-Za-z0-9_-]", "_");
                 ensureStream(conn.jetStreamManagement(), streamName, s);
                 JetStream js = conn.jetStream();
-                if (s.pull()) {
-                    String durable = s.group().isEmpty() ? "msgscope_" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
-                            .nextLong()) : s.group();
-                    pullSub = js.subscribe(s.subject(), PullSubscribeOptions.builder().stream(streamName)
-                            .durable(durable).configuration(ConsumerConfiguration.builder().ackPolicy(AckPolicy.Explicit)
-                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
-                } else if (s.group().isEmpty()) {
-                    js.subscribe(s.subject(), d, mh, false,
-                            PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
-                } else {
-                    // one durable consumer with a deliver group: the members of the queue group share it
-                    js.subscribe(s.subject(), s.group(), d, mh, true, PushSubscribeOptions.builder().stream(streamName)
-                            .durable(s.group()).configuration(ConsumerConfiguration.builder().durable(s.group())
-                                    .deliverGroup(s.group()).ackPolicy(AckPolicy.Explicit)
-                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
-                }
+                pullSub = subscribeJetStream(js, d, mh, streamName, s);
             } else {
                 if (s.group().isEmpty()) {
                     d.subscribe(s.subject(), mh);
@@ -120,6 +111,9 @@ final class NatsSubscriber implements Subscriber {
             closeQuietly();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while subscribing at " + s.address());
+        } catch (io.msgscope.core.SpecException e) {
+            closeQuietly();
+            throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly();
             throw new IOException("cannot subscribe to '" + s.subject() + "' at " + s.address() + ": "
@@ -127,6 +121,45 @@ final class NatsSubscriber implements Subscriber {
         }
         this.pull = pullSub;
         this.stream = streamName;
+    }
+
+    /** The JetStream error a consumer create gets when another subscriber created the same durable just before. */
+    private static final int CONSUMER_NAME_IN_USE = 10013;
+
+    /**
+     * Subscribes through the stream's consumer (see the class comment); returns the pull subscription, or null for
+     * push. The members of a group share one durable consumer: when they open at the same time, all but one find
+     * it created between jnats' look-up and its create (JetStream error 10013, "consumer name already in use"), and
+     * a second attempt binds to it.
+     */
+    private JetStreamSubscription subscribeJetStream(JetStream js, Dispatcher d, io.nats.client.MessageHandler mh,
+                                                     String streamName, NatsSettings s)
+            throws IOException, JetStreamApiException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                if (s.pull()) {
+                    String durable = s.group().isEmpty() ? "msgscope_" + Long.toHexString(
+                            java.util.concurrent.ThreadLocalRandom.current().nextLong()) : s.group();
+                    return js.subscribe(s.subject(), PullSubscribeOptions.builder().stream(streamName)
+                            .durable(durable).configuration(ConsumerConfiguration.builder().ackPolicy(AckPolicy.Explicit)
+                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
+                } else if (s.group().isEmpty()) {
+                    js.subscribe(s.subject(), d, mh, false,
+                            PushSubscribeOptions.builder().stream(streamName).ordered(true).build());
+                } else {
+                    // one durable consumer with a deliver group: the members of the queue group share it
+                    js.subscribe(s.subject(), s.group(), d, mh, true, PushSubscribeOptions.builder().stream(streamName)
+                            .durable(s.group()).configuration(ConsumerConfiguration.builder().durable(s.group())
+                                    .deliverGroup(s.group()).ackPolicy(AckPolicy.Explicit)
+                                    .maxAckPending(MAX_ACK_PENDING).build()).build());
+                }
+                return null;
+            } catch (JetStreamApiException e) {
+                if (e.getApiErrorCode() != CONSUMER_NAME_IN_USE || s.group().isEmpty() || attempt == 3) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**
@@ -151,6 +184,51 @@ final class NatsSubscriber implements Subscriber {
             if (!existing.getConfiguration().getSubjects().contains(s.subject())) {
                 throw e;
             }
+        }
+    }
+
+    /** jnats' connection listener: the connection is gone (disconnected or closed). */
+    private void connectionLost() {
+        count.lost();
+        fireEnded(closeReason());
+    }
+
+    private void fireEnded(String reason) {
+        java.util.function.Consumer<String> e = ended;
+        if (e != null && !closed && endedOnce.compareAndSet(false, true)) {
+            e.accept(reason);
+        }
+    }
+
+    /**
+     * Push delivery (scenario mode): jnats' dispatcher thread calls the handler first thing in its callback (Q2);
+     * what arrived before waits in the dispatcher until now. A JetStream pull consumer has nothing to call back: its
+     * batches are fetched on a thread of its own ({@code msgscope-nats-pull}), which wakes once a second while
+     * nothing arrives. {@code ended} is called once when the connection is lost or a fetch fails.
+     */
+    @Override
+    public void start(MessageHandler h, java.util.function.Consumer<String> ended) {
+        if (handler != null || puller != null) {
+            throw new IllegalStateException("this subscriber is being polled or was started already");
+        }
+        this.ended = ended;
+        if (pull == null) {
+            handler = h;
+        } else {
+            Thread t = new Thread(() -> {
+                while (!closed) {
+                    if (fetch(h, 1000) < 0) {
+                        fireEnded(closeReason());
+                        return;
+                    }
+                }
+            }, "msgscope-nats-pull");
+            t.setDaemon(true);
+            puller = t;
+            t.start();
+        }
+        if (count.isLost()) {
+            fireEnded(closeReason());
         }
     }
 
@@ -240,6 +318,7 @@ final class NatsSubscriber implements Subscriber {
         }
         m.put("protocol", settings.jetStream() ? "NATS JetStream (" + (pull != null ? "pull" : "push") + " consumer)"
                 : "core NATS");
+        m.put("engine", "jnats");
         return m;
     }
 
@@ -267,6 +346,14 @@ final class NatsSubscriber implements Subscriber {
     @Override
     public void close() {
         closed = true;
+        Thread t = puller;
+        if (t != null) {
+            try {
+                t.join(2_000); // its fetch returns within a second
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (stream != null) {
             try {
                 conn.jetStreamManagement().deleteStream(stream);
