@@ -2,9 +2,11 @@ package io.msgscope.driver.mqtt;
 
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.AckCounts;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 
 import java.io.IOException;
@@ -13,16 +15,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * The lean publisher ({@code --opt engine=netty}): MQTT 3.1.1 at QoS 0, 1 or 2 on a
- * {@link NettyMqttSession}, without the HiveMQ client's publish objects and reactive plumbing. The
- * sender thread writes each PUBLISH packet (fixed header and topic prepared once, packet id, payload)
- * straight into a pooled buffer that the event loop takes and writes whole, flushed once: a packet
- * that finds the loop idle goes out at once, and packets that arrive while it is writing share the
- * next write (one wake-up and one system call for all of them; nothing allocated per message). QoS 1 and 2: packet ids cycle through 1..65535, at
- * most {@code max_inflight} (≤ 65535) unfinished; each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the
- * PUBREC → PUBREL exchange) counts as {@code messages_acked}, or {@code warmup_acked} for warm-up
- * messages (negative sequence). QoS 0: a publish completes once the socket took it, and the same
- * window bounds what is queued. Same counters and faults as {@link MqttPublisher}.
+ * The lean publisher ({@code --opt engine=netty}, the default): MQTT 5 or 3.1.1 at QoS 0, 1 or 2 on a
+ * {@link NettyMqttSession}, without the HiveMQ client's publish objects and reactive plumbing. The sending
+ * thread writes each PUBLISH packet (fixed header and topic prepared once, packet id, at MQTT 5 an empty
+ * property list, payload) straight into a pooled buffer that the event loop takes and writes whole, flushed
+ * once: a packet that finds the loop idle goes out at once, and packets that arrive while it is writing share
+ * the next write (one wake-up and one system call for all of them; nothing allocated per message).
+ *
+ * <p>The window: at most {@code max_inflight} publishes unfinished, and at QoS 1 and 2 at most the broker's
+ * Receive Maximum (MQTT 5 CONNACK). {@link #send} waits for room (trace mode); {@link #offer} never waits and
+ * returns false on a full window (the scenario pacers, issue 13). QoS 1 and 2: packet ids cycle through
+ * 1..65535; each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the PUBREC → PUBREL exchange) counts as
+ * {@code messages_acked}, or {@code warmup_acked} for warm-up messages (negative sequence). An MQTT 5 PUBACK
+ * or PUBREC with a reason code of 0x80 or above is a refused publish ({@code publish_refused}, the first one
+ * named with its code, e.g. {@code 0x87 NOT_AUTHORIZED}), as with the HiveMQ engine. QoS 0: a publish
+ * completes once the socket took it, and the same window bounds what is queued. Up front, a QoS above the
+ * CONNACK's Maximum QoS and a PUBLISH above its Maximum Packet Size are refused.
  */
 final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     private static final byte WAITING = 1;       // PUBACK (QoS 1) or PUBREC (QoS 2) expected
@@ -31,8 +39,8 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     private final MqttSettings s;
     private final int size;
     private final int qos;
-    private final PublishWindow window;
-    private final NettyMqttSession session;
+    private final boolean v5;
+    final NettyMqttSession session;
     /** Fixed header and topic of every PUBLISH (they only differ in packet id and payload). */
     private final byte[] prefix;
     private final int packetBytes;
@@ -40,6 +48,8 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     /** Whether the publish with this packet id is a warm-up message (written by the sender before the hand-over). */
     private final boolean[] warmupById = new boolean[65_536];
     private final byte[] state = new byte[65_536]; // event loop only
+    /** Set once the CONNACK is in: its Receive Maximum bounds the window. */
+    private volatile PublishWindow window;
 
     private long sent; // sender thread only
     private int nextId = 1; // sender thread only
@@ -52,37 +62,108 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     private int batchCount;
     private boolean scheduled;
 
-    NettyMqttPublisher(MqttSettings s, int size) throws IOException {
+    /** Not connected yet: {@link #open} connects, tests attach a channel to {@link #session}. */
+    NettyMqttPublisher(MqttSettings s, int size) {
         this.s = s;
         this.size = size;
         this.qos = s.qos();
-        this.window = new PublishWindow(s.maxInflight(), s.address());
+        this.v5 = s.version() == 5;
         byte[] topic = s.topic().getBytes(StandardCharsets.UTF_8);
-        int remaining = 2 + topic.length + (qos > 0 ? 2 : 0) + size;
+        long remaining = 2L + topic.length + (qos > 0 ? 2 : 0) + (v5 ? 1 : 0) + size;
+        if (remaining > NettyMqttSession.MAX_PACKET - 5) {
+            throw new io.msgscope.core.SpecException("--size", "an MQTT packet holds at most 268435455 bytes; topic "
+                    + "and header leave less than " + size + " for the message");
+        }
         ByteBuf p = io.netty.buffer.Unpooled.buffer(5 + 2 + topic.length);
         p.writeByte(NettyMqttSession.PUBLISH << 4 | qos << 1);
-        NettyMqttSession.writeLength(p, remaining);
+        NettyMqttSession.writeLength(p, (int) remaining);
         p.writeShort(topic.length).writeBytes(topic);
         this.prefix = new byte[p.readableBytes()];
         p.readBytes(prefix);
-        this.packetBytes = prefix.length + (qos > 0 ? 2 : 0) + size;
-        this.session = NettyMqttSession.open(s, "pub", this);
+        this.packetBytes = prefix.length + (qos > 0 ? 2 : 0) + (v5 ? 1 : 0) + size;
+        this.session = new NettyMqttSession(s, this, "pub", NettyMqttSession.maxIncoming(0));
     }
 
-    /** Event loop: PUBACK, PUBREC, PUBCOMP. */
+    /** Connects, waits for the CONNACK and takes the broker's limits ({@link #connected}). */
+    static NettyMqttPublisher open(MqttSettings s, int size, ClientContext context) throws IOException {
+        NettyMqttPublisher p = new NettyMqttPublisher(s, size);
+        p.session.connect(context);
+        try {
+            p.connected();
+        } catch (IOException | RuntimeException e) {
+            p.session.close();
+            throw e;
+        }
+        return p;
+    }
+
+    /**
+     * After the CONNACK: a QoS above its Maximum QoS or a PUBLISH above its Maximum Packet Size is a
+     * {@link Fault.Kind#REFUSED} up front; the window is {@code max_inflight}, at QoS 1 and 2 at most its
+     * Receive Maximum.
+     */
+    void connected() throws Fault {
+        if (qos > session.maximumQos()) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts QoS " + session.maximumQos()
+                    + " at most (CONNACK Maximum QoS), asked --opt qos=" + qos);
+        }
+        if (packetBytes > session.maximumPacketSize()) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts packets of at most "
+                    + session.maximumPacketSize() + " bytes (CONNACK Maximum Packet Size); a PUBLISH of --size " + size
+                    + " takes " + packetBytes);
+        }
+        window = new PublishWindow(windowSize(), s.address());
+    }
+
+    /** Publishes allowed unfinished: {@code max_inflight}, at QoS 1 and 2 within the broker's Receive Maximum. */
+    int windowSize() {
+        return qos > 0 ? Math.min(s.maxInflight(), session.receiveMaximum()) : s.maxInflight();
+    }
+
+    /** Event loop: PUBACK, PUBREC, PUBCOMP (a PUBLISH or PUBREL to a publisher breaks the protocol). */
     @Override
     public void onPacket(ChannelHandlerContext ctx, int type, int flags, ByteBuf in, int start, int length) {
-        if (length < 2 || (type != NettyMqttSession.PUBACK && type != NettyMqttSession.PUBREC
-                && type != NettyMqttSession.PUBCOMP)) {
-            failed("sent an unexpected packet of type " + type + " (" + length + " bytes) to a publisher");
+        if (type == NettyMqttSession.PUBLISH || type == NettyMqttSession.PUBREL) {
+            session.unexpected("sent a " + NettyMqttSession.typeName(type) + " to a publisher, which subscribes to nothing");
             return;
+        }
+        final int end = start + length;
+        int reason = 0;
+        if (length < 2 || (!v5 && length != 2)) {
+            session.malformed("sent a malformed " + NettyMqttSession.typeName(type) + " (" + length + " bytes after "
+                    + "the fixed header, " + (v5 ? "at least 2" : "2") + " expected)");
+            return;
+        }
+        if (length > 2) {
+            reason = in.getUnsignedByte(start + 2);
+            if (length > 3) {
+                long v = NettyMqttSession.readVarInt(in, start + 3, end);
+                if (v < 0 || 3 + (v & 7) + (v >>> 3) != length) {
+                    session.malformed("sent a malformed " + NettyMqttSession.typeName(type)
+                            + " (its property length does not match the packet)");
+                    return;
+                }
+            }
         }
         final int id = in.getUnsignedShort(start);
         final int want = type == NettyMqttSession.PUBCOMP ? RELEASED : WAITING;
         final int wantType = qos == 1 ? NettyMqttSession.PUBACK : type == NettyMqttSession.PUBCOMP
                 ? NettyMqttSession.PUBCOMP : NettyMqttSession.PUBREC;
         if (type != wantType || state[id] != want) {
-            failed("sent a " + name(type) + " for packet id " + id + ", which has no QoS " + qos + " publish waiting for one");
+            failed("sent a " + NettyMqttSession.typeName(type) + " for packet id " + id + ", which has no QoS " + qos
+                    + " publish waiting for one");
+            return;
+        }
+        if (reason >= 0x80) {
+            state[id] = 0;
+            boolean describe = counts.firstError() == null;
+            String why = describe ? describe(type, reason, in, start, length) : null;
+            if (type == NettyMqttSession.PUBCOMP) {
+                counts.error(why); // the broker lost the release, it did not refuse the publish
+            } else {
+                counts.refused(why);
+            }
+            window.complete(1);
             return;
         }
         if (type == NettyMqttSession.PUBREC) {
@@ -95,17 +176,22 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         window.complete(1);
     }
 
-    @Override
-    public void onLost() {
-        window.wake();
+    /** The error path only: {@code MQTT broker at H refused a QoS 1 publish: PUBACK reason code 0x87 NOT_AUTHORIZED (text)}. */
+    private String describe(int type, int reason, ByteBuf in, int start, int length) {
+        String text = length > 3 ? NettyMqttSession.reasonString(in, start + 3 + (int) (NettyMqttSession.readVarInt(in,
+                start + 3, start + length) & 7), start + length) : "";
+        String code = NettyMqttSession.typeName(type) + " reason code "
+                + Fault.reasonCode(reason, NettyMqttSession.reasonName(type, reason)) + text;
+        return "MQTT broker at " + s.address() + (type == NettyMqttSession.PUBCOMP ? " failed a QoS 2 publish: "
+                : " refused a QoS " + qos + " publish: ") + code;
     }
 
-    private static String name(int type) {
-        return switch (type) {
-            case NettyMqttSession.PUBACK -> "PUBACK";
-            case NettyMqttSession.PUBREC -> "PUBREC";
-            default -> "PUBCOMP";
-        };
+    @Override
+    public void onLost() {
+        PublishWindow w = window;
+        if (w != null) {
+            w.wake();
+        }
     }
 
     private void failed(String why) {
@@ -114,6 +200,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
+        final PublishWindow window = this.window;
         final int end = offset + length;
         for (int off = offset; off < end; off += size) {
             if (session.lostWhy() != null) {
@@ -122,37 +209,65 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             if (window.full(sent)) {
                 window.await(sent, this::checkAlive);
             }
-            int id = 0;
-            if (qos > 0) {
-                id = nextId;
-                nextId = id == 65_535 ? 1 : id + 1;
-                warmupById[id] = size >= WireHeader.SIZE && WireHeader.sequence(buffer, off) < 0;
-            }
-            boolean schedule;
-            synchronized (lock) {
-                if (batch == null) {
-                    batch = session.channel.alloc().buffer(Math.max(1, Math.min((end - off) / size, 64)) * packetBytes);
-                    batchFirstId = id;
-                    batchCount = 0;
-                }
-                batch.writeBytes(prefix);
-                if (qos > 0) {
-                    batch.writeShort(id);
-                }
-                if (buffer.hasArray()) {
-                    batch.writeBytes(buffer.array(), buffer.arrayOffset() + off, size);
-                } else {
-                    batch.writeBytes(buffer.duplicate().limit(off + size).position(off));
-                }
-                batchCount++;
-                schedule = !scheduled;
-                scheduled = true;
-            }
-            if (schedule) {
-                session.channel.eventLoop().execute(writeTask);
-            }
-            sent++;
+            put(buffer, off, (end - off) / size);
         }
+    }
+
+    /**
+     * One message if the window has room, without waiting: a pacer thread serving thousands of connections
+     * never blocks on one of them (issue 13). The event loop's batch lock is held only to append the packet.
+     */
+    @Override
+    public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        if (length != size) {
+            throw new IllegalArgumentException("offer takes one message of " + size + " bytes, got " + length);
+        }
+        if (session.lostWhy() != null) {
+            checkAlive();
+        }
+        if (window.full(sent)) {
+            return false;
+        }
+        put(buffer, offset, 1);
+        return true;
+    }
+
+    /** Appends one PUBLISH to the batch the event loop writes next; schedules that write if none is on its way. */
+    private void put(ByteBuffer buffer, int off, int expected) {
+        int id = 0;
+        if (qos > 0) {
+            id = nextId;
+            nextId = id == 65_535 ? 1 : id + 1;
+            warmupById[id] = size >= WireHeader.SIZE && WireHeader.sequence(buffer, off) < 0;
+        }
+        final Channel ch = session.channel();
+        boolean schedule;
+        synchronized (lock) {
+            if (batch == null) {
+                batch = ch.alloc().buffer(Math.max(1, Math.min(expected, 64)) * packetBytes);
+                batchFirstId = id;
+                batchCount = 0;
+            }
+            batch.writeBytes(prefix);
+            if (qos > 0) {
+                batch.writeShort(id);
+            }
+            if (v5) {
+                batch.writeByte(0); // no properties
+            }
+            if (buffer.hasArray()) {
+                batch.writeBytes(buffer.array(), buffer.arrayOffset() + off, size);
+            } else {
+                batch.writeBytes(buffer.duplicate().limit(off + size).position(off));
+            }
+            batchCount++;
+            schedule = !scheduled;
+            scheduled = true;
+        }
+        if (schedule) {
+            ch.eventLoop().execute(writeTask);
+        }
+        sent++;
     }
 
     /**
@@ -172,7 +287,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             batch = null;
             scheduled = false;
         }
-        final var ch = session.channel;
+        final Channel ch = session.channel();
         if (out == null) {
             return;
         }
@@ -186,7 +301,8 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             }
             ch.writeAndFlush(out, ch.voidPromise());
         } else {
-            ch.writeAndFlush(out).addListener(f -> window.complete(n)); // one listener per write, not per message
+            final PublishWindow w = window;
+            ch.writeAndFlush(out).addListener(f -> w.complete(n)); // one listener per write, not per message
         }
     }
 
@@ -195,13 +311,13 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         if (why == null) {
             return;
         }
-        if (qos > 0 && sent > 0 && counts.totalAcked() == 0) {
+        if (!v5 && qos > 0 && sent > 0 && counts.totalAcked() == 0 && session.brokerClosed()) {
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " closed the connection after "
                     + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 broker refuses a QoS it does "
                     + "not support this way (e.g. mosquitto's max_qos)");
         }
-        throw new Fault(Fault.Kind.CONNECTION_LOST, "connection to MQTT broker at " + s.address() + " lost after "
-                + sent + " publishes (" + why + ")");
+        throw new Fault(session.refusedByDisconnect() ? Fault.Kind.REFUSED : Fault.Kind.CONNECTION_LOST,
+                "connection to MQTT broker at " + s.address() + " lost after " + sent + " publishes (" + why + ")");
     }
 
     @Override
