@@ -18,14 +18,14 @@ import java.util.Map;
  * The lean publisher ({@code --opt engine=netty}, the default): MQTT 5 or 3.1.1 at QoS 0, 1 or 2 on a
  * {@link NettyMqttSession}, without the HiveMQ client's publish objects and reactive plumbing. The sending
  * thread writes each PUBLISH packet (fixed header and topic prepared once, packet id, at MQTT 5 an empty
- * property list, payload) straight into a pooled buffer that the event loop takes and writes whole, flushed
- * once: a packet that finds the loop idle goes out at once, and packets that arrive while it is writing share
- * the next write (one wake-up and one system call for all of them; nothing allocated per message).
+ * property list, payload) into a batch buffer that the event loop takes and writes whole, flushed once: a
+ * packet that finds the loop idle goes out at once, and packets that arrive while it is writing share the next
+ * write (one wake-up and one system call for all of them; nothing allocated per message, see {@link #fill}).
  *
  * <p>The window: at most {@code max_inflight} publishes unfinished, and at QoS 1 and 2 at most the broker's
  * Receive Maximum (MQTT 5 CONNACK). {@link #send} waits for room (trace mode); {@link #offer} never waits and
  * returns false on a full window (the scenario pacers, issue 13). QoS 1 and 2: packet ids cycle through
- * 1..65535; each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the PUBREC → PUBREL exchange) counts as
+ * 1..2×window ({@link #maxId}); each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the PUBREC → PUBREL exchange) counts as
  * {@code messages_acked}, or {@code warmup_acked} for warm-up messages (negative sequence). An MQTT 5 PUBACK
  * or PUBREC with a reason code of 0x80 or above is a refused publish ({@code publish_refused}, the first one
  * named with its code, e.g. {@code 0x87 NOT_AUTHORIZED}), as with the HiveMQ engine. QoS 0: a publish
@@ -45,21 +45,32 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     private final byte[] prefix;
     private final int packetBytes;
     private final AckCounts counts = new AckCounts();
+    /**
+     * Packet ids cycle through 1..maxId, twice the window (at most 65535): brokers acknowledge in the order they
+     * received (MQTT §4.6), so an id comes round again only long after its publish completed, and a publisher
+     * keeps two small arrays instead of two of 64 KiB (ten thousand connections, issue 13). Set with the window.
+     */
+    private int maxId;
     /** Whether the publish with this packet id is a warm-up message (written by the sender before the hand-over). */
-    private final boolean[] warmupById = new boolean[65_536];
-    private final byte[] state = new byte[65_536]; // event loop only
+    private boolean[] warmupById;
+    private byte[] state; // event loop only
     /** Set once the CONNACK is in: its Receive Maximum bounds the window. */
     private volatile PublishWindow window;
 
     private long sent; // sender thread only
     private int nextId = 1; // sender thread only
     private final Runnable writeTask = this::writeQueued;
+    private final PublishWindow.Alive alive = this::checkAlive; // made once: a method reference per wait allocates
     private final Object lock = new Object();
-    // guarded by lock: the packets queued for the event loop, the first one's packet id, how many, and
-    // whether a write task is on its way
-    private ByteBuf batch;
-    private int batchFirstId;
-    private int batchCount;
+    // Two buffers of this publisher's own, never released: the sender appends packets to `fill` (guarded by
+    // lock, with the first one's packet id, how many, and whether a write task is on its way); the event loop
+    // swaps it with `spare`, copies what it took into a buffer it allocates itself, and clears it. Buffers the
+    // sender allocated and the event loop released never came back to the sender's recycler: one ByteBuf
+    // object per batch, i.e. per message at low rates (seen with JFR). The copy costs a memcpy per packet.
+    private ByteBuf fill = io.netty.buffer.Unpooled.buffer(0);
+    private ByteBuf spare = io.netty.buffer.Unpooled.buffer(0); // event loop only
+    private int fillFirstId;
+    private int fillCount;
     private boolean scheduled;
 
     /** Not connected yet: {@link #open} connects, tests attach a channel to {@link #session}. */
@@ -112,7 +123,11 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
                     + session.maximumPacketSize() + " bytes (CONNACK Maximum Packet Size); a PUBLISH of --size " + size
                     + " takes " + packetBytes);
         }
-        window = new PublishWindow(windowSize(), s.address());
+        int w = windowSize();
+        maxId = qos == 0 ? 1 : (int) Math.min(65_535, 2L * w);
+        warmupById = new boolean[maxId + 1];
+        state = new byte[maxId + 1];
+        window = new PublishWindow(w, s.address());
     }
 
     /** Publishes allowed unfinished: {@code max_inflight}, at QoS 1 and 2 within the broker's Receive Maximum. */
@@ -149,7 +164,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         final int want = type == NettyMqttSession.PUBCOMP ? RELEASED : WAITING;
         final int wantType = qos == 1 ? NettyMqttSession.PUBACK : type == NettyMqttSession.PUBCOMP
                 ? NettyMqttSession.PUBCOMP : NettyMqttSession.PUBREC;
-        if (type != wantType || state[id] != want) {
+        if (type != wantType || id == 0 || id > maxId || state[id] != want) {
             failed("sent a " + NettyMqttSession.typeName(type) + " for packet id " + id + ", which has no QoS " + qos
                     + " publish waiting for one");
             return;
@@ -207,9 +222,9 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
                 checkAlive();
             }
             if (window.full(sent)) {
-                window.await(sent, this::checkAlive);
+                window.await(sent, alive);
             }
-            put(buffer, off, (end - off) / size);
+            put(buffer, off);
         }
     }
 
@@ -228,26 +243,26 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         if (window.full(sent)) {
             return false;
         }
-        put(buffer, offset, 1);
+        put(buffer, offset);
         return true;
     }
 
     /** Appends one PUBLISH to the batch the event loop writes next; schedules that write if none is on its way. */
-    private void put(ByteBuffer buffer, int off, int expected) {
+    private void put(ByteBuffer buffer, int off) {
         int id = 0;
         if (qos > 0) {
             id = nextId;
-            nextId = id == 65_535 ? 1 : id + 1;
+            nextId = id == maxId ? 1 : id + 1;
             warmupById[id] = size >= WireHeader.SIZE && WireHeader.sequence(buffer, off) < 0;
         }
         final Channel ch = session.channel();
         boolean schedule;
         synchronized (lock) {
-            if (batch == null) {
-                batch = ch.alloc().buffer(Math.max(1, Math.min(expected, 64)) * packetBytes);
-                batchFirstId = id;
-                batchCount = 0;
+            final ByteBuf batch = fill;
+            if (fillCount == 0) {
+                fillFirstId = id;
             }
+            batch.ensureWritable(packetBytes); // grows to the largest batch once, then stays
             batch.writeBytes(prefix);
             if (qos > 0) {
                 batch.writeShort(id);
@@ -260,7 +275,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             } else {
                 batch.writeBytes(buffer.duplicate().limit(off + size).position(off));
             }
-            batchCount++;
+            fillCount++;
             schedule = !scheduled;
             scheduled = true;
         }
@@ -277,32 +292,43 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
      * each packet goes out at once.
      */
     private void writeQueued() {
-        final ByteBuf out;
+        final ByteBuf taken;
         final int first;
         final int n;
         synchronized (lock) {
-            out = batch;
-            first = batchFirstId;
-            n = batchCount;
-            batch = null;
+            taken = fill;
+            fill = spare;
+            first = fillFirstId;
+            n = fillCount;
+            fillCount = 0;
             scheduled = false;
         }
+        spare = taken;
         final Channel ch = session.channel();
-        if (out == null) {
+        if (n == 0 || !ch.isActive()) {
+            taken.clear();
             return;
         }
-        if (!ch.isActive()) {
-            out.release();
-            return;
-        }
+        final ByteBuf out = ch.alloc().directBuffer(taken.readableBytes());
+        out.writeBytes(taken);
+        taken.clear();
         if (qos > 0) {
-            for (int k = 0, id = first; k < n; k++, id = id == 65_535 ? 1 : id + 1) {
+            for (int k = 0, id = first; k < n; k++, id = id == maxId ? 1 : id + 1) {
                 state[id] = WAITING;
             }
             ch.writeAndFlush(out, ch.voidPromise());
         } else {
+            // QoS 0 completes once the socket took the bytes. Usually it takes them in this flush: then at once,
+            // without a promise and listener per write. When it is backed up, an empty buffer behind them
+            // completes when they have gone (writes complete in order): allocation only then.
+            ch.writeAndFlush(out, ch.voidPromise());
             final PublishWindow w = window;
-            ch.writeAndFlush(out).addListener(f -> w.complete(n)); // one listener per write, not per message
+            io.netty.channel.ChannelOutboundBuffer ob = ch.unsafe().outboundBuffer();
+            if (ob == null || ob.totalPendingWriteBytes() == 0) {
+                w.complete(n);
+            } else {
+                ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> w.complete(n));
+            }
         }
     }
 
@@ -322,7 +348,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     @Override
     public void drain(long timeoutMs) throws IOException {
-        window.drain(sent, timeoutMs, this::checkAlive);
+        window.drain(sent, timeoutMs, alive);
     }
 
     @Override

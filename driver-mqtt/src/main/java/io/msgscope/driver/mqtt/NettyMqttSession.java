@@ -9,10 +9,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -31,8 +33,6 @@ import io.netty.handler.codec.mqtt.MqttSubscriptionOption;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 
 import javax.net.ssl.SSLException;
 import java.io.IOException;
@@ -93,6 +93,14 @@ final class NettyMqttSession {
 
     private static final String BROKER_CLOSED = "the broker closed it";
 
+    /**
+     * The engine's buffers come from Netty's pooled allocator, not 4.2's default adaptive one: the adaptive
+     * allocator slices a new {@code DirectByteBuffer} for every socket read and write and for every view of a
+     * read buffer (~64 B each, per message at low rates; seen with JFR), while the pooled one keeps those views
+     * cached per chunk, so the per-message path allocates nothing.
+     */
+    static final io.netty.buffer.ByteBufAllocator ALLOCATOR = io.netty.buffer.PooledByteBufAllocator.DEFAULT;
+
     /** MQTT 5 DISCONNECT reason codes the client sends on a broken packet. */
     private static final byte MALFORMED_PACKET = (byte) 0x81;
     private static final byte PROTOCOL_ERROR = (byte) 0x82;
@@ -145,6 +153,7 @@ final class NettyMqttSession {
         this.settings = s;
         this.version = s.version();
         this.packets = packets;
+        this.keepAlive = new KeepAlive();
         this.maxIncoming = Math.min(MAX_PACKET, maxIncoming);
         this.clientId = "msgscope-" + role + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
         info.put("broker", "mqtt " + s.address());
@@ -183,6 +192,7 @@ final class NettyMqttSession {
             tls = null;
         }
         Bootstrap b = NettyIo.of(context).bootstrap((int) MqttConnection.CONNECT_TIMEOUT_S * 1000)
+                .option(ChannelOption.ALLOCATOR, ALLOCATOR)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel c) {
@@ -218,15 +228,13 @@ final class NettyMqttSession {
     }
 
     /**
-     * The pipeline after TLS: keep-alive, Netty's MQTT encoder (CONNECT, SUBSCRIBE, PINGREQ, DISCONNECT; the
-     * hand-framed packets pass it as bytes), the {@link Framer}, Netty's MQTT decoder for the packets the framer
+     * The pipeline after TLS: Netty's MQTT encoder (CONNECT, SUBSCRIBE, PINGREQ, DISCONNECT; the hand-framed
+     * packets pass it as bytes), keep-alive ({@link KeepAlive}), the {@link Framer}, Netty's MQTT decoder for the packets the framer
      * passes on, and the {@link Control} handler.
      */
     private void install(ChannelPipeline p) {
-        if (settings.keepAlive() > 0) {
-            p.addLast("keepalive", new IdleStateHandler(0, settings.keepAlive(), 0, TimeUnit.SECONDS));
-        }
         p.addLast("encoder", MqttEncoder.INSTANCE);
+        p.addLast("keepalive", keepAlive); // after the encoder: its PINGREQ is encoded; every write passes it
         p.addLast("framer", new Framer());
         p.addLast("decoder", new MqttDecoder(maxIncoming));
         p.addLast("control", new Control());
@@ -314,7 +322,7 @@ final class NettyMqttSession {
             int serverKeepAlive = intProperty(p, MqttProperties.SERVER_KEEP_ALIVE, -1);
             if (serverKeepAlive >= 0) {
                 info.put("server_keep_alive", "" + serverKeepAlive);
-                keepAlive(ctx, serverKeepAlive);
+                keepAlive.change(serverKeepAlive);
             }
             if (assignedClientId != null) {
                 info.put("assigned_client_identifier", assignedClientId);
@@ -322,16 +330,62 @@ final class NettyMqttSession {
         }
     }
 
-    /** Event loop: the broker's Server Keep Alive replaces ours (MQTT 5 §3.2.2.3.14). */
-    private void keepAlive(ChannelHandlerContext ctx, int seconds) {
-        ChannelPipeline p = ctx.pipeline();
-        if (p.get("keepalive") != null) {
-            p.remove("keepalive");
+    /**
+     * MQTT keep-alive (§3.1.2.10): a control packet at least every {@code keep_alive} seconds, PINGREQ when
+     * nothing else went out. Not Netty's IdleStateHandler: to see writes complete it turns every void promise
+     * into a real one with a listener, an allocation per write on the per-message path. Here every write only
+     * sets a flag, and a check every half interval sends PINGREQ when the flag stayed down, so no two packets
+     * are more than one interval apart.
+     */
+    private final class KeepAlive extends ChannelDuplexHandler implements Runnable {
+        private long periodNanos = TimeUnit.SECONDS.toNanos(settings.keepAlive()) / 2;
+        private boolean wrote; // event loop only
+        private ChannelHandlerContext ctx;
+        private io.netty.util.concurrent.ScheduledFuture<?> next;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+            schedule();
         }
-        if (seconds > 0) {
-            p.addBefore("encoder", "keepalive", new IdleStateHandler(0, seconds, 0, TimeUnit.SECONDS));
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+            wrote = true;
+            ctx.write(msg, promise);
+        }
+
+        /** Event loop: the broker's Server Keep Alive replaces ours (MQTT 5 §3.2.2.3.14); 0 turns it off. */
+        void change(int seconds) {
+            periodNanos = TimeUnit.SECONDS.toNanos(seconds) / 2;
+            if (next != null) {
+                next.cancel(false);
+                next = null;
+            }
+            schedule();
+        }
+
+        private void schedule() {
+            if (periodNanos > 0 && ctx != null) {
+                next = ctx.executor().schedule(this, periodNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void run() {
+            if (!ctx.channel().isOpen()) {
+                return;
+            }
+            boolean ping = !wrote && ctx.channel().isActive();
+            wrote = ping; // the PINGREQ counts as this half interval's write
+            if (ping) {
+                ctx.writeAndFlush(MqttMessage.PINGREQ, ctx.voidPromise());
+            }
+            schedule();
         }
     }
+
+    private final KeepAlive keepAlive;
 
     private static int intProperty(MqttProperties p, int id, int dflt) {
         MqttProperties.MqttProperty<?> v = p.getProperty(id);
@@ -786,9 +840,7 @@ final class NettyMqttSession {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-            if (evt instanceof IdleStateEvent) {
-                ctx.writeAndFlush(MqttMessage.PINGREQ);
-            } else if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess() && lostWhy == null) {
+            if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess() && lostWhy == null) {
                 lostWhy = "TLS handshake failed: " + MqttConnection.oneLine(e.cause());
                 connack.completeExceptionally(new SSLException(lostWhy)); // the one line, not the cause's own words
             }

@@ -30,9 +30,9 @@ import java.util.function.Consumer;
  * {@code --opt topic} and {@code --opt group}.
  *
  * <p>Each PUBLISH is cut out of Netty's read buffer in place and its payload handed to the handler first
- * thing (Q2) on the event loop as a view of that buffer (no copy, no object per message; a copy into one
- * reused buffer only when the read buffer is not one contiguous piece); at MQTT 5 its properties are skipped,
- * not read. QoS 1: a PUBACK per message; QoS 2: PUBREC, and PUBCOMP on the broker's PUBREL, a redelivered
+ * thing (Q2) on the event loop, copied into the I/O thread's scratch buffer up to {@link #COPY_MAX} bytes and
+ * viewed in place above (no object per message either way for small messages); at MQTT 5 its properties are
+ * skipped, not read. QoS 1: a PUBACK per message; QoS 2: PUBREC, and PUBCOMP on the broker's PUBREL, a redelivered
  * packet id not yet released is acknowledged again but not delivered twice (counted as {@code duplicates}).
  * The acknowledgements of one socket read go out together ({@link NettyMqttSession#acknowledge}). Polled
  * ({@link #poll}, trace mode) or pushed ({@link #start}, the scenario runtime) as {@link HandOver} describes;
@@ -44,8 +44,8 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
     final NettyMqttSession session;
     private final boolean v5;
     private volatile int grantedQos = -1;
-    private final boolean[] unreleased = new boolean[65_536]; // QoS 2, event loop only
-    private ByteBuffer copy = ByteBuffer.allocate(0); // event loop only
+    /** QoS 2 packet ids delivered and not yet released, one bit each (8 KiB, made with the first QoS 2 publish). */
+    private long[] unreleased; // event loop only
     // event loop only; read after the run
     private long protocolErrors;
     private long duplicates;
@@ -146,7 +146,9 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
                 return;
             }
             int id = in.getUnsignedShort(start);
-            unreleased[id] = false;
+            if (unreleased != null) {
+                unreleased[id >>> 6] &= ~(1L << id);
+            }
             session.acknowledge(ctx, NettyMqttSession.PUBCOMP, id);
         } else {
             protocolErrors++;
@@ -179,12 +181,15 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
             }
             p += (int) (props & 7) + (int) (props >>> 3);
         }
-        if (qos == 2 && unreleased[id]) {
+        if (qos == 2 && unreleased == null) {
+            unreleased = new long[65_536 / 64];
+        }
+        if (qos == 2 && (unreleased[id >>> 6] & 1L << id) != 0) {
             duplicates++; // the broker sent it again before our PUBREC reached it: acknowledge, do not deliver twice
         } else {
             delivery.deliver(payload(in, p, end - p));
             if (qos == 2) {
-                unreleased[id] = true;
+                unreleased[id >>> 6] |= 1L << id;
             }
         }
         if (qos > 0) {
@@ -192,13 +197,32 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
         }
     }
 
-    /** The payload as a little-endian view of the read buffer, or a copy in one reused buffer. */
-    private ByteBuffer payload(ByteBuf in, int at, int len) {
-        if (in.nioBufferCount() == 1 && !(in instanceof CompositeByteBuf)) {
+    /**
+     * Payloads up to this size are copied into the I/O thread's scratch buffer rather than viewed in place:
+     * Netty 4.2's default (adaptive) allocator makes a new {@code DirectByteBuffer} slice on every
+     * {@code internalNioBuffer} call, ~64 B allocated per message (seen with JFR), while copying 2 KiB costs
+     * less than that allocation and its collection. Larger payloads are viewed in place, where one small
+     * object per message is nothing next to the bytes it spares copying.
+     */
+    static final int COPY_MAX = 2048;
+    /** One scratch buffer per I/O thread, shared by its connections (the handler keeps no reference). */
+    private static final io.netty.util.concurrent.FastThreadLocal<ByteBuffer> SCRATCH =
+            new io.netty.util.concurrent.FastThreadLocal<>() {
+                @Override
+                protected ByteBuffer initialValue() {
+                    return ByteBuffer.allocate(COPY_MAX).order(ByteOrder.LITTLE_ENDIAN);
+                }
+            };
+
+    /** The payload as a little-endian buffer, {@code [position, limit)}: see {@link #COPY_MAX}. */
+    private static ByteBuffer payload(ByteBuf in, int at, int len) {
+        if (len > COPY_MAX && in.nioBufferCount() == 1 && !(in instanceof CompositeByteBuf)) {
             return in.internalNioBuffer(at, len).order(ByteOrder.LITTLE_ENDIAN);
         }
+        ByteBuffer copy = SCRATCH.get();
         if (copy.capacity() < len) {
             copy = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
+            SCRATCH.set(copy);
         }
         copy.clear().limit(len);
         in.getBytes(at, copy);

@@ -88,23 +88,57 @@ class MqttDriverTest {
     }
 
     @ParameterizedTest(name = "Moquette MQTT 3.1.1 engine={0} QoS {1}")
-    @CsvSource({"netty,0", "netty,1", "netty,2", "hivemq,0", "hivemq,1", "hivemq,2"})
+    @CsvSource({"netty,1", "netty,2", "hivemq,1", "hivemq,2"})
     void moquetteDeliversEveryMessageOnce(String engine, int qos) throws Exception {
         RoundTrip rt = RoundTrip.run(driver(), moquetteUri, Map.of("engine", engine, "version", "3", "qos", "" + qos),
                 N, 64);
-        if (qos == 0) {
-            // at most once: Moquette drops QoS 0 messages when its subscriber queue overflows at full
-            // speed (1772 of 2000 arrived in one run here); never duplicates, and most arrive
-            assertEquals(0, rt.duplicates, "duplicates");
-            assertTrue(rt.received >= N / 2, "QoS 0 received " + rt.received + " of " + N);
-        } else {
-            rt.assertAllOnce(N, true);
-        }
-        assertEquals(qos == 0 ? 0L : N, rt.publisherCounters.get("messages_acked"));
+        rt.assertAllOnce(N, true);
+        assertEquals((long) N, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
         assertEquals((long) qos, rt.subscriberCounters.get("qos_granted"));
         assertTrue(rt.destination.startsWith("msgscope/"), rt.destination);
         System.out.println("moquette v3 engine=" + engine + " qos " + qos + ": " + rt.rate());
+    }
+
+    /**
+     * At most once: Moquette drops QoS 0 messages when its subscriber queue overflows at full speed (1772 of
+     * 2000 arrived in one run here); never duplicates, and most arrive. Waits until arrivals stop for 2 s
+     * rather than for all of them.
+     */
+    @ParameterizedTest(name = "Moquette MQTT 3.1.1 engine={0} QoS 0")
+    @CsvSource({"netty", "hivemq"})
+    void moquetteQos0DeliversMostAndNeverTwice(String engine) throws Exception {
+        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("engine", engine, "version", "3", "qos", "0"),
+                "");
+        int[] arrivals = new int[N];
+        java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
+            sub.start((b, off) -> {
+                arrivals[(int) io.msgscope.core.WireHeader.sequence(b, off)]++;
+                received.incrementAndGet();
+            }, why -> { });
+            try (io.msgscope.core.driver.Publisher pub = driver().openPublisher(spec.withDestination(sub.destination()))) {
+                java.nio.ByteBuffer buf = driver().allocatePayload(64);
+                for (int i = 0; i < N; i++) {
+                    io.msgscope.core.WireHeader.writeSequence(buf, 0, i);
+                    pub.send(buf, 0, 64);
+                }
+                pub.drain(30_000);
+                assertEquals(0L, pub.counters().get("messages_acked"));
+            }
+            long last = -1;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (received.get() < N && received.get() != last && System.nanoTime() < deadline) {
+                last = received.get();
+                Thread.sleep(2000); // a quiet period: QoS 0 gives no other sign that nothing more will come
+            }
+            assertEquals(0L, sub.counters().get("qos_granted"));
+        }
+        for (int i = 0; i < N; i++) {
+            assertTrue(arrivals[i] <= 1, "message " + i + " arrived " + arrivals[i] + " times");
+        }
+        assertTrue(received.get() >= N / 2, "QoS 0 received " + received.get() + " of " + N);
+        System.out.println("moquette v3 engine=" + engine + " qos 0: " + received.get() + " of " + N);
     }
 
     /** The HiveMQ engine, the reference (the netty engine's rows are in {@link NettyEngineTest}). */

@@ -168,7 +168,7 @@ class NettyEngineCodecTest {
     /** A subscriber on an embedded channel, CONNACK and SUBACK in; push delivery into {@link #seqs}. */
     static final class Sub {
         final NettyMqttSubscriber sub;
-        final EmbeddedChannel ch = new EmbeddedChannel();
+        final EmbeddedChannel ch = frozen();
         final List<Long> seqs = new ArrayList<>();
         final List<String> ended = new ArrayList<>();
         final int version;
@@ -193,6 +193,13 @@ class NettyEngineCodecTest {
         void start() {
             sub.start((b, off) -> seqs.add(WireHeader.sequence(b, off)), ended::add);
         }
+    }
+
+    /** An embedded channel whose clock moves only by {@code advanceTimeBy}. */
+    static EmbeddedChannel frozen() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        return ch;
     }
 
     /** A publisher on an embedded channel, CONNACK in (with these MQTT 5 properties) and its limits taken. */
@@ -469,31 +476,47 @@ class NettyEngineCodecTest {
         assertEquals(0, out.get(0).body().length, "normal disconnection, no reason code");
     }
 
-    /** The session's own keep-alive, and at MQTT 5 the broker's Server Keep Alive in its place. */
+    /**
+     * Keep-alive: PINGREQ once nothing was written for half an interval at a check, so never more than one
+     * interval between packets; a write in between puts it off; at MQTT 5 the broker's Server Keep Alive
+     * replaces ours. Time advanced in 100 ms steps on the embedded event loop.
+     */
     @ParameterizedTest(name = "MQTT {0}")
     @ValueSource(ints = {5, 3})
     void keepAliveSendsPingreq(int version) throws IOException {
         Sub s = new Sub(version, 1, true, "keep_alive", "10");
-        s.ch.advanceTimeBy(9, TimeUnit.SECONDS);
-        s.ch.runScheduledPendingTasks();
-        assertEquals(0, outbound(s.ch).length);
-        s.ch.advanceTimeBy(2, TimeUnit.SECONDS);
-        s.ch.runScheduledPendingTasks();
-        assertArrayEquals(bytes(0xC0, 0), outbound(s.ch), "PINGREQ");
+        assertEquals(List.of(10_000L, 20_000L), pingTimes(s.ch, 20_000), "CONNECT/SUBSCRIBE count as the first writes");
         feed(s.ch, bytes(0xD0, 0));
         assertTrue(s.ch.isActive(), "PINGRESP taken");
+        feed(s.ch, publish(version, 1, 5, props(), message(0))); // answered with a PUBACK: a write
+        outbound(s.ch);
+        assertEquals(List.of(10_000L), pingTimes(s.ch, 10_000), "the PUBACK put the PINGREQ off");
 
         if (version == 5) {
             NettyMqttSubscriber sub = new NettyMqttSubscriber(settings(false, opts(5, 1, "keep_alive", "60")), 64);
-            EmbeddedChannel ch = new EmbeddedChannel();
+            EmbeddedChannel ch = frozen();
             sub.session.attach(ch);
             sub.session.sendConnect();
             outbound(ch);
-            feed(ch, connack(5, 0, props(bytes(0x13, 0, 3))));
-            ch.advanceTimeBy(4, TimeUnit.SECONDS);
-            ch.runScheduledPendingTasks();
-            assertArrayEquals(bytes(0xC0, 0), outbound(ch), "PINGREQ after the broker's 3 s");
+            feed(ch, connack(5, 0, props(bytes(0x13, 0, 4))));
+            assertEquals(List.of(4_000L, 8_000L), pingTimes(ch, 8_000), "every 4 s (the Server Keep Alive)");
         }
+        Sub off = new Sub(version, 1, true, "keep_alive", "0");
+        assertEquals(List.of(), pingTimes(off.ch, 120_000), "keep_alive=0: none");
+    }
+
+    /** Advances the embedded clock in 100 ms steps up to {@code ms}; when (ms after the start) each PINGREQ went out. */
+    private static List<Long> pingTimes(EmbeddedChannel ch, long ms) throws IOException {
+        List<Long> at = new ArrayList<>();
+        for (long t = 100; t <= ms; t += 100) {
+            ch.advanceTimeBy(100, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            for (Packet p : parse(outbound(ch))) {
+                assertEquals(12, p.type(), "PINGREQ");
+                at.add(t);
+            }
+        }
+        return at;
     }
 
     // ------------------------------------------------------------------ malformed, oversized, unexpected
