@@ -119,6 +119,9 @@ final class MqttConnection {
         m.put("broker", "mqtt " + s.address());
         m.put("protocol", protocol);
         m.put("engine", "hivemq");
+        if (s.tls()) {
+            m.put("tls", s.tlsSettings().verify() ? "verified" : "not verified (tls_verify=false)");
+        }
         return m;
     }
 

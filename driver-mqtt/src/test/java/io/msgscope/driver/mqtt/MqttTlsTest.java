@@ -126,12 +126,11 @@ class MqttTlsTest {
         RoundTrip rt = RoundTrip.run(driver(), scheme + "://127.0.0.1:" + port, o, 500, 64);
         rt.assertAllOnce(500, true);
         assertEquals(qos == 0 ? 0L : 500L, rt.publisherCounters.get("messages_acked"));
-        if (engine.equals("netty")) {
-            try (Subscriber sub = driver().openSubscriber(new DriverSpec("", 0, scheme + "://127.0.0.1:" + port, 64, 0,
-                    o, ""))) {
-                assertEquals(trust.equals("tls_ca") ? "verified" : "not verified (tls_verify=false)",
-                        sub.serverInfo().get("tls"));
-            }
+        try (Subscriber sub = driver().openSubscriber(new DriverSpec("", 0, scheme + "://127.0.0.1:" + port, 64, 0,
+                o, ""))) {
+            assertEquals(trust.equals("tls_ca") ? "verified" : "not verified (tls_verify=false)",
+                    sub.serverInfo().get("tls"));
+            assertEquals(engine, sub.serverInfo().get("engine"));
         }
     }
 
