@@ -69,6 +69,25 @@ class MqttDriverTest {
         }
     }
 
+    /**
+     * Moquette 0.17 sometimes closes a connection whose SUBSCRIBE follows its CONNACK at once: it sends the
+     * CONNACK before it marks the connection connected and logs "SUBSCRIBE received on already closed
+     * connection" (both engines, ~1 in 15 connections under load here; seen with slf4j-simple). Its tests retry
+     * once on exactly that; the driver itself reports a broker closing the connection, as it must.
+     */
+    static <T> T moquetteRetry(java.util.concurrent.Callable<T> run) throws Exception {
+        try {
+            return run.call();
+        } catch (IOException e) {
+            String m = String.valueOf(e.getMessage());
+            if (!m.contains("closed the connection before its SUBACK") && !m.contains("Server closed connection")) {
+                throw e;
+            }
+            System.out.println("Moquette closed a fresh connection (its CONNACK/SUBSCRIBE race), once more: " + m);
+            return run.call();
+        }
+    }
+
     static void requireMosquitto() {
         boolean up;
         try (Socket s = new Socket()) {
@@ -90,8 +109,8 @@ class MqttDriverTest {
     @ParameterizedTest(name = "Moquette MQTT 3.1.1 engine={0} QoS {1}")
     @CsvSource({"netty,1", "netty,2", "hivemq,1", "hivemq,2"})
     void moquetteDeliversEveryMessageOnce(String engine, int qos) throws Exception {
-        RoundTrip rt = RoundTrip.run(driver(), moquetteUri, Map.of("engine", engine, "version", "3", "qos", "" + qos),
-                N, 64);
+        RoundTrip rt = moquetteRetry(() -> RoundTrip.run(driver(), moquetteUri, Map.of("engine", engine, "version", "3",
+                "qos", "" + qos), N, 64));
         rt.assertAllOnce(N, true);
         assertEquals((long) N, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
@@ -112,7 +131,7 @@ class MqttDriverTest {
                 "");
         int[] arrivals = new int[N];
         java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
-        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
+        try (io.msgscope.core.driver.Subscriber sub = moquetteRetry(() -> driver().openSubscriber(spec))) {
             sub.start((b, off) -> {
                 arrivals[(int) io.msgscope.core.WireHeader.sequence(b, off)]++;
                 received.incrementAndGet();
@@ -168,8 +187,10 @@ class MqttDriverTest {
             requireMosquitto();
             uri = MOSQUITTO;
         }
-        RoundTrip rt = RoundTrip.run(driver(), uri, Map.of("engine", engine, "version", "" + version, "qos", "" + qos,
-                "max_inflight", "" + window), 500, 64);
+        Map<String, String> o = Map.of("engine", engine, "version", "" + version, "qos", "" + qos,
+                "max_inflight", "" + window);
+        String u = uri;
+        RoundTrip rt = moquetteRetry(() -> RoundTrip.run(driver(), u, o, 500, 64));
         rt.assertAllOnce(500, true);
         assertEquals(500L, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
@@ -183,7 +204,10 @@ class MqttDriverTest {
     void batchedSendsCountWarmupAndMeasuredAcksApart() throws Exception {
         DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0,
                 Map.of("engine", "hivemq", "version", "3", "qos", "1", "max_inflight", "7"), "");
-        assertWarmupAndMeasuredAcksApart(driver(), spec, MqttPublisher.class);
+        moquetteRetry(() -> {
+            assertWarmupAndMeasuredAcksApart(driver(), spec, MqttPublisher.class);
+            return null;
+        });
     }
 
     /**
@@ -259,7 +283,7 @@ class MqttDriverTest {
     @Test
     void nettyEngineHasTcpNoDelayOn() throws Exception {
         DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("version", "3"), "");
-        try (io.msgscope.core.driver.Subscriber sub = driver().openSubscriber(spec)) {
+        try (io.msgscope.core.driver.Subscriber sub = moquetteRetry(() -> driver().openSubscriber(spec))) {
             io.netty.channel.Channel ch = ((NettyMqttSubscriber) sub).session.channel();
             assertTrue(ch.config().getOption(io.netty.channel.ChannelOption.TCP_NODELAY), "TCP_NODELAY");
         }
