@@ -7,16 +7,23 @@ import io.msgscope.core.driver.MessageHandler;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The delivery side of both MQTT subscribers (HiveMQ and the Netty engine): the client's I/O thread
- * hands each payload to the receiver's handler first thing (Q2), counts it in a
- * {@link DeliveryCount} the polling thread waits on, and keeps payloads shorter than the header
- * aside as {@code short_payloads} (issue 5). Messages that arrive before the receiver's first poll
- * (the handler is not known yet) are copied aside rather than blocking the I/O thread, which would
- * stop the acknowledgements, and Mosquitto drops what overflows its queue; they are handed over in
- * order by whichever thread gets there first once the handler is known. Their receive time is that
- * of the hand-over; they are warm-up messages in practice.
+ * hands each payload to the receiver's handler first thing (Q2) and keeps payloads shorter than the
+ * header aside as {@code short_payloads} (issue 5). Two ways to get the handler:
+ * <ul>
+ *   <li>pull ({@link #poll}, trace mode): each delivery is counted in a {@link DeliveryCount} the polling
+ *       thread waits on;</li>
+ *   <li>push ({@link #start}, the scenario runtime, issue 13): the I/O thread calls the handler and nobody
+ *       waits; the end of the connection is reported once through the {@code ended} callback.</li>
+ * </ul>
+ * Messages that arrive before the handler is known are copied aside rather than blocking the I/O thread
+ * (which would stop the acknowledgements, and Mosquitto drops what overflows its queue); they are handed
+ * over in order by whichever thread gets there first once the handler is known. Their receive time is
+ * that of the hand-over; they are warm-up messages in practice.
  */
 final class HandOver {
     final DeliveryCount count = new DeliveryCount();
@@ -24,6 +31,12 @@ final class HandOver {
     private volatile MessageHandler handler;
     private volatile boolean early;
     private long shortPayloads; // written on the delivery thread only; read after the run
+    // guarded by pending: push mode's end report
+    private Consumer<String> ended;
+    private String lostWhy;
+    private boolean closing;
+    private boolean endReported;
+    private boolean push;
 
     /** I/O thread: one message's payload, {@code [position, limit)} of a little-endian buffer. */
     void deliver(ByteBuffer payload) {
@@ -54,7 +67,7 @@ final class HandOver {
         }
     }
 
-    /** Holding the lock: delivers what arrived before the first poll. */
+    /** Holding the lock: delivers what arrived before the handler was known. */
     private void drainPending(MessageHandler h) {
         for (ByteBuffer b : pending) {
             if (b.capacity() < WireHeader.SIZE) {
@@ -72,6 +85,9 @@ final class HandOver {
     int poll(MessageHandler handler, long timeoutMs) {
         if (this.handler != handler) {
             synchronized (pending) {
+                if (push) {
+                    throw new IllegalStateException("this subscriber delivers through start(); it cannot be polled too");
+                }
                 this.handler = handler;
                 if (early) {
                     drainPending(handler);
@@ -79,6 +95,68 @@ final class HandOver {
             }
         }
         return count.await(timeoutMs);
+    }
+
+    /**
+     * As {@link io.msgscope.core.driver.Subscriber#start}: from now on the I/O thread calls {@code handler}
+     * itself; what arrived before is handed over first, here, in order. A connection that ended before this
+     * call is reported through {@code ended} at once.
+     */
+    void start(MessageHandler handler, Consumer<String> ended) {
+        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(ended, "ended");
+        String why;
+        synchronized (pending) {
+            if (this.handler != null) {
+                throw new IllegalStateException("this subscriber already delivers to a handler");
+            }
+            push = true;
+            this.ended = ended;
+            this.handler = handler;
+            if (early) {
+                drainPending(handler);
+            }
+            why = takeEnd();
+        }
+        if (why != null) {
+            ended.accept(why);
+        }
+    }
+
+    /**
+     * Any thread, once: the connection ended for this one-line reason. Polling sees -1 from now on; in push
+     * mode {@code ended} hears it, unless the subscriber is being closed by its owner.
+     */
+    void lost(String why) {
+        count.lost();
+        String report;
+        Consumer<String> e;
+        synchronized (pending) {
+            if (lostWhy == null) {
+                lostWhy = why;
+            }
+            report = takeEnd();
+            e = ended;
+        }
+        if (report != null) {
+            e.accept(report);
+        }
+    }
+
+    /** The owner closes the subscriber: its end is not reported through {@code ended}. */
+    void closing() {
+        synchronized (pending) {
+            closing = true;
+        }
+    }
+
+    /** Holding the lock: the reason to report through {@code ended} now, at most once. */
+    private String takeEnd() {
+        if (ended == null || lostWhy == null || closing || endReported) {
+            return null;
+        }
+        endReported = true;
+        return lostWhy;
     }
 
     long shortPayloads() {

@@ -1,6 +1,6 @@
 package io.msgscope.driver.mqtt;
 
-import io.msgscope.core.driver.DeliveryCount;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Fault;
 import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3ConnAckException;
 import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAck;
@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * One connected HiveMQ client, MQTT 3.1.1 or 5 (exactly one of {@link #v3} and {@link #v5} is set).
@@ -54,22 +55,34 @@ final class MqttConnection {
         this.maximumQos = maximumQos;
     }
 
-    static MqttConnection open(MqttSettings s, String role, DeliveryCount lostFlag) throws IOException {
+    /**
+     * Connects and waits for the CONNACK. The socket binds to the context's next source address when it has
+     * any ({@code transportConfig().localAddress}); the client runs on its own process-wide event loops.
+     *
+     * @param onLost hears the one-line reason when the connection ends (also when msgscope closes it), or null
+     */
+    static MqttConnection open(MqttSettings s, String role, Consumer<String> onLost, ClientContext context)
+            throws IOException {
         java.util.concurrent.atomic.AtomicReference<String> lostWhy = new java.util.concurrent.atomic.AtomicReference<>();
-        MqttClientBuilder b = MqttClient.builder()
+        var transport = MqttClient.builder()
                 .identifier("msgscope-" + role + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()))
                 .transportConfig().serverHost(s.host()).serverPort(s.port())
                 .socketConnectTimeout(CONNECT_TIMEOUT_S, TimeUnit.SECONDS)
-                .mqttConnectTimeout(CONNECT_TIMEOUT_S, TimeUnit.SECONDS).applyTransportConfig()
+                .mqttConnectTimeout(CONNECT_TIMEOUT_S, TimeUnit.SECONDS);
+        java.net.InetAddress source = context.nextSourceAddress();
+        if (source != null) {
+            transport = transport.localAddress(source);
+        }
+        if (s.tls()) {
+            transport = tls(transport.sslConfig(), s.tlsSettings()).applySslConfig();
+        }
+        MqttClientBuilder b = transport.applyTransportConfig()
                 .addDisconnectedListener(ctx -> {
                     lostWhy.compareAndSet(null, ctx.getSource() + " closed it: " + oneLine(ctx.getCause()));
-                    if (lostFlag != null) {
-                        lostFlag.lost();
+                    if (onLost != null) {
+                        onLost.accept("connection to MQTT broker at " + s.address() + " lost (" + lostWhy.get() + ")");
                     }
                 });
-        if (s.tls()) {
-            b = b.sslWithDefaultConfig();
-        }
         byte[] pass = s.password() == null ? null : s.password().getBytes(StandardCharsets.UTF_8);
         if (s.version() == 5) {
             Mqtt5AsyncClient c = b.useMqttVersion5().buildAsync();
@@ -105,7 +118,46 @@ final class MqttConnection {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("broker", "mqtt " + s.address());
         m.put("protocol", protocol);
+        m.put("engine", "hivemq");
+        if (s.tls()) {
+            m.put("tls", s.tlsSettings().verify() ? "verified" : "not verified (tls_verify=false)");
+        }
         return m;
+    }
+
+    /**
+     * The same TLS options as the netty engine ({@link io.msgscope.netty.TlsClient}): {@code tls_ca} trusted
+     * instead of the JVM's trust store, {@code tls_verify=false} any certificate and host name. Otherwise the
+     * client checks the certificate and that it names the host dialled.
+     */
+    private static <B extends com.hivemq.client.mqtt.MqttClientSslConfigBuilderBase<B>> B tls(
+            B ssl, io.msgscope.netty.TlsClient.Settings t) {
+        if (!t.verify()) {
+            return ssl.trustManagerFactory(io.netty.handler.ssl.util.InsecureTrustManagerFactory.INSTANCE)
+                    .hostnameVerifier((host, session) -> true);
+        }
+        if (t.caFile() == null) {
+            return ssl;
+        }
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(t.caFile()))) {
+            java.security.KeyStore ks = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+            ks.load(null, null);
+            int n = 0;
+            for (java.security.cert.Certificate c
+                    : java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                ks.setCertificateEntry("ca-" + n++, c);
+            }
+            if (n == 0) {
+                throw new java.security.cert.CertificateException("no certificate in it");
+            }
+            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(ks);
+            return ssl.trustManagerFactory(tmf);
+        } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+            throw new io.msgscope.core.SpecException("--opt tls_ca", "is not a usable PEM certificate file ('"
+                    + t.caFile() + "'): " + oneLine(e));
+        }
     }
 
     /**
@@ -128,6 +180,10 @@ final class MqttConnection {
                 Mqtt3ConnAck a = x.getMqttMessage();
                 throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the connection: CONNACK "
                         + "return code " + Fault.reasonCode(a.getReturnCode().getCode(), a.getReturnCode()), e);
+            }
+            if (NettyMqttSession.hasSsl(c) && !e.getMessage().contains("TLS")) {
+                throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to MQTT broker at " + s.address()
+                        + ": TLS handshake failed: " + oneLine(c), e);
             }
             throw new Fault(Fault.Kind.CONNECT_FAILED, e.getMessage(), e);
         }

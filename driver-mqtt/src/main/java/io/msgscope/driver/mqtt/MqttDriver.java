@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
@@ -11,38 +12,38 @@ import java.nio.ByteOrder;
 import java.util.Set;
 
 /**
- * MQTT 3.1.1 and 5 through the HiveMQ async client, or MQTT 3.1.1 through msgscope's own lean
- * engine on Netty ({@code --opt engine=netty}) (seed 002, issue 5). The subscriber connects first,
- * subscribes to its topic (by default {@code msgscope/<random>}), waits for the SUBACK and reports
- * the topic as its destination; the publisher publishes every message to it on its own connection.
+ * MQTT 5 and 3.1.1 through msgscope's own lean engine on Netty (the default, {@code --opt engine=netty}:
+ * {@link NettyMqttPublisher}, {@link NettyMqttSubscriber}) or, as the reference, the HiveMQ async client
+ * ({@code --opt engine=hivemq}: {@link MqttPublisher}, {@link MqttSubscriber}) (seed 002, issues 5 and 13). The
+ * subscriber connects first, subscribes to its topic (by default {@code msgscope/<random>}), waits for the
+ * SUBACK and reports the topic as its destination; the publisher publishes every message to it on its own
+ * connection. Both engines bind their sockets to the context's source addresses.
  *
  * <p>{@code --uri}: {@code tcp://host:port} or {@code mqtt://} (default {@code tcp://127.0.0.1:1883}),
  * {@code ssl://} or {@code mqtts://} for TLS (default port 8883); user info in the URI is taken as the
  * credentials. Options ({@code --opt key=value}):
  * <ul>
- *   <li>{@code version} 3 (MQTT 3.1.1) or 5 (default 5)</li>
+ *   <li>{@code engine} netty (default) or hivemq, both sides</li>
+ *   <li>{@code version} 5 (default) or 3 (MQTT 3.1.1)</li>
  *   <li>{@code qos} 0, 1 or 2 for both the publishes and the subscription (default 1); PUBACK (QoS 1)
  *       and PUBCOMP (QoS 2) are counted as {@code messages_acked}</li>
  *   <li>{@code clean_session} true/false (default true; MQTT 5: clean start, and a session expiry of
  *       one hour when false)</li>
- *   <li>{@code keep_alive} seconds, 0-65535 (default 60)</li>
+ *   <li>{@code keep_alive} seconds, 0-65535 (default 60; MQTT 5: the broker's Server Keep Alive wins)</li>
  *   <li>{@code topic} the topic to use (default chosen by the subscriber); no wildcards</li>
  *   <li>{@code username}, {@code password} credentials</li>
  *   <li>{@code group} subscriber only: subscribe through the MQTT 5 shared subscription
  *       {@code $share/GROUP/topic}, so each message goes to one member of the group (round-robin)</li>
- *   <li>{@code max_inflight} publishes not yet completed before {@code send} waits, 1-1000000
- *       (default with MQTT 3.1.1, which has no flow control of its own: 20 at QoS 1 and 2, as Mosquitto's
- *       max_inflight_messages, 1000 at QoS 0, which nothing acknowledges; 10000 with MQTT 5, where the
- *       client also keeps to the broker's Receive Maximum): bounds the client's queue at full speed and
- *       the broker's queue for the subscriber</li>
- *   <li>{@code engine} hivemq (default) or netty: the lean MQTT 3.1.1 engine on Netty, both sides
- *       ({@link NettyMqttPublisher}, {@link NettyMqttSubscriber}); QoS 0-2, no MQTT 5, TLS or shared
- *       subscriptions</li>
+ *   <li>{@code max_inflight} publishes not yet completed before {@code send} waits ({@code offer} says no),
+ *       1-1000000, at most 65535 with the netty engine (see {@link MqttSettings#defaultMaxInflight} for the
+ *       defaults); at MQTT 5 the broker's Receive Maximum bounds it too</li>
+ *   <li>{@code tls_ca} a PEM file of the certificates to trust, {@code tls_verify} true (default) or false
+ *       (any certificate and host name): TLS URIs only ({@link io.msgscope.netty.TlsClient})</li>
  * </ul>
  */
 public final class MqttDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("version", "qos", "clean_session", "keep_alive", "topic", "username",
-            "password", "max_inflight", "group", "engine");
+            "password", "max_inflight", "group", "engine", "tls_ca", "tls_verify");
 
     @Override
     public String name() {
@@ -67,15 +68,25 @@ public final class MqttDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         MqttSettings s = MqttSettings.of(spec, false);
-        return s.netty() ? new NettyMqttSubscriber(s) : new MqttSubscriber(s);
+        return s.netty() ? NettyMqttSubscriber.open(s, spec.messageSize(), context) : new MqttSubscriber(s, context);
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
         MqttSettings s = MqttSettings.of(spec, true);
-        return s.netty() ? new NettyMqttPublisher(s, spec.messageSize()) : new MqttPublisher(s, spec.messageSize());
+        return s.netty() ? NettyMqttPublisher.open(s, spec.messageSize(), context)
+                : new MqttPublisher(s, spec.messageSize(), context);
+    }
+
+    /**
+     * Both engines bind to {@link ClientContext#nextSourceAddress()}: the netty engine through
+     * {@link io.msgscope.netty.NettyIo#connect}, the HiveMQ client through its {@code transportConfig().localAddress}.
+     */
+    @Override
+    public boolean bindsSourceAddresses(java.util.Map<String, String> options) {
+        return true;
     }
 
     /**

@@ -87,13 +87,13 @@ final class MqttPublisher implements Publisher {
     /** At most max_inflight publishes outstanding; see {@link PublishWindow}. */
     private final PublishWindow window;
 
-    MqttPublisher(MqttSettings s, int size) throws IOException {
+    MqttPublisher(MqttSettings s, int size, io.msgscope.core.driver.ClientContext context) throws IOException {
         this.size = size;
         this.acks = s.qos() > 0;
         this.qos = s.qos();
         this.maxInflight = s.maxInflight();
         this.window = new PublishWindow(maxInflight, s.address());
-        this.conn = MqttConnection.open(s, "pub", lost);
+        this.conn = MqttConnection.open(s, "pub", why -> lost.lost(), context);
         if (s.qos() > conn.maximumQos) {
             conn.close();
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts QoS " + conn.maximumQos
@@ -135,6 +135,28 @@ final class MqttPublisher implements Publisher {
             out.publish(copy);
         }
         out.signal(); // one hand-over per call: --send-batch K hands K messages to the client at once
+    }
+
+    /**
+     * One message if the window has room, without waiting (the scenario pacers, issue 13): copied and handed
+     * to the client at once; false when {@code max_inflight} publishes are outstanding.
+     */
+    @Override
+    public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        if (lost.isLost()) {
+            checkAlive();
+        }
+        final PublishStream out = stream;
+        if (window.full(sent)) {
+            out.signal();
+            return false;
+        }
+        final byte[] copy = new byte[size];
+        buffer.get(offset, copy, 0, size);
+        sent++;
+        out.publish(copy);
+        out.signal();
+        return true;
     }
 
     private void checkAlive() throws IOException {

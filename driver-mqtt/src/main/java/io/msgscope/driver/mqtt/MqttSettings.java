@@ -2,6 +2,7 @@ package io.msgscope.driver.mqtt;
 
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.netty.TlsClient;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -10,9 +11,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** The MQTT options of one side, checked once, each error naming its option. */
+/**
+ * The MQTT options of one side, checked once, each error naming its option.
+ *
+ * @param tlsSettings the TLS options ({@code tls_ca}, {@code tls_verify}) of an {@code ssl://} or {@code mqtts://}
+ *                    URI, null for plain TCP
+ * @param netty       the lean engine ({@code engine=netty}, the default) rather than the HiveMQ client
+ */
 record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
-                    String topic, String username, String password, int maxInflight, String group, boolean netty) {
+                    String topic, String username, String password, int maxInflight, String group, boolean netty,
+                    TlsClient.Settings tlsSettings) {
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
     static final int DEFAULT_QOS = 1;
 
@@ -30,10 +38,10 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
             case "tcp", "mqtt" -> false;
             case "ssl", "mqtts" -> true;
             default -> throw new SpecException("--uri", "must start with tcp://, mqtt://, ssl:// or mqtts://, got '"
-                    + raw + "'");
+                    + masked(raw) + "'");
         };
         if (uri.getHost() == null) {
-            throw new SpecException("--uri", "names no host: '" + raw + "'");
+            throw new SpecException("--uri", "names no host: '" + masked(raw) + "'");
         }
         int port = uri.getPort() < 0 ? (tls ? 8883 : 1883) : uri.getPort();
         String user = spec.option("username", null);
@@ -50,33 +58,26 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         if (pass != null && user == null) {
             throw new SpecException("--opt password", "needs --opt username as well");
         }
-        String engine = spec.option("engine", "hivemq");
+        String engine = spec.option("engine", "netty");
         if (!engine.equals("hivemq") && !engine.equals("netty")) {
-            throw new SpecException("--opt engine", "must be hivemq or netty, got '" + engine + "'");
+            throw new SpecException("--opt engine", "must be netty or hivemq, got '" + engine + "'");
         }
         boolean netty = engine.equals("netty");
-        // the netty engine speaks MQTT 3.1.1 only, so it is the default version there (both sides)
-        int version = (int) spec.longOption("version", netty ? 3 : 5, 3, 5);
+        int version = (int) spec.longOption("version", 5, 3, 5);
         if (version == 4) {
             throw new SpecException("--opt version", "must be 3 (MQTT 3.1.1) or 5, got 4");
         }
         int qos = (int) spec.longOption("qos", DEFAULT_QOS, 0, 2);
-        if (netty && version == 5) {
-            throw new SpecException("--opt engine", "netty speaks MQTT 3.1.1 only; use --opt version=3 or --opt engine=hivemq");
-        }
-        if (netty && tls) {
-            throw new SpecException("--opt engine", "netty has no TLS; use tcp:// or --opt engine=hivemq");
+        TlsClient.Settings tlsSettings = null;
+        if (tls) {
+            tlsSettings = TlsClient.Settings.of(spec);
+        } else if (TlsClient.Settings.given(spec)) {
+            String opt = spec.options().containsKey("tls_ca") ? "--opt tls_ca" : "--opt tls_verify";
+            throw new SpecException(opt, "applies to TLS only: use an ssl:// or mqtts:// --uri, got " + scheme + "://");
         }
         boolean clean = spec.boolOption("clean_session", true);
         int keepAlive = (int) spec.longOption("keep_alive", 60, 0, 65_535);
-        // MQTT 3.1.1 has no flow control: without a window the client sends as fast as it can and a broker
-        // such as Mosquitto (max_queued_messages 1000) drops what its subscriber queue cannot hold.
-        // MQTT 5 brokers announce a Receive Maximum, which the client enforces itself. QoS 0 has no
-        // acknowledgement and Mosquitto queues nothing of it for an online subscriber: there the window only
-        // bounds what waits in the client, and 20 made the sender wait for every 20 writes (netty engine,
-        // side by side: 77-117k msg/s received with 20, 153-207k with 1000).
-        int maxInflight = (int) spec.longOption("max_inflight", version == 5 ? 10_000 : qos == 0 ? 1000 : 20, 1,
-                1_000_000);
+        int maxInflight = (int) spec.longOption("max_inflight", defaultMaxInflight(version, qos, netty), 1, 1_000_000);
         if (netty && maxInflight > 65_535) {
             throw new SpecException("--opt max_inflight", "must be at most 65535 with --opt engine=netty (one packet id each), got " + maxInflight);
         }
@@ -90,10 +91,6 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         }
         String group = spec.option("group", "");
         if (!group.isEmpty()) {
-            if (netty) {
-                throw new SpecException("--opt engine", "netty speaks MQTT 3.1.1, which has no shared subscriptions "
-                        + "($share/GROUP/topic, needed for --opt group and round-robin); use --opt engine=hivemq");
-            }
             if (version == 3) {
                 throw new SpecException("--opt group", "shared subscriptions ($share/GROUP/topic) need MQTT 5; "
                         + "--opt version=3 (MQTT 3.1.1) has none");
@@ -103,7 +100,28 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
             }
         }
         return new MqttSettings(uri.getHost(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight,
-                group, netty);
+                group, netty, tlsSettings);
+    }
+
+    /**
+     * {@code max_inflight} when not given. MQTT 3.1.1 has no flow control: without a window the client sends as
+     * fast as it can and a broker such as Mosquitto (max_queued_messages 1000) drops what its subscriber queue
+     * cannot hold, so 20 at QoS 1 and 2 (Mosquitto's max_inflight_messages). QoS 0 has no acknowledgement and
+     * Mosquitto queues nothing of it for an online subscriber: there the window only bounds what waits in the
+     * client, and 20 made the sender wait for every 20 writes (netty engine, side by side: 77-117k msg/s received
+     * with 20, 153-207k with 1000), so 1000 (the netty engine keeps 1000 at MQTT 5 too). MQTT 5 brokers announce a
+     * Receive Maximum, which both engines keep to as well: 10000 there only bounds the client's own queue.
+     */
+    static int defaultMaxInflight(int version, int qos, boolean netty) {
+        if (qos == 0 && (version == 3 || netty)) {
+            return 1000;
+        }
+        return version == 5 ? 10_000 : 20;
+    }
+
+    /** {@code uri} with the password of its user info as {@code ****}: errors never print a password. */
+    static String masked(String uri) {
+        return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://[^/@:]*):[^/@]*@", "$1:****@");
     }
 
     /** The subscriber's topic filter: the topic, or {@code $share/GROUP/topic} with a group (MQTT 5). */

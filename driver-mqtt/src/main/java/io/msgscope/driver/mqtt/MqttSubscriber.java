@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * hand-over to another thread), where {@link HandOver} runs the handler first thing with the payload
  * buffer the client decoded (its {@code getPayload} wraps it in an Optional and a read-only view: the
  * client's allocation). Payloads shorter than the header are not handed on: counted as {@code errors}
- * and {@code short_payloads}.
+ * and {@code short_payloads}. Polled ({@link #poll}) or pushed ({@link #start}) as {@link HandOver} describes.
  */
 final class MqttSubscriber implements Subscriber {
     private static final Executor DIRECT = Runnable::run;
@@ -42,9 +42,9 @@ final class MqttSubscriber implements Subscriber {
     private final String topic;
     private final int grantedQos;
 
-    MqttSubscriber(MqttSettings s) throws IOException {
+    MqttSubscriber(MqttSettings s, io.msgscope.core.driver.ClientContext context) throws IOException {
         this.topic = s.topic();
-        this.conn = MqttConnection.open(s, "sub", delivery.count);
+        this.conn = MqttConnection.open(s, "sub", delivery::lost, context);
         MqttTopicFilter filter;
         try {
             filter = MqttTopicFilter.of(s.filter());
@@ -132,6 +132,12 @@ final class MqttSubscriber implements Subscriber {
         return delivery.poll(handler, timeoutMs);
     }
 
+    /** Push mode: the handler runs on the client's I/O thread (the subscription's direct executor). */
+    @Override
+    public void start(MessageHandler handler, Consumer<String> ended) {
+        delivery.start(handler, ended);
+    }
+
     @Override
     public String destination() {
         return topic;
@@ -157,6 +163,7 @@ final class MqttSubscriber implements Subscriber {
 
     @Override
     public void close() {
+        delivery.closing();
         conn.close();
     }
 }

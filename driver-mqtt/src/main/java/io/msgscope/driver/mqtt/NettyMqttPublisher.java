@@ -2,9 +2,11 @@ package io.msgscope.driver.mqtt;
 
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.AckCounts;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 
 import java.io.IOException;
@@ -13,16 +15,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * The lean publisher ({@code --opt engine=netty}): MQTT 3.1.1 at QoS 0, 1 or 2 on a
- * {@link NettyMqttSession}, without the HiveMQ client's publish objects and reactive plumbing. The
- * sender thread writes each PUBLISH packet (fixed header and topic prepared once, packet id, payload)
- * straight into a pooled buffer that the event loop takes and writes whole, flushed once: a packet
- * that finds the loop idle goes out at once, and packets that arrive while it is writing share the
- * next write (one wake-up and one system call for all of them; nothing allocated per message). QoS 1 and 2: packet ids cycle through 1..65535, at
- * most {@code max_inflight} (≤ 65535) unfinished; each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the
- * PUBREC → PUBREL exchange) counts as {@code messages_acked}, or {@code warmup_acked} for warm-up
- * messages (negative sequence). QoS 0: a publish completes once the socket took it, and the same
- * window bounds what is queued. Same counters and faults as {@link MqttPublisher}.
+ * The lean publisher ({@code --opt engine=netty}, the default): MQTT 5 or 3.1.1 at QoS 0, 1 or 2 on a
+ * {@link NettyMqttSession}, without the HiveMQ client's publish objects and reactive plumbing. The sending
+ * thread writes each PUBLISH packet (fixed header and topic prepared once, packet id, at MQTT 5 an empty
+ * property list, payload) into a batch buffer that the event loop takes and writes whole, flushed once: a
+ * packet that finds the loop idle goes out at once, and packets that arrive while it is writing share the next
+ * write (one wake-up and one system call for all of them; nothing allocated per message, see {@link #fill}).
+ *
+ * <p>The window: at most {@code max_inflight} publishes unfinished, and at QoS 1 and 2 at most the broker's
+ * Receive Maximum (MQTT 5 CONNACK). {@link #send} waits for room (trace mode); {@link #offer} never waits and
+ * returns false on a full window (the scenario pacers, issue 13). QoS 1 and 2: packet ids cycle through
+ * 1..2×window ({@link #maxId}); each PUBACK (QoS 1) or PUBCOMP (QoS 2, after the PUBREC → PUBREL exchange) counts as
+ * {@code messages_acked}, or {@code warmup_acked} for warm-up messages (negative sequence). An MQTT 5 PUBACK
+ * or PUBREC with a reason code of 0x80 or above is a refused publish ({@code publish_refused}, the first one
+ * named with its code, e.g. {@code 0x87 NOT_AUTHORIZED}), as with the HiveMQ engine. QoS 0: a publish
+ * completes once the socket took it, and the same window bounds what is queued. Up front, a QoS above the
+ * CONNACK's Maximum QoS and a PUBLISH above its Maximum Packet Size are refused.
  */
 final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     private static final byte WAITING = 1;       // PUBACK (QoS 1) or PUBREC (QoS 2) expected
@@ -31,58 +39,146 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
     private final MqttSettings s;
     private final int size;
     private final int qos;
-    private final PublishWindow window;
-    private final NettyMqttSession session;
+    private final boolean v5;
+    final NettyMqttSession session;
     /** Fixed header and topic of every PUBLISH (they only differ in packet id and payload). */
     private final byte[] prefix;
     private final int packetBytes;
     private final AckCounts counts = new AckCounts();
+    /**
+     * Packet ids cycle through 1..maxId, twice the window (at most 65535): brokers acknowledge in the order they
+     * received (MQTT §4.6), so an id comes round again only long after its publish completed, and a publisher
+     * keeps two small arrays instead of two of 64 KiB (ten thousand connections, issue 13). Set with the window.
+     */
+    private int maxId;
     /** Whether the publish with this packet id is a warm-up message (written by the sender before the hand-over). */
-    private final boolean[] warmupById = new boolean[65_536];
-    private final byte[] state = new byte[65_536]; // event loop only
+    private boolean[] warmupById;
+    private byte[] state; // event loop only
+    /** Set once the CONNACK is in: its Receive Maximum bounds the window. */
+    private volatile PublishWindow window;
 
     private long sent; // sender thread only
     private int nextId = 1; // sender thread only
     private final Runnable writeTask = this::writeQueued;
+    private final PublishWindow.Alive alive = this::checkAlive; // made once: a method reference per wait allocates
     private final Object lock = new Object();
-    // guarded by lock: the packets queued for the event loop, the first one's packet id, how many, and
-    // whether a write task is on its way
-    private ByteBuf batch;
-    private int batchFirstId;
-    private int batchCount;
+    // Two buffers of this publisher's own, never released: the sender appends packets to `fill` (guarded by
+    // lock, with the first one's packet id, how many, and whether a write task is on its way); the event loop
+    // swaps it with `spare`, copies what it took into a buffer it allocates itself, and clears it. Buffers the
+    // sender allocated and the event loop released never came back to the sender's recycler: one ByteBuf
+    // object per batch, i.e. per message at low rates (seen with JFR). The copy costs a memcpy per packet.
+    private ByteBuf fill = io.netty.buffer.Unpooled.buffer(0);
+    private ByteBuf spare = io.netty.buffer.Unpooled.buffer(0); // event loop only
+    private int fillFirstId;
+    private int fillCount;
     private boolean scheduled;
 
-    NettyMqttPublisher(MqttSettings s, int size) throws IOException {
+    /** Not connected yet: {@link #open} connects, tests attach a channel to {@link #session}. */
+    NettyMqttPublisher(MqttSettings s, int size) {
         this.s = s;
         this.size = size;
         this.qos = s.qos();
-        this.window = new PublishWindow(s.maxInflight(), s.address());
+        this.v5 = s.version() == 5;
         byte[] topic = s.topic().getBytes(StandardCharsets.UTF_8);
-        int remaining = 2 + topic.length + (qos > 0 ? 2 : 0) + size;
+        long remaining = 2L + topic.length + (qos > 0 ? 2 : 0) + (v5 ? 1 : 0) + size;
+        if (remaining > NettyMqttSession.MAX_PACKET - 5) {
+            throw new io.msgscope.core.SpecException("--size", "an MQTT packet holds at most 268435455 bytes; topic "
+                    + "and header leave less than " + size + " for the message");
+        }
         ByteBuf p = io.netty.buffer.Unpooled.buffer(5 + 2 + topic.length);
         p.writeByte(NettyMqttSession.PUBLISH << 4 | qos << 1);
-        NettyMqttSession.writeLength(p, remaining);
+        NettyMqttSession.writeLength(p, (int) remaining);
         p.writeShort(topic.length).writeBytes(topic);
         this.prefix = new byte[p.readableBytes()];
         p.readBytes(prefix);
-        this.packetBytes = prefix.length + (qos > 0 ? 2 : 0) + size;
-        this.session = NettyMqttSession.open(s, "pub", this);
+        this.packetBytes = prefix.length + (qos > 0 ? 2 : 0) + (v5 ? 1 : 0) + size;
+        this.session = new NettyMqttSession(s, this, "pub", NettyMqttSession.maxIncoming(0));
     }
 
-    /** Event loop: PUBACK, PUBREC, PUBCOMP. */
+    /** Connects, waits for the CONNACK and takes the broker's limits ({@link #connected}). */
+    static NettyMqttPublisher open(MqttSettings s, int size, ClientContext context) throws IOException {
+        NettyMqttPublisher p = new NettyMqttPublisher(s, size);
+        p.session.connect(context);
+        try {
+            p.connected();
+        } catch (IOException | RuntimeException e) {
+            p.session.close();
+            throw e;
+        }
+        return p;
+    }
+
+    /**
+     * After the CONNACK: a QoS above its Maximum QoS or a PUBLISH above its Maximum Packet Size is a
+     * {@link Fault.Kind#REFUSED} up front; the window is {@code max_inflight}, at QoS 1 and 2 at most its
+     * Receive Maximum.
+     */
+    void connected() throws Fault {
+        if (qos > session.maximumQos()) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts QoS " + session.maximumQos()
+                    + " at most (CONNACK Maximum QoS), asked --opt qos=" + qos);
+        }
+        if (packetBytes > session.maximumPacketSize()) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts packets of at most "
+                    + session.maximumPacketSize() + " bytes (CONNACK Maximum Packet Size); a PUBLISH of --size " + size
+                    + " takes " + packetBytes);
+        }
+        int w = windowSize();
+        maxId = qos == 0 ? 1 : (int) Math.min(65_535, 2L * w);
+        warmupById = new boolean[maxId + 1];
+        state = new byte[maxId + 1];
+        window = new PublishWindow(w, s.address());
+    }
+
+    /** Publishes allowed unfinished: {@code max_inflight}, at QoS 1 and 2 within the broker's Receive Maximum. */
+    int windowSize() {
+        return qos > 0 ? Math.min(s.maxInflight(), session.receiveMaximum()) : s.maxInflight();
+    }
+
+    /** Event loop: PUBACK, PUBREC, PUBCOMP (a PUBLISH or PUBREL to a publisher breaks the protocol). */
     @Override
     public void onPacket(ChannelHandlerContext ctx, int type, int flags, ByteBuf in, int start, int length) {
-        if (length < 2 || (type != NettyMqttSession.PUBACK && type != NettyMqttSession.PUBREC
-                && type != NettyMqttSession.PUBCOMP)) {
-            failed("sent an unexpected packet of type " + type + " (" + length + " bytes) to a publisher");
+        if (type == NettyMqttSession.PUBLISH || type == NettyMqttSession.PUBREL) {
+            session.unexpected("sent a " + NettyMqttSession.typeName(type) + " to a publisher, which subscribes to nothing");
             return;
+        }
+        final int end = start + length;
+        int reason = 0;
+        if (length < 2 || (!v5 && length != 2)) {
+            session.malformed("sent a malformed " + NettyMqttSession.typeName(type) + " (" + length + " bytes after "
+                    + "the fixed header, " + (v5 ? "at least 2" : "2") + " expected)");
+            return;
+        }
+        if (length > 2) {
+            reason = in.getUnsignedByte(start + 2);
+            if (length > 3) {
+                long v = NettyMqttSession.readVarInt(in, start + 3, end);
+                if (v < 0 || 3 + (v & 7) + (v >>> 3) != length) {
+                    session.malformed("sent a malformed " + NettyMqttSession.typeName(type)
+                            + " (its property length does not match the packet)");
+                    return;
+                }
+            }
         }
         final int id = in.getUnsignedShort(start);
         final int want = type == NettyMqttSession.PUBCOMP ? RELEASED : WAITING;
         final int wantType = qos == 1 ? NettyMqttSession.PUBACK : type == NettyMqttSession.PUBCOMP
                 ? NettyMqttSession.PUBCOMP : NettyMqttSession.PUBREC;
-        if (type != wantType || state[id] != want) {
-            failed("sent a " + name(type) + " for packet id " + id + ", which has no QoS " + qos + " publish waiting for one");
+        if (type != wantType || id == 0 || id > maxId || state[id] != want) {
+            failed("sent a " + NettyMqttSession.typeName(type) + " for packet id " + id + ", which has no QoS " + qos
+                    + " publish waiting for one");
+            return;
+        }
+        if (reason >= 0x80) {
+            state[id] = 0;
+            boolean describe = counts.firstError() == null;
+            String why = describe ? describe(type, reason, in, start, length) : null;
+            if (type == NettyMqttSession.PUBCOMP) {
+                counts.error(why); // the broker lost the release, it did not refuse the publish
+            } else {
+                counts.refused(why);
+            }
+            window.complete(1);
             return;
         }
         if (type == NettyMqttSession.PUBREC) {
@@ -95,17 +191,22 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         window.complete(1);
     }
 
-    @Override
-    public void onLost() {
-        window.wake();
+    /** The error path only: {@code MQTT broker at H refused a QoS 1 publish: PUBACK reason code 0x87 NOT_AUTHORIZED (text)}. */
+    private String describe(int type, int reason, ByteBuf in, int start, int length) {
+        String text = length > 3 ? NettyMqttSession.reasonString(in, start + 3 + (int) (NettyMqttSession.readVarInt(in,
+                start + 3, start + length) & 7), start + length) : "";
+        String code = NettyMqttSession.typeName(type) + " reason code "
+                + Fault.reasonCode(reason, NettyMqttSession.reasonName(type, reason)) + text;
+        return "MQTT broker at " + s.address() + (type == NettyMqttSession.PUBCOMP ? " failed a QoS 2 publish: "
+                : " refused a QoS " + qos + " publish: ") + code;
     }
 
-    private static String name(int type) {
-        return switch (type) {
-            case NettyMqttSession.PUBACK -> "PUBACK";
-            case NettyMqttSession.PUBREC -> "PUBREC";
-            default -> "PUBCOMP";
-        };
+    @Override
+    public void onLost() {
+        PublishWindow w = window;
+        if (w != null) {
+            w.wake();
+        }
     }
 
     private void failed(String why) {
@@ -114,45 +215,74 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
+        final PublishWindow window = this.window;
         final int end = offset + length;
         for (int off = offset; off < end; off += size) {
             if (session.lostWhy() != null) {
                 checkAlive();
             }
             if (window.full(sent)) {
-                window.await(sent, this::checkAlive);
+                window.await(sent, alive);
             }
-            int id = 0;
-            if (qos > 0) {
-                id = nextId;
-                nextId = id == 65_535 ? 1 : id + 1;
-                warmupById[id] = size >= WireHeader.SIZE && WireHeader.sequence(buffer, off) < 0;
-            }
-            boolean schedule;
-            synchronized (lock) {
-                if (batch == null) {
-                    batch = session.channel.alloc().buffer(Math.max(1, Math.min((end - off) / size, 64)) * packetBytes);
-                    batchFirstId = id;
-                    batchCount = 0;
-                }
-                batch.writeBytes(prefix);
-                if (qos > 0) {
-                    batch.writeShort(id);
-                }
-                if (buffer.hasArray()) {
-                    batch.writeBytes(buffer.array(), buffer.arrayOffset() + off, size);
-                } else {
-                    batch.writeBytes(buffer.duplicate().limit(off + size).position(off));
-                }
-                batchCount++;
-                schedule = !scheduled;
-                scheduled = true;
-            }
-            if (schedule) {
-                session.channel.eventLoop().execute(writeTask);
-            }
-            sent++;
+            put(buffer, off);
         }
+    }
+
+    /**
+     * One message if the window has room, without waiting: a pacer thread serving thousands of connections
+     * never blocks on one of them (issue 13). The event loop's batch lock is held only to append the packet.
+     */
+    @Override
+    public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        if (length != size) {
+            throw new IllegalArgumentException("offer takes one message of " + size + " bytes, got " + length);
+        }
+        if (session.lostWhy() != null) {
+            checkAlive();
+        }
+        if (window.full(sent)) {
+            return false;
+        }
+        put(buffer, offset);
+        return true;
+    }
+
+    /** Appends one PUBLISH to the batch the event loop writes next; schedules that write if none is on its way. */
+    private void put(ByteBuffer buffer, int off) {
+        int id = 0;
+        if (qos > 0) {
+            id = nextId;
+            nextId = id == maxId ? 1 : id + 1;
+            warmupById[id] = size >= WireHeader.SIZE && WireHeader.sequence(buffer, off) < 0;
+        }
+        final Channel ch = session.channel();
+        boolean schedule;
+        synchronized (lock) {
+            final ByteBuf batch = fill;
+            if (fillCount == 0) {
+                fillFirstId = id;
+            }
+            batch.ensureWritable(packetBytes); // grows to the largest batch once, then stays
+            batch.writeBytes(prefix);
+            if (qos > 0) {
+                batch.writeShort(id);
+            }
+            if (v5) {
+                batch.writeByte(0); // no properties
+            }
+            if (buffer.hasArray()) {
+                batch.writeBytes(buffer.array(), buffer.arrayOffset() + off, size);
+            } else {
+                batch.writeBytes(buffer.duplicate().limit(off + size).position(off));
+            }
+            fillCount++;
+            schedule = !scheduled;
+            scheduled = true;
+        }
+        if (schedule) {
+            ch.eventLoop().execute(writeTask);
+        }
+        sent++;
     }
 
     /**
@@ -162,31 +292,43 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
      * each packet goes out at once.
      */
     private void writeQueued() {
-        final ByteBuf out;
+        final ByteBuf taken;
         final int first;
         final int n;
         synchronized (lock) {
-            out = batch;
-            first = batchFirstId;
-            n = batchCount;
-            batch = null;
+            taken = fill;
+            fill = spare;
+            first = fillFirstId;
+            n = fillCount;
+            fillCount = 0;
             scheduled = false;
         }
-        final var ch = session.channel;
-        if (out == null) {
+        spare = taken;
+        final Channel ch = session.channel();
+        if (n == 0 || !ch.isActive()) {
+            taken.clear();
             return;
         }
-        if (!ch.isActive()) {
-            out.release();
-            return;
-        }
+        final ByteBuf out = ch.alloc().directBuffer(taken.readableBytes());
+        out.writeBytes(taken);
+        taken.clear();
         if (qos > 0) {
-            for (int k = 0, id = first; k < n; k++, id = id == 65_535 ? 1 : id + 1) {
+            for (int k = 0, id = first; k < n; k++, id = id == maxId ? 1 : id + 1) {
                 state[id] = WAITING;
             }
             ch.writeAndFlush(out, ch.voidPromise());
         } else {
-            ch.writeAndFlush(out).addListener(f -> window.complete(n)); // one listener per write, not per message
+            // QoS 0 completes once the socket took the bytes. Usually it takes them in this flush: then at once,
+            // without a promise and listener per write. When it is backed up, an empty buffer behind them
+            // completes when they have gone (writes complete in order): allocation only then.
+            ch.writeAndFlush(out, ch.voidPromise());
+            final PublishWindow w = window;
+            io.netty.channel.ChannelOutboundBuffer ob = ch.unsafe().outboundBuffer();
+            if (ob == null || ob.totalPendingWriteBytes() == 0) {
+                w.complete(n);
+            } else {
+                ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> w.complete(n));
+            }
         }
     }
 
@@ -195,18 +337,18 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
         if (why == null) {
             return;
         }
-        if (qos > 0 && sent > 0 && counts.totalAcked() == 0) {
+        if (!v5 && qos > 0 && sent > 0 && counts.totalAcked() == 0 && session.brokerClosed()) {
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " closed the connection after "
                     + sent + " QoS " + qos + " publishes, none acknowledged: an MQTT 3.1.1 broker refuses a QoS it does "
                     + "not support this way (e.g. mosquitto's max_qos)");
         }
-        throw new Fault(Fault.Kind.CONNECTION_LOST, "connection to MQTT broker at " + s.address() + " lost after "
-                + sent + " publishes (" + why + ")");
+        throw new Fault(session.refusedByDisconnect() ? Fault.Kind.REFUSED : Fault.Kind.CONNECTION_LOST,
+                "connection to MQTT broker at " + s.address() + " lost after " + sent + " publishes (" + why + ")");
     }
 
     @Override
     public void drain(long timeoutMs) throws IOException {
-        window.drain(sent, timeoutMs, this::checkAlive);
+        window.drain(sent, timeoutMs, alive);
     }
 
     @Override

@@ -1,103 +1,195 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.mqtt.MqttMessageIdAndPropertiesVariableHeader;
+import io.netty.handler.codec.mqtt.MqttSubAckMessage;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
- * The lean subscriber ({@code --opt engine=netty}): MQTT 3.1.1 at QoS 0, 1 or 2 on a
- * {@link NettyMqttSession}. It subscribes and waits for the SUBACK before reporting its topic; a
- * refused subscription (return code 0x80) and a granted QoS below the one asked are a
- * {@link Fault.Kind#REFUSED} naming the code, as with the HiveMQ subscriber. Each PUBLISH is cut out
- * of Netty's read buffer in place and its payload handed to the handler first thing (Q2) on the event
- * loop as a view of that buffer (no copy, no object per message; a copy into one reused buffer only
- * when the read buffer is not one contiguous piece). QoS 1: a PUBACK per message; QoS 2: PUBREC, and
- * PUBCOMP on the broker's PUBREL, a redelivered packet id not yet released is acknowledged again but
- * not delivered twice (counted as {@code duplicates}). The acknowledgements of one socket read go
- * out together ({@link NettyMqttSession#acknowledge}).
+ * The lean subscriber ({@code --opt engine=netty}, the default): MQTT 5 or 3.1.1 at QoS 0, 1 or 2 on a
+ * {@link NettyMqttSession}, to its topic or, with {@code group}, to the MQTT 5 shared subscription
+ * {@code $share/GROUP/topic} (round-robin). It subscribes and waits for the SUBACK before reporting its topic:
+ * a refused subscription (MQTT 5 reason code such as 0x87 NOT_AUTHORIZED, 3.1.1 return code 0x80) and a
+ * granted QoS below the one asked are a {@link Fault.Kind#REFUSED} naming the code, as with the HiveMQ
+ * subscriber; 0x8F (topic filter invalid) and 0x9E (no shared subscriptions) are usage errors on
+ * {@code --opt topic} and {@code --opt group}.
+ *
+ * <p>Each PUBLISH is cut out of Netty's read buffer in place and its payload handed to the handler first
+ * thing (Q2) on the event loop, copied into the I/O thread's scratch buffer up to {@link #COPY_MAX} bytes and
+ * viewed in place above (no object per message either way for small messages); at MQTT 5 its properties are
+ * skipped, not read. QoS 1: a PUBACK per message; QoS 2: PUBREC, and PUBCOMP on the broker's PUBREL, a redelivered
+ * packet id not yet released is acknowledged again but not delivered twice (counted as {@code duplicates}).
+ * The acknowledgements of one socket read go out together ({@link NettyMqttSession#acknowledge}). Polled
+ * ({@link #poll}, trace mode) or pushed ({@link #start}, the scenario runtime) as {@link HandOver} describes;
+ * a malformed packet closes the connection, which ends either way with a one-line reason.
  */
 final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets {
     private final MqttSettings s;
     private final HandOver delivery = new HandOver();
-    private final CompletableFuture<Integer> suback = new CompletableFuture<>();
-    private final NettyMqttSession session;
-    private final int grantedQos;
-    private final boolean[] unreleased = new boolean[65_536]; // QoS 2, event loop only
-    private ByteBuffer copy = ByteBuffer.allocate(0); // event loop only
+    final NettyMqttSession session;
+    private final boolean v5;
+    private volatile int grantedQos = -1;
+    /** QoS 2 packet ids delivered and not yet released, one bit each (8 KiB, made with the first QoS 2 publish). */
+    private long[] unreleased; // event loop only
     // event loop only; read after the run
     private long protocolErrors;
     private long duplicates;
     private volatile String firstError;
 
-    NettyMqttSubscriber(MqttSettings s) throws IOException {
+    /**
+     * Not connected yet: {@link #open} connects and subscribes, tests attach a channel to {@link #session}.
+     *
+     * @param messageSize the publishes' size: packets above it plus {@link NettyMqttSession#PACKET_ROOM} are refused
+     */
+    NettyMqttSubscriber(MqttSettings s, int messageSize) {
         this.s = s;
-        this.session = NettyMqttSession.open(s, "sub", this);
+        this.v5 = s.version() == 5;
+        this.session = new NettyMqttSession(s, this, "sub", NettyMqttSession.maxIncoming(messageSize));
+    }
+
+    /** Connects, subscribes and waits for the SUBACK ({@link #checkSubAck}). */
+    static NettyMqttSubscriber open(MqttSettings s, int messageSize, ClientContext context) throws IOException {
+        NettyMqttSubscriber sub = new NettyMqttSubscriber(s, messageSize);
+        sub.session.connect(context);
         try {
-            byte[] filter = s.filter().getBytes(StandardCharsets.UTF_8);
-            ByteBuf b = session.channel.alloc().buffer(10 + filter.length);
-            b.writeByte(NettyMqttSession.SUBSCRIBE << 4 | 0x02);
-            NettyMqttSession.writeLength(b, 2 + 2 + filter.length + 1);
-            b.writeShort(1).writeShort(filter.length).writeBytes(filter).writeByte(s.qos());
-            session.channel.writeAndFlush(b);
-            int code = session.await(suback, "subscribe to '" + s.filter() + "'", "SUBACK");
-            if (code == 0x80 || code < 0) {
-                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the subscription to '"
-                        + s.filter() + "': SUBACK return code " + Fault.reasonCode(code & 0xff, "FAILURE"));
-            }
-            if (code < s.qos()) {
-                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " lowered the subscription to '"
-                        + s.filter() + "' to QoS " + code + " (SUBACK granted QoS " + Fault.reasonCode(code, "").trim()
-                        + "), asked --opt qos=" + s.qos());
-            }
-            this.grantedQos = code;
+            sub.checkShared();
+            sub.checkSubAck(sub.session.await(sub.subscribe(), "subscribe to '" + s.filter() + "'", "SUBACK"));
         } catch (IOException | RuntimeException e) {
-            session.close();
+            sub.close();
             throw e;
+        }
+        return sub;
+    }
+
+    /** After the CONNACK: a group on a broker that announced no shared subscriptions is a usage error. */
+    void checkShared() {
+        if (!s.group().isEmpty() && !session.sharedSubscriptionAvailable()) {
+            throw new SpecException("--opt group", "the MQTT broker at " + s.address() + " has no shared "
+                    + "subscriptions ($share/...), needed for round-robin: CONNACK Shared Subscription Available 0");
         }
     }
 
-    /** Event loop: PUBLISH, PUBREL, SUBACK. */
+    /** Sends SUBSCRIBE to the filter at the QoS asked; the future completes with the SUBACK. */
+    java.util.concurrent.CompletableFuture<MqttSubAckMessage> subscribe() {
+        return session.subscribe(s.filter(), s.qos());
+    }
+
+    /** Reads the SUBACK: a refusal or a lowered QoS throws, naming the code; else the granted QoS is kept. */
+    void checkSubAck(MqttSubAckMessage ack) throws IOException {
+        List<Integer> codes;
+        try {
+            codes = ack.payload().reasonCodes();
+        } catch (NullPointerException e) { // Netty's codec reads a code MQTT does not define as null
+            codes = List.of();
+        }
+        String filter = s.filter();
+        if (codes.isEmpty() || codes.get(0) == null) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " answered the subscription to '"
+                    + filter + "' with a SUBACK without a valid reason code");
+        }
+        int code = codes.get(0);
+        if (v5) {
+            MqttMessageIdAndPropertiesVariableHeader h = ack.idAndPropertiesVariableHeader();
+            String reason = "SUBACK reason code " + Fault.reasonCode(code, NettyMqttSession.reasonName(
+                    NettyMqttSession.SUBACK, code)) + NettyMqttSession.reasonString(h == null ? null : h.properties());
+            if (code == 0x8F) {
+                throw new SpecException("--opt topic", "the MQTT broker at " + s.address()
+                        + " rejects the topic filter '" + filter + "': " + reason);
+            }
+            if (code == 0x9E) {
+                throw new SpecException("--opt group", "the MQTT broker at " + s.address()
+                        + " has no shared subscriptions ($share/...), needed for round-robin: " + reason);
+            }
+            if (code >= 0x80) {
+                throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the subscription to '"
+                        + filter + "': " + reason);
+            }
+        } else if (code >= 0x80) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the subscription to '"
+                    + filter + "': SUBACK return code " + Fault.reasonCode(code, code == 0x80 ? "FAILURE" : ""));
+        }
+        if (code > 2) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " answered the subscription to '"
+                    + filter + "' with SUBACK code " + Fault.reasonCode(code, "").trim() + ", which grants no QoS");
+        }
+        if (code < s.qos()) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " lowered the subscription to '"
+                    + filter + "' to QoS " + code + " (SUBACK granted QoS " + Fault.reasonCode(code, "").trim()
+                    + "), asked --opt qos=" + s.qos());
+        }
+        grantedQos = code;
+    }
+
+    /** Event loop: PUBLISH and PUBREL (a PUBACK, PUBREC or PUBCOMP to a subscriber breaks the protocol). */
     @Override
     public void onPacket(ChannelHandlerContext ctx, int type, int flags, ByteBuf in, int start, int length) {
         if (type == NettyMqttSession.PUBLISH) {
             onPublish(ctx, flags, in, start, length);
-        } else if (type == NettyMqttSession.PUBREL && length >= 2) {
+        } else if (type == NettyMqttSession.PUBREL) {
+            if (length < 2 || (!v5 && length != 2)) {
+                failed("sent a malformed PUBREL (" + length + " bytes after the fixed header)");
+                return;
+            }
             int id = in.getUnsignedShort(start);
-            unreleased[id] = false;
+            if (unreleased != null) {
+                unreleased[id >>> 6] &= ~(1L << id);
+            }
             session.acknowledge(ctx, NettyMqttSession.PUBCOMP, id);
-        } else if (type == NettyMqttSession.SUBACK && length >= 3) {
-            suback.complete((int) in.getUnsignedByte(start + 2));
         } else {
-            failed("sent an unexpected packet of type " + type + " (" + length + " bytes) to a subscriber");
+            protocolErrors++;
+            session.unexpected("sent a " + NettyMqttSession.typeName(type) + " to a subscriber, which publishes nothing");
         }
     }
 
     private void onPublish(ChannelHandlerContext ctx, int flags, ByteBuf in, int start, int length) {
         final int qos = (flags >>> 1) & 3;
         final int end = start + length;
-        int p = start + 2 + (length >= 2 ? in.getUnsignedShort(start) : 0) + (qos > 0 ? 2 : 0);
-        if (qos == 3 || p > end) {
-            failed("sent a malformed PUBLISH (QoS bits " + qos + ", " + length + " bytes)");
+        if (length < 2) {
+            failed("sent a malformed PUBLISH (" + length + " bytes after the fixed header)");
+            return;
+        }
+        int p = start + 2 + in.getUnsignedShort(start) + (qos > 0 ? 2 : 0);
+        if (p > end) {
+            failed("sent a malformed PUBLISH (its topic and packet id run past its " + length + " bytes)");
             return;
         }
         final int id = qos > 0 ? in.getUnsignedShort(p - 2) : 0;
-        if (qos == 2 && unreleased[id]) {
+        if (qos > 0 && id == 0) {
+            failed("sent a malformed PUBLISH (QoS " + qos + " with packet id 0)");
+            return;
+        }
+        if (v5) {
+            long props = NettyMqttSession.readVarInt(in, p, end);
+            if (props < 0 || p + (props & 7) + (props >>> 3) > end) {
+                failed("sent a malformed PUBLISH (its properties run past its " + length + " bytes)");
+                return;
+            }
+            p += (int) (props & 7) + (int) (props >>> 3);
+        }
+        if (qos == 2 && unreleased == null) {
+            unreleased = new long[65_536 / 64];
+        }
+        if (qos == 2 && (unreleased[id >>> 6] & 1L << id) != 0) {
             duplicates++; // the broker sent it again before our PUBREC reached it: acknowledge, do not deliver twice
         } else {
             delivery.deliver(payload(in, p, end - p));
             if (qos == 2) {
-                unreleased[id] = true;
+                unreleased[id >>> 6] |= 1L << id;
             }
         }
         if (qos > 0) {
@@ -105,13 +197,32 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
         }
     }
 
-    /** The payload as a little-endian view of the read buffer, or a copy in one reused buffer. */
-    private ByteBuffer payload(ByteBuf in, int at, int len) {
-        if (in.nioBufferCount() == 1 && !(in instanceof CompositeByteBuf)) {
+    /**
+     * Payloads up to this size are copied into the I/O thread's scratch buffer rather than viewed in place:
+     * Netty 4.2's default (adaptive) allocator makes a new {@code DirectByteBuffer} slice on every
+     * {@code internalNioBuffer} call, ~64 B allocated per message (seen with JFR), while copying 2 KiB costs
+     * less than that allocation and its collection. Larger payloads are viewed in place, where one small
+     * object per message is nothing next to the bytes it spares copying.
+     */
+    static final int COPY_MAX = 2048;
+    /** One scratch buffer per I/O thread, shared by its connections (the handler keeps no reference). */
+    private static final io.netty.util.concurrent.FastThreadLocal<ByteBuffer> SCRATCH =
+            new io.netty.util.concurrent.FastThreadLocal<>() {
+                @Override
+                protected ByteBuffer initialValue() {
+                    return ByteBuffer.allocate(COPY_MAX).order(ByteOrder.LITTLE_ENDIAN);
+                }
+            };
+
+    /** The payload as a little-endian buffer, {@code [position, limit)}: see {@link #COPY_MAX}. */
+    private static ByteBuffer payload(ByteBuf in, int at, int len) {
+        if (len > COPY_MAX && in.nioBufferCount() == 1 && !(in instanceof CompositeByteBuf)) {
             return in.internalNioBuffer(at, len).order(ByteOrder.LITTLE_ENDIAN);
         }
+        ByteBuffer copy = SCRATCH.get();
         if (copy.capacity() < len) {
             copy = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
+            SCRATCH.set(copy);
         }
         copy.clear().limit(len);
         in.getBytes(at, copy);
@@ -120,20 +231,27 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
 
     @Override
     public void onLost() {
-        suback.completeExceptionally(new IOException("the broker closed the connection before its SUBACK"));
-        delivery.count.lost();
+        delivery.lost(closeReason());
     }
 
+    /** Event loop: a malformed packet; counted, and the connection is closed naming it. */
     private void failed(String why) {
         protocolErrors++;
         if (firstError == null) {
             firstError = "MQTT broker at " + s.address() + " " + why;
         }
+        session.malformed(why);
     }
 
     @Override
     public int poll(MessageHandler handler, long timeoutMs) {
         return delivery.poll(handler, timeoutMs);
+    }
+
+    /** Push mode: the handler runs on the event loop, first thing for each PUBLISH (Q2). */
+    @Override
+    public void start(MessageHandler handler, Consumer<String> ended) {
+        delivery.start(handler, ended);
     }
 
     @Override
@@ -150,19 +268,25 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
 
     @Override
     public String closeReason() {
-        String why = session.lostReason();
-        return why == null || firstError == null ? why : why + "; first error: " + firstError;
+        return session.lostReason();
+    }
+
+    @Override
+    public InetAddress localAddress() {
+        return session.channel() != null && session.channel().localAddress() instanceof InetSocketAddress a
+                ? a.getAddress() : null;
     }
 
     @Override
     public Map<String, String> serverInfo() {
-        Map<String, String> m = new LinkedHashMap<>(session.serverInfo());
+        Map<String, String> m = session.serverInfo();
         m.put("granted_qos", "" + grantedQos);
         return m;
     }
 
     @Override
     public void close() {
+        delivery.closing();
         session.close();
     }
 }

@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The MQTT driver against an embedded Moquette (MQTT 3.1.1 only) on every machine, and against the
+ * The MQTT driver, both engines (the lean netty engine, the default, and the HiveMQ client given as
+ * {@code engine=hivemq}), against an embedded Moquette (MQTT 3.1.1 only) on every machine, and against the
  * real Mosquitto on 127.0.0.1:1883 when it runs (required under CI=true).
  */
 class MqttDriverTest {
@@ -68,6 +69,25 @@ class MqttDriverTest {
         }
     }
 
+    /**
+     * Moquette 0.17 sometimes closes a connection whose SUBSCRIBE follows its CONNACK at once: it sends the
+     * CONNACK before it marks the connection connected and logs "SUBSCRIBE received on already closed
+     * connection" (both engines, ~1 in 15 connections under load here; seen with slf4j-simple). Its tests retry
+     * once on exactly that; the driver itself reports a broker closing the connection, as it must.
+     */
+    static <T> T moquetteRetry(java.util.concurrent.Callable<T> run) throws Exception {
+        try {
+            return run.call();
+        } catch (IOException e) {
+            String m = String.valueOf(e.getMessage());
+            if (!m.contains("closed the connection before its SUBACK") && !m.contains("Server closed connection")) {
+                throw e;
+            }
+            System.out.println("Moquette closed a fresh connection (its CONNACK/SUBSCRIBE race), once more: " + m);
+            return run.call();
+        }
+    }
+
     static void requireMosquitto() {
         boolean up;
         try (Socket s = new Socket()) {
@@ -86,34 +106,71 @@ class MqttDriverTest {
         return (MqttDriver) Drivers.load().get("mqtt");
     }
 
-    @ParameterizedTest(name = "Moquette MQTT 3.1.1 QoS {0}")
-    @CsvSource({"0", "1", "2"})
-    void moquetteDeliversEveryMessageOnce(int qos) throws Exception {
-        RoundTrip rt = RoundTrip.run(driver(), moquetteUri, Map.of("version", "3", "qos", "" + qos), N, 64);
-        if (qos == 0) {
-            // at most once: Moquette drops QoS 0 messages when its subscriber queue overflows at full
-            // speed (1772 of 2000 arrived in one run here); never duplicates, and most arrive
-            assertEquals(0, rt.duplicates, "duplicates");
-            assertTrue(rt.received >= N / 2, "QoS 0 received " + rt.received + " of " + N);
-        } else {
-            rt.assertAllOnce(N, true);
-        }
-        assertEquals(qos == 0 ? 0L : N, rt.publisherCounters.get("messages_acked"));
+    @ParameterizedTest(name = "Moquette MQTT 3.1.1 engine={0} QoS {1}")
+    @CsvSource({"netty,1", "netty,2", "hivemq,1", "hivemq,2"})
+    void moquetteDeliversEveryMessageOnce(String engine, int qos) throws Exception {
+        RoundTrip rt = moquetteRetry(() -> RoundTrip.run(driver(), moquetteUri, Map.of("engine", engine, "version", "3",
+                "qos", "" + qos), N, 64));
+        rt.assertAllOnce(N, true);
+        assertEquals((long) N, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
         assertEquals((long) qos, rt.subscriberCounters.get("qos_granted"));
         assertTrue(rt.destination.startsWith("msgscope/"), rt.destination);
-        System.out.println("moquette v3 qos " + qos + ": " + rt.rate());
+        System.out.println("moquette v3 engine=" + engine + " qos " + qos + ": " + rt.rate());
     }
 
-    @ParameterizedTest(name = "Mosquitto MQTT {0} QoS {1}")
+    /**
+     * At most once: Moquette drops QoS 0 messages when its subscriber queue overflows at full speed (1772 of
+     * 2000 arrived in one run here); never duplicates, and most arrive. Waits until arrivals stop for 2 s
+     * rather than for all of them.
+     */
+    @ParameterizedTest(name = "Moquette MQTT 3.1.1 engine={0} QoS 0")
+    @CsvSource({"netty", "hivemq"})
+    void moquetteQos0DeliversMostAndNeverTwice(String engine) throws Exception {
+        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("engine", engine, "version", "3", "qos", "0"),
+                "");
+        int[] arrivals = new int[N];
+        java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+        try (io.msgscope.core.driver.Subscriber sub = moquetteRetry(() -> driver().openSubscriber(spec))) {
+            sub.start((b, off) -> {
+                arrivals[(int) io.msgscope.core.WireHeader.sequence(b, off)]++;
+                received.incrementAndGet();
+            }, why -> { });
+            try (io.msgscope.core.driver.Publisher pub = driver().openPublisher(spec.withDestination(sub.destination()))) {
+                java.nio.ByteBuffer buf = driver().allocatePayload(64);
+                for (int i = 0; i < N; i++) {
+                    io.msgscope.core.WireHeader.writeSequence(buf, 0, i);
+                    pub.send(buf, 0, 64);
+                }
+                pub.drain(30_000);
+                assertEquals(0L, pub.counters().get("messages_acked"));
+            }
+            long last = -1;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (received.get() < N && received.get() != last && System.nanoTime() < deadline) {
+                last = received.get();
+                Thread.sleep(2000); // a quiet period: QoS 0 gives no other sign that nothing more will come
+            }
+            assertEquals(0L, sub.counters().get("qos_granted"));
+        }
+        for (int i = 0; i < N; i++) {
+            assertTrue(arrivals[i] <= 1, "message " + i + " arrived " + arrivals[i] + " times");
+        }
+        assertTrue(received.get() >= N / 2, "QoS 0 received " + received.get() + " of " + N);
+        System.out.println("moquette v3 engine=" + engine + " qos 0: " + received.get() + " of " + N);
+    }
+
+    /** The HiveMQ engine, the reference (the netty engine's rows are in {@link NettyEngineTest}). */
+    @ParameterizedTest(name = "Mosquitto engine=hivemq MQTT {0} QoS {1}")
     @CsvSource({"5,0", "5,1", "5,2", "3,0", "3,1", "3,2"})
     void mosquittoDeliversEveryMessageOnce(int version, int qos) throws Exception {
         requireMosquitto();
-        RoundTrip rt = RoundTrip.run(driver(), MOSQUITTO, Map.of("version", "" + version, "qos", "" + qos), N, 64);
+        RoundTrip rt = RoundTrip.run(driver(), MOSQUITTO, Map.of("engine", "hivemq", "version", "" + version,
+                "qos", "" + qos), N, 64);
         rt.assertAllOnce(N, true);
         assertEquals(qos == 0 ? 0L : N, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
-        System.out.println("mosquitto v" + version + " qos " + qos + ": " + rt.rate());
+        System.out.println("mosquitto engine=hivemq v" + version + " qos " + qos + ": " + rt.rate());
     }
 
     /**
@@ -121,16 +178,19 @@ class MqttDriverTest {
      * for the previous completion), 7 (wake-ups after 1 completion) and 64 (after 8) keep every count
      * exact — each message received once, every PUBACK/PUBCOMP counted as messages_acked (Q5).
      */
-    @ParameterizedTest(name = "window {0}, QoS {1}, MQTT {2}")
-    @CsvSource({"1,1,3", "7,2,3", "64,1,3", "1,2,5", "7,1,5", "64,2,5"})
-    void windowedPublishKeepsCountsExact(int window, int qos, int version) throws Exception {
+    @ParameterizedTest(name = "window {0}, QoS {1}, MQTT {2}, engine={3}")
+    @CsvSource({"1,1,3,hivemq", "7,2,3,hivemq", "64,1,3,hivemq", "1,2,5,hivemq", "7,1,5,hivemq", "64,2,5,hivemq",
+            "1,1,3,netty", "7,2,3,netty", "64,1,3,netty", "1,2,5,netty", "7,1,5,netty", "64,2,5,netty"})
+    void windowedPublishKeepsCountsExact(int window, int qos, int version, String engine) throws Exception {
         String uri = moquetteUri;
         if (version == 5) {
             requireMosquitto();
             uri = MOSQUITTO;
         }
-        RoundTrip rt = RoundTrip.run(driver(), uri, Map.of("version", "" + version, "qos", "" + qos,
-                "max_inflight", "" + window), 500, 64);
+        Map<String, String> o = Map.of("engine", engine, "version", "" + version, "qos", "" + qos,
+                "max_inflight", "" + window);
+        String u = uri;
+        RoundTrip rt = moquetteRetry(() -> RoundTrip.run(driver(), u, o, 500, 64));
         rt.assertAllOnce(500, true);
         assertEquals(500L, rt.publisherCounters.get("messages_acked"));
         assertEquals(0L, rt.publisherCounters.get("publish_errors"));
@@ -143,8 +203,11 @@ class MqttDriverTest {
     @Test
     void batchedSendsCountWarmupAndMeasuredAcksApart() throws Exception {
         DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0,
-                Map.of("version", "3", "qos", "1", "max_inflight", "7"), "");
-        assertWarmupAndMeasuredAcksApart(driver(), spec, MqttPublisher.class);
+                Map.of("engine", "hivemq", "version", "3", "qos", "1", "max_inflight", "7"), "");
+        moquetteRetry(() -> {
+            assertWarmupAndMeasuredAcksApart(driver(), spec, MqttPublisher.class);
+            return null;
+        });
     }
 
     /**
@@ -192,19 +255,21 @@ class MqttDriverTest {
         }
     }
 
-    @Test
-    void largerMessagesAndAChosenTopicOnMosquitto() throws Exception {
+    @ParameterizedTest(name = "engine={0} MQTT {1}")
+    @CsvSource({"netty,5", "netty,3", "hivemq,5"})
+    void largerMessagesAndAChosenTopicOnMosquitto(String engine, int version) throws Exception {
         requireMosquitto();
-        RoundTrip rt = RoundTrip.run(driver(), "mqtt://127.0.0.1:1883",
-                Map.of("topic", "msgscope/test/large", "clean_session", "false", "keep_alive", "10"), 500, 16_384);
+        RoundTrip rt = RoundTrip.run(driver(), "mqtt://127.0.0.1:1883", Map.of("engine", engine, "version", "" + version,
+                "topic", "msgscope/test/large", "clean_session", "false", "keep_alive", "10"), 500, 16_384);
         rt.assertAllOnce(500, true);
         assertEquals("msgscope/test/large", rt.destination);
     }
 
     @Test
-    void nettyHasTcpNoDelayOn() throws Exception {
-        MqttSettings s = MqttSettings.of(new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("version", "3"), ""), false);
-        MqttConnection c = MqttConnection.open(s, "probe", null);
+    void hivemqHasTcpNoDelayOn() throws Exception {
+        MqttSettings s = MqttSettings.of(new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("engine", "hivemq",
+                "version", "3"), ""), false);
+        MqttConnection c = MqttConnection.open(s, "probe", null, io.msgscope.core.driver.ClientContext.shared());
         try {
             // internal API, test only: the client's Netty channel
             Object cfg = c.v3.getConfig().getConnectionConfig().orElseThrow();
@@ -216,13 +281,23 @@ class MqttDriverTest {
     }
 
     @Test
-    void connectionRefusedIsOneLineNamingTheAddress() throws Exception {
+    void nettyEngineHasTcpNoDelayOn() throws Exception {
+        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("version", "3"), "");
+        try (io.msgscope.core.driver.Subscriber sub = moquetteRetry(() -> driver().openSubscriber(spec))) {
+            io.netty.channel.Channel ch = ((NettyMqttSubscriber) sub).session.channel();
+            assertTrue(ch.config().getOption(io.netty.channel.ChannelOption.TCP_NODELAY), "TCP_NODELAY");
+        }
+    }
+
+    @ParameterizedTest(name = "engine={0}")
+    @CsvSource({"netty", "hivemq"})
+    void connectionRefusedIsOneLineNamingTheAddress(String engine) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         long t0 = System.nanoTime();
-        DriverSpec spec = new DriverSpec("", 0, "tcp://127.0.0.1:" + port, 64, 0, Map.of(), "msgscope/x");
+        DriverSpec spec = new DriverSpec("", 0, "tcp://127.0.0.1:" + port, 64, 0, Map.of("engine", engine), "msgscope/x");
         IOException e = assertThrows(IOException.class, () -> driver().openPublisher(spec));
         assertTrue((System.nanoTime() - t0) / 1e9 < 12, "took too long");
         assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
@@ -232,12 +307,14 @@ class MqttDriverTest {
         assertThrows(IOException.class, () -> driver().openSubscriber(spec));
     }
 
-    @Test
-    void mqtt5AgainstMoquetteFailsClearly() {
-        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("version", "5"), "");
+    @ParameterizedTest(name = "engine={0}")
+    @CsvSource({"netty", "hivemq"})
+    void mqtt5AgainstMoquetteFailsClearly(String engine) {
+        DriverSpec spec = new DriverSpec("", 0, moquetteUri, 64, 0, Map.of("engine", engine, "version", "5"), "");
         IOException e = assertThrows(IOException.class, () -> driver().openSubscriber(spec));
         assertTrue(e.getMessage().contains(moquetteUri.substring(6)), e.getMessage());
-        System.out.println("MQTT 5 on Moquette: " + e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        System.out.println("MQTT 5 on Moquette, engine=" + engine + ": " + e.getMessage());
     }
 
     @Test
@@ -255,5 +332,42 @@ class MqttDriverTest {
                 new DriverSpec("", 0, "amqp://127.0.0.1", 64, 0, Map.of(), ""))).option());
         assertEquals("--opt clean_session", assertThrows(SpecException.class, () -> d.openSubscriber(
                 new DriverSpec("", 0, "", 64, 0, Map.of("clean_session", "maybe"), ""))).option());
+        assertEquals("--opt engine", assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "", 64, 0, Map.of("engine", "paho"), ""))).option());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "tcp://127.0.0.1", 64, 0, Map.of("tls_ca", "/etc/hostname"), ""))).option());
+        assertEquals("--opt tls_verify", assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "", 64, 0, Map.of("tls_verify", "false"), ""))).option());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "ssl://127.0.0.1", 64, 0, Map.of("tls_ca", "/no/such/ca.pem"), ""))).option());
+        assertEquals("--opt group", assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "", 64, 0, Map.of("version", "3", "group", "g"), ""))).option());
+        assertEquals("--opt max_inflight", assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "", 64, 0, Map.of("max_inflight", "70000"), ""))).option());
+        SpecException uri = assertThrows(SpecException.class, () -> d.checkOptions(
+                new DriverSpec("", 0, "http://u:s3cret@127.0.0.1", 64, 0, Map.of(), "")));
+        assertFalse(uri.getMessage().contains("s3cret"), uri.getMessage());
+    }
+
+    /** The netty engine and MQTT 5 are the defaults; both engines take every option of both versions. */
+    @Test
+    void defaultsAndWhatBothEnginesTake() {
+        MqttSettings s = MqttSettings.of(new DriverSpec("", 0, "", 64, 0, Map.of(), ""), false);
+        assertTrue(s.netty());
+        assertEquals(5, s.version());
+        assertEquals(10_000, s.maxInflight());
+        assertEquals(1000, MqttSettings.of(new DriverSpec("", 0, "", 64, 0, Map.of("qos", "0"), ""), false).maxInflight());
+        assertEquals(20, MqttSettings.of(new DriverSpec("", 0, "", 64, 0, Map.of("version", "3"), ""), false).maxInflight());
+        assertEquals(10_000, MqttSettings.of(new DriverSpec("", 0, "", 64, 0, Map.of("engine", "hivemq", "qos", "0"), ""),
+                false).maxInflight());
+        for (String engine : new String[] {"netty", "hivemq"}) {
+            MqttSettings t = MqttSettings.of(new DriverSpec("", 0, "mqtts://h", 64, 0, Map.of("engine", engine,
+                    "group", "g", "tls_verify", "false"), ""), false);
+            assertEquals(8883, t.port());
+            assertFalse(t.tlsSettings().verify());
+            assertEquals("$share/g/" + t.topic(), t.filter());
+        }
+        assertTrue(driver().bindsSourceAddresses(Map.of()));
+        assertTrue(driver().bindsSourceAddresses(Map.of("engine", "hivemq")));
     }
 }

@@ -5,7 +5,8 @@ import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -28,8 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The publisher's side of a refused QoS (issue 5), against a private mosquitto with {@code max_qos 1}
  * on a free port (the shared broker is never reconfigured): MQTT 5 announces it in the CONNACK, so
  * the publisher refuses up front; an MQTT 3.1.1 broker closes the connection on the first QoS 2
- * publish, which the publisher reports as a probable refusal. Skipped without the mosquitto binary,
- * failed under CI=true.
+ * publish, which the publisher reports as a probable refusal. Both engines. Skipped without the mosquitto
+ * binary, failed under CI=true.
  */
 class MqttRefusalTest {
     @TempDir
@@ -76,18 +77,21 @@ class MqttRefusalTest {
         }
     }
 
-    @Test
-    void mqtt5PublisherRefusesAQosAboveTheConnacksMaximum() {
-        DriverSpec spec = new DriverSpec("", 0, uri, 64, 0, Map.of("qos", "2"), "msgscope/refused");
+    @ParameterizedTest(name = "engine={0}")
+    @CsvSource({"netty", "hivemq"})
+    void mqtt5PublisherRefusesAQosAboveTheConnacksMaximum(String engine) {
+        DriverSpec spec = new DriverSpec("", 0, uri, 64, 0, Map.of("engine", engine, "qos", "2"), "msgscope/refused");
         Fault f = assertThrows(Fault.class, () -> new MqttDriver().openPublisher(spec));
         assertEquals(Fault.Kind.REFUSED, f.kind());
         assertTrue(f.getMessage().contains("accepts QoS 1 at most (CONNACK Maximum QoS), asked --opt qos=2"),
                 f.getMessage());
     }
 
-    @Test
-    void mqtt311BrokerClosingOnQos2IsReportedAsARefusal() throws Exception {
-        DriverSpec spec = new DriverSpec("", 0, uri, 64, 0, Map.of("qos", "2", "version", "3"), "msgscope/refused");
+    @ParameterizedTest(name = "engine={0}")
+    @CsvSource({"netty", "hivemq"})
+    void mqtt311BrokerClosingOnQos2IsReportedAsARefusal(String engine) throws Exception {
+        DriverSpec spec = new DriverSpec("", 0, uri, 64, 0, Map.of("engine", engine, "qos", "2", "version", "3"),
+                "msgscope/refused");
         ByteBuffer buf = new MqttDriver().allocatePayload(64);
         try (Publisher p = new MqttDriver().openPublisher(spec)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

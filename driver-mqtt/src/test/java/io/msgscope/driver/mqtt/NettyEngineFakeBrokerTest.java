@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The lean engine's framing and acknowledgements against a scripted broker on a local socket, where
  * every byte is known: SUBACK refusals, QoS 1/2 acknowledgements, a QoS 2 redelivery, short payloads,
- * packets split across reads and the end of the connection (issue 5's faults, MQTT 3.1.1 §3).
+ * packets split across reads and the end of the connection (issue 5's faults, MQTT 3.1.1 §3), and the MQTT 5
+ * reason codes (SUBACK, PUBACK, PUBREC, a DISCONNECT from the broker, Receive Maximum) over a real socket.
  */
 class NettyEngineFakeBrokerTest {
 
@@ -51,12 +52,17 @@ class NettyEngineFakeBrokerTest {
         final Thread thread;
 
         FakeBroker(Script script) throws IOException {
+            this(new byte[] {0x20, 0x02, 0x00, 0x00}, script);
+        }
+
+        /** Answers the CONNECT with {@code connack} (e.g. an MQTT 5 one with properties). */
+        FakeBroker(byte[] connack, Script script) throws IOException {
             thread = new Thread(() -> {
                 try (Socket c = server.accept()) {
                     DataInputStream in = new DataInputStream(c.getInputStream());
                     Packet connect = read(in);
                     seen.add(connect);
-                    c.getOutputStream().write(new byte[] {0x20, 0x02, 0x00, 0x00});
+                    c.getOutputStream().write(connack);
                     script.run(in, c.getOutputStream(), seen);
                 } catch (IOException ignored) {
                     // the client went
@@ -121,7 +127,7 @@ class NettyEngineFakeBrokerTest {
 
     static Subscriber subscriber(FakeBroker broker, int qos) throws IOException {
         return Drivers.load().get("mqtt").openSubscriber(new DriverSpec("", 0, broker.uri(), 64, 0,
-                Map.of("engine", "netty", "qos", "" + qos, "topic", "t"), ""));
+                Map.of("engine", "netty", "version", "3", "qos", "" + qos, "topic", "t"), ""));
     }
 
     @Test
@@ -228,7 +234,7 @@ class NettyEngineFakeBrokerTest {
             in.read();
         })) {
             var pub = Drivers.load().get("mqtt").openPublisher(new DriverSpec("", 0, broker.uri(), 64, 0,
-                    Map.of("engine", "netty", "qos", "2"), "t"));
+                    Map.of("engine", "netty", "version", "3", "qos", "2"), "t"));
             try (pub) {
                 for (long seq = -1; seq < 2; seq++) {
                     pub.send(ByteBuffer.wrap(message(seq)).order(ByteOrder.LITTLE_ENDIAN), 0, 64);
@@ -268,7 +274,7 @@ class NettyEngineFakeBrokerTest {
             in.read();
         })) {
             var pub = Drivers.load().get("mqtt").openPublisher(new DriverSpec("", 0, broker.uri(), 64, 0,
-                    Map.of("engine", "netty", "qos", "1", "max_inflight", "2"), "t"));
+                    Map.of("engine", "netty", "version", "3", "qos", "1", "max_inflight", "2"), "t"));
             try (pub) {
                 for (long seq = 0; seq < 6; seq++) {
                     pub.send(ByteBuffer.wrap(message(seq)).order(ByteOrder.LITTLE_ENDIAN), 0, 64);
@@ -276,6 +282,109 @@ class NettyEngineFakeBrokerTest {
                 pub.drain(10_000);
                 assertEquals(6L, pub.counters().get("messages_acked"), pub.counters().toString());
                 assertEquals(0L, pub.counters().get("publish_errors"), pub.counters().toString());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ MQTT 5
+
+    /** MQTT 5 CONNACK, success, no properties. */
+    static final byte[] CONNACK5 = {0x20, 0x03, 0x00, 0x00, 0x00};
+
+    static Subscriber subscriber5(FakeBroker broker, int qos) throws IOException {
+        return Drivers.load().get("mqtt").openSubscriber(new DriverSpec("", 0, broker.uri(), 64, 0,
+                Map.of("qos", "" + qos, "topic", "t"), ""));
+    }
+
+    /** A SUBACK of 0x87 with a reason string: REFUSED, the code and the string named. */
+    @Test
+    void mqtt5SubackRefusalNamesItsReasonCode() throws Exception {
+        try (FakeBroker broker = new FakeBroker(CONNACK5, (in, out, seen) -> {
+            Packet sub = subscribe(in, seen);
+            assertEquals(1, sub.body[sub.body.length - 1] & 3, "the requested QoS in the subscription options");
+            out.write(NettyEngineCodecTest.packet(0x90, new byte[] {0, 1}, NettyEngineCodecTest.props(
+                    NettyEngineCodecTest.concat(new byte[] {0x1F}, NettyEngineCodecTest.str("acl"))), new byte[] {(byte) 0x87}));
+            in.read();
+        })) {
+            IOException e = assertThrows(IOException.class, () -> subscriber5(broker, 1));
+            assertEquals(Fault.Kind.REFUSED, Fault.kindOf(e));
+            assertEquals("MQTT broker at " + broker.uri().substring(6) + " refused the subscription to 't': SUBACK "
+                    + "reason code 0x87 NOT_AUTHORIZED (acl)", e.getMessage());
+        }
+    }
+
+    /**
+     * The broker's DISCONNECT (0x8B) mid-stream: the messages before it delivered, then poll reports the end
+     * and the reason names the code; the connection is closed.
+     */
+    @Test
+    void mqtt5DisconnectFromTheBrokerEndsTheSubscription() throws Exception {
+        try (FakeBroker broker = new FakeBroker(CONNACK5, (in, out, seen) -> {
+            subscribe(in, seen);
+            out.write(NettyEngineCodecTest.suback(5, 1));
+            out.write(NettyEngineCodecTest.publish(5, 1, 3, NettyEngineCodecTest.props(), message(0)));
+            out.flush();
+            assertEquals(3, awaitPacket(in, seen, 4).id(), "PUBACK");
+            out.write(NettyEngineCodecTest.packet(0xE0, new byte[] {(byte) 0x8B}, NettyEngineCodecTest.props()));
+            out.flush();
+            assertEquals(-1, in.read(), "the client closed the connection");
+        })) {
+            List<Long> seqs = new ArrayList<>();
+            try (Subscriber sub = subscriber5(broker, 1)) {
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                int n;
+                while ((n = sub.poll((b, off) -> seqs.add(WireHeader.sequence(b, off)), 50)) >= 0
+                        && System.nanoTime() < deadline) {
+                    assertTrue(n >= 0);
+                }
+                assertEquals(-1, n);
+                assertEquals(List.of(0L), seqs);
+                assertEquals("connection to MQTT broker at " + broker.uri().substring(6) + " lost (the broker sent "
+                        + "DISCONNECT with reason code 0x8B SERVER_SHUTTING_DOWN)", sub.closeReason());
+            }
+        }
+    }
+
+    /**
+     * The publisher at MQTT 5 QoS 1: PUBACK 0x87 refuses (counted, named with its reason string), 0x10 (no
+     * matching subscribers) succeeds; the CONNACK's Receive Maximum of 2 keeps at most 2 publishes on the wire
+     * although max_inflight allows 100.
+     */
+    @Test
+    void mqtt5PubackReasonCodesAndReceiveMaximum() throws Exception {
+        byte[] connack = NettyEngineCodecTest.connack(5, 0, NettyEngineCodecTest.props(new byte[] {0x21, 0, 2}));
+        try (FakeBroker broker = new FakeBroker(connack, (in, out, seen) -> {
+            int[] codes = {0x87, 0x10, 0x00, 0x00, 0x00, 0x87};
+            for (int round = 0; round < 3; round++) {
+                Packet a = awaitPacket(in, seen, 3);
+                Packet b = awaitPacket(in, seen, 3);
+                sleep(200);
+                assertEquals(0, in.available(), "a third PUBLISH went out beyond the Receive Maximum, round " + round);
+                int k = 0;
+                for (Packet p : new Packet[] {a, b}) {
+                    int id = (p.body[3] & 0xff) << 8 | p.body[4] & 0xff;
+                    int code = codes[2 * round + k++];
+                    out.write(code == 0 ? NettyEngineCodecTest.ack(4, id) : NettyEngineCodecTest.packet(0x40,
+                            new byte[] {(byte) (id >>> 8), (byte) id, (byte) code}, NettyEngineCodecTest.props(
+                                    NettyEngineCodecTest.concat(new byte[] {0x1F}, NettyEngineCodecTest.str("no")))));
+                }
+                out.flush();
+            }
+            in.read();
+        })) {
+            var pub = Drivers.load().get("mqtt").openPublisher(new DriverSpec("", 0, broker.uri(), 64, 0,
+                    Map.of("qos", "1", "max_inflight", "100"), "t"));
+            try (pub) {
+                for (long seq = 0; seq < 6; seq++) {
+                    pub.send(ByteBuffer.wrap(message(seq)).order(ByteOrder.LITTLE_ENDIAN), 0, 64);
+                }
+                pub.drain(10_000);
+                Map<String, Long> c = pub.counters();
+                assertEquals(4L, c.get("messages_acked"), c.toString());
+                assertEquals(2L, c.get("publish_refused"), c.toString());
+                assertEquals(2L, c.get("publish_errors"), c.toString());
+                assertEquals("MQTT broker at " + broker.uri().substring(6) + " refused a QoS 1 publish: PUBACK reason "
+                        + "code 0x87 NOT_AUTHORIZED (no)", pub.firstError());
             }
         }
     }
