@@ -2,7 +2,8 @@
 # Issue 5's peer comparison: msgscope's full-speed 1 -> 1 trace run (`msgscope run`) against a native
 # peer on the same loopback broker, side by side, the same message count and size, alternating:
 #   MQTT QoS 0/1/2  vs mosquitto_pub -l | mosquitto_sub (Debian mosquitto-clients), the shared Mosquitto;
-#                   MQTT 5 with the HiveMQ client, and MQTT 3.1.1 with --opt engine=netty (*-netty rows)
+#                   the default lean engine at MQTT 5 (mqtt-qosN rows, peer at -V mqttv5) and at 3.1.1
+#                   (mqtt-qosN-v3 rows, peer at -V mqttv311), and the HiveMQ client (mqtt-qosN-hivemq, MQTT 5)
 #   NATS core       vs a plain jnats publish loop + Dispatcher (io.msgscope.bench.peers.PlainNats), and vs a
 #                   plain loop on the official Go client (benchmarks/scripts/peers/nats-go, built here in GOPATH
 #                   mode from Debian's golang-go and golang-github-nats-io-go-nats-dev, installed if missing)
@@ -138,15 +139,20 @@ pairs = [
     ("mqtt-qos0", "mosquitto_pub/sub", lambda n: mosquitto(n, 0), lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=0"])),
     ("mqtt-qos1", "mosquitto_pub/sub", lambda n: mosquitto(n, 1), lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=1"])),
     ("mqtt-qos2", "mosquitto_pub/sub", lambda n: mosquitto(n, 2), lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2"])),
-    # the lean engine speaks MQTT 3.1.1, so its peer does too
-    ("mqtt-qos0-netty", "mosquitto_pub/sub", lambda n: mosquitto(n, 0, "mqttv311"),
-     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=0", "engine=netty"])),
-    ("mqtt-qos1-netty", "mosquitto_pub/sub", lambda n: mosquitto(n, 1, "mqttv311"),
-     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=1", "engine=netty"])),
-    ("mqtt-qos2-netty", "mosquitto_pub/sub", lambda n: mosquitto(n, 2, "mqttv311"),
-     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2", "engine=netty"])),
-    ("nats", "plain jnats", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainNats", [nats_uri, str(count), str(warmup), str(size)]),
-     lambda n: msgscope(n, "nats", nats_uri, [])),
+    ("mqtt-qos0-v3", "mosquitto_pub/sub", lambda n: mosquitto(n, 0, "mqttv311"),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=0", "version=3"])),
+    ("mqtt-qos1-v3", "mosquitto_pub/sub", lambda n: mosquitto(n, 1, "mqttv311"),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=1", "version=3"])),
+    ("mqtt-qos2-v3", "mosquitto_pub/sub", lambda n: mosquitto(n, 2, "mqttv311"),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2", "version=3"])),
+    ("mqtt-qos0-hivemq", "mosquitto_pub/sub", lambda n: mosquitto(n, 0),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=0", "engine=hivemq"])),
+    ("mqtt-qos1-hivemq", "mosquitto_pub/sub", lambda n: mosquitto(n, 1),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=1", "engine=hivemq"])),
+    ("mqtt-qos2-hivemq", "mosquitto_pub/sub", lambda n: mosquitto(n, 2),
+     lambda n: msgscope(n, "mqtt", mqtt_uri, ["qos=2", "engine=hivemq"])),
+    ("nats-jnats", "plain jnats", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainNats", [nats_uri, str(count), str(warmup), str(size)]),
+     lambda n: msgscope(n, "nats", nats_uri, ["engine=jnats"])),
     ("nats-go", "Go nats.go loop", go_peer, lambda n: msgscope(n, "nats", nats_uri, [])),
     ("zmq", "plain JeroMQ", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainZmq", [str(count), str(warmup), str(size)]),
      lambda n: msgscope(n, "zmq", "", [])),

@@ -58,7 +58,7 @@ class FaultIT {
     }
 
     @ParameterizedTest(name = "MQTT {0}: max_qos 1 refuses QoS 2")
-    @CsvSource({"version=5", "version=3", "engine=netty"})
+    @CsvSource({"version=5", "version=3", "engine=hivemq"})
     void aBrokerThatRefusesTheQosFailsTheRunNamingIt(String opt) throws Exception {
         try (PrivateBroker m = PrivateBroker.start(tmp.resolve("broker"), "max_qos 1")) {
             JsonNode j = failed(scenario("qos", m.uri(), "--opt", "qos=2", "--opt", opt), "qos");
@@ -70,7 +70,7 @@ class FaultIT {
     }
 
     @ParameterizedTest(name = "MQTT {0}: SUBACK {1}")
-    @CsvSource({"version=5, 0x87 NOT_AUTHORIZED", "version=3, 0x80 FAILURE", "engine=netty, 0x80 FAILURE"})
+    @CsvSource({"version=5, 0x87 NOT_AUTHORIZED", "version=3, 0x80 FAILURE", "engine=hivemq, 0x87 NOT_AUTHORIZED"})
     void aRefusedSubscriptionFailsTheRunWithItsReasonCode(String opt, String code) throws Exception {
         Path b = tmp.resolve("broker");
         try (PrivateBroker m = PrivateBroker.start(b, PrivateBroker.dynsec(b, false, true))) {
@@ -111,7 +111,7 @@ class FaultIT {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"mqtt, qos=1", "mqtt, engine=netty", "nats, jetstream=false", "nats, consumer=pull"})
+    @CsvSource({"mqtt, qos=1", "mqtt, engine=hivemq", "nats, jetstream=false", "nats, engine=jnats", "nats, consumer=pull"})
     void aBrokerKilledAndRestartedMidRunEndsTheRunEarlyWithResultsWritten(String driver, String opt) throws Exception {
         boolean js = opt.startsWith("consumer=");
         try (PrivateBroker m = driver.equals("mqtt") ? PrivateBroker.start(tmp.resolve("broker"))

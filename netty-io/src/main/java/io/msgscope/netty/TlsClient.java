@@ -67,12 +67,12 @@ public final class TlsClient implements AutoCloseable {
         SslContext c = contexts.get(key);
         if (c == null) {
             SslContextBuilder b = SslContextBuilder.forClient();
-            if (!s.verify()) {
-                b.trustManager(InsecureTrustManagerFactory.INSTANCE);
-            } else if (s.caFile() != null) {
-                b.trustManager(new File(s.caFile()));
-            }
             try {
+                if (!s.verify()) {
+                    b.trustManager(InsecureTrustManagerFactory.INSTANCE);
+                } else if (s.caFile() != null) {
+                    b.trustManager(new File(s.caFile())); // parses the PEM: a bad file fails here
+                }
                 c = b.build();
             } catch (SSLException | IllegalArgumentException e) {
                 throw new SpecException("--opt tls_ca", "is not a usable PEM certificate file ('" + s.caFile() + "'): "
