@@ -130,7 +130,8 @@ final class NatsSubscriber implements Subscriber {
      * Subscribes through the stream's consumer (see the class comment); returns the pull subscription, or null for
      * push. The members of a group share one durable consumer: when they open at the same time, all but one find
      * it created between jnats' look-up and its create (JetStream error 10013, "consumer name already in use"), and
-     * a second attempt binds to it.
+     * a later attempt binds to it (up to 10, backing off 20 ms more each time: on a loaded server the create can
+     * take a while to become visible).
      */
     private JetStreamSubscription subscribeJetStream(JetStream js, Dispatcher d, io.nats.client.MessageHandler mh,
                                                      String streamName, NatsSettings s)
@@ -155,9 +156,11 @@ final class NatsSubscriber implements Subscriber {
                 }
                 return null;
             } catch (JetStreamApiException e) {
-                if (e.getApiErrorCode() != CONSUMER_NAME_IN_USE || s.group().isEmpty() || attempt == 3) {
+                if (e.getApiErrorCode() != CONSUMER_NAME_IN_USE || s.group().isEmpty() || attempt == 10) {
                     throw e;
                 }
+                // the other member's create may still be under way on a busy server: back off before looking again
+                java.util.concurrent.locks.LockSupport.parkNanos(attempt * 20_000_000L);
             }
         }
     }
