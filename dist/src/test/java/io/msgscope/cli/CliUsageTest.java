@@ -181,6 +181,14 @@ class CliUsageTest {
     }
 
     @Test
+    void cleanOnADriverThatLeavesNothingSaysSo() {
+        Result r = run("clean", "--driver", "tcp");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("nothing msgscope made is left on the tcp broker", r.out().trim());
+        assertUsageError(run("clean", "--driver", "nope"), "--driver", "unknown driver 'nope'");
+    }
+
+    @Test
     void relayIngressPortInUse() throws Exception {
         try (ServerSocket held = new ServerSocket()) {
             held.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));

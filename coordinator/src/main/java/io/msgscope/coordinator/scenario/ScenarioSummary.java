@@ -108,6 +108,10 @@ public final class ScenarioSummary {
         if (!reliable && received < expected) {
             r.notes.add("delivery_rate < 1.0 at " + qosLabel + " (no delivery guarantee): reported, not failed");
         }
+        if (failure != null && c.driver().equals("nats") && "true".equalsIgnoreCase(c.options().get("jetstream"))) {
+            r.notes.add("JetStream streams this run made (MSGSCOPE_<subject>) are deleted at its end while the server "
+                    + "is there; if it went away, `msgscope clean --driver nats --uri URI` removes what is left");
+        }
         r.header.put("status", failure == null ? "ok" : "failed");
         r.header.put("failure_reason", failure);
         r.header.put("failed_during", failure == null ? null : o.failedDuring != null ? o.failedDuring : "measurement");

@@ -127,6 +127,16 @@ public interface Driver {
     /** Opens one publisher connection on the context's shared I/O threads, as {@link #openSubscriber(DriverSpec, ClientContext)}. */
     Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException;
 
+    /**
+     * What msgscope made on the broker and a run could not remove (issue 16: a broker killed mid-run keeps
+     * its JetStream streams), found by msgscope's own naming, one line each; removed unless {@code dryRun}.
+     * {@code msgscope clean} calls it. The default finds nothing: the driver makes nothing that outlives a
+     * run's connections.
+     */
+    default java.util.List<String> clean(DriverSpec spec, boolean dryRun) throws IOException {
+        return java.util.List.of();
+    }
+
     /** One subscriber on the process-wide {@link ClientContext#shared()} (tests, tools). */
     default Subscriber openSubscriber(DriverSpec spec) throws IOException {
         return openSubscriber(spec, ClientContext.shared());

@@ -116,4 +116,36 @@ public final class NatsDriver implements Driver {
     public io.msgscope.core.driver.ScenarioSupport scenarios() {
         return NatsScenarios.INSTANCE;
     }
+
+    /**
+     * JetStream streams msgscope made ({@code MSGSCOPE_<subject>}) and a run left behind, e.g. when the server
+     * was killed before the subscribers deleted them; deleted unless {@code dryRun}.
+     */
+    @Override
+    public java.util.List<String> clean(DriverSpec spec, boolean dryRun) throws IOException {
+        NatsSettings s = NatsSettings.of(spec.withDestination("msgscope.clean"), true);
+        io.nats.client.Connection c = s.connect("clean", () -> { }, new io.nats.client.ErrorListener() { });
+        try {
+            io.nats.client.JetStreamManagement jsm = c.jetStreamManagement();
+            java.util.List<String> out = new java.util.ArrayList<>();
+            for (String name : jsm.getStreamNames()) {
+                if (name.startsWith(NatsSubscriber.STREAM_PREFIX)) {
+                    if (!dryRun) {
+                        jsm.deleteStream(name);
+                    }
+                    out.add((dryRun ? "would delete" : "deleted") + " JetStream stream " + name + " at " + s.address());
+                }
+            }
+            return out;
+        } catch (io.nats.client.JetStreamApiException e) {
+            throw new java.io.IOException("JetStream at " + s.address() + " refused to list or delete streams: "
+                    + e.getMessage(), e);
+        } finally {
+            try {
+                c.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 }

@@ -87,7 +87,7 @@ final class NatsSubscriber implements Subscriber {
             Dispatcher d = s.jetStream() && s.pull() ? null : conn.createDispatcher(); // a pull consumer fetches in poll
             io.nats.client.MessageHandler mh = this::onMessage;
             if (s.jetStream()) {
-                streamName = "MSGSCOPE_" + s.subject().replaceAll("[^A-Za-z0-9_-]", "_");
+                streamName = STREAM_PREFIX + s.subject().replaceAll("[^A-Za-z0-9_-]", "_");
                 ensureStream(conn.jetStreamManagement(), streamName, s);
                 JetStream js = conn.jetStream();
                 pullSub = subscribeJetStream(js, d, mh, streamName, s);
@@ -122,6 +122,9 @@ final class NatsSubscriber implements Subscriber {
         this.pull = pullSub;
         this.stream = streamName;
     }
+
+    /** Every stream msgscope makes is named this and its subject: {@code msgscope clean} finds leftovers by it. */
+    static final String STREAM_PREFIX = "MSGSCOPE_";
 
     /** The JetStream error a consumer create gets when another subscriber created the same durable just before. */
     private static final int CONSUMER_NAME_IN_USE = 10013;
