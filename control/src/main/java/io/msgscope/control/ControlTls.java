@@ -102,6 +102,13 @@ public final class ControlTls {
         return new ControlTls(dir, ca, cert, key);
     }
 
+    /** Without the checks of {@link #load} (tests: to put an expired certificate on the wire). */
+    static ControlTls loadUnchecked(Path dir) {
+        return new ControlTls(dir, Certificates.readCertificate(dir.resolve(Certificates.CA_CERT), OPTION),
+                Certificates.readCertificate(dir.resolve(Certificates.CERT), OPTION),
+                Certificates.readKey(dir.resolve(Certificates.KEY), OPTION));
+    }
+
     public Path dir() {
         return dir;
     }
@@ -213,7 +220,8 @@ public final class ControlTls {
                 };
             }
             if (m != null && m.contains("Empty client certificate chain")) {
-                return "the peer presented no client certificate (a coordinator without --tls-dir?)";
+                return "the peer presented no client certificate from this agent's CA (a coordinator without "
+                        + "--tls-dir, or with a certificate of another CA)";
             }
             if (t instanceof SSLException && m != null) {
                 return "TLS: " + m;
