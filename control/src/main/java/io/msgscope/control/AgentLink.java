@@ -91,7 +91,7 @@ public final class AgentLink implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (tls) {
-                            SslHandler h = ca != null ? ca.coordinatorHandler(ch.alloc(), host, port)
+                            SslHandler h = ca != null ? ca.coordinatorHandler(ch.alloc(), credentials.tlsName(host), port)
                                     : ControlTls.unverifiedClientContext().newHandler(ch.alloc(), host, port);
                             h.setHandshakeTimeoutMillis(Math.max(1, timeoutMs));
                             ch.pipeline().addLast("tls", h);

@@ -12,14 +12,29 @@ import java.util.concurrent.ConcurrentHashMap;
  * environment ({@link #registerLocal}): another user of the box cannot drive them, and the user
  * configures nothing.
  */
-public record ControlCredentials(SharedSecret secret, ControlTls tls) {
-    public static final ControlCredentials NONE = new ControlCredentials(null, null);
+public record ControlCredentials(SharedSecret secret, ControlTls tls, Map<String, String> tlsNames) {
+    public static final ControlCredentials NONE = new ControlCredentials(null, null, Map.of());
 
     /** One-time secrets of the agents this process started on loopback, by control port. */
     private static final Map<Integer, SharedSecret> LOCAL = new ConcurrentHashMap<>();
 
     public static ControlCredentials of(SharedSecret secret, ControlTls tls) {
-        return secret == null && tls == null ? NONE : new ControlCredentials(secret, tls);
+        return secret == null && tls == null ? NONE : new ControlCredentials(secret, tls, Map.of());
+    }
+
+    /**
+     * The name an agent's certificate must have when it is dialled at {@code address}: a host name that
+     * resolved to several agents (a Kubernetes headless Service) names them all, not each address.
+     */
+    public ControlCredentials withTlsName(String address, String name) {
+        Map<String, String> m = new java.util.HashMap<>(tlsNames);
+        m.put(address, name);
+        return new ControlCredentials(secret, tls, Map.copyOf(m));
+    }
+
+    /** The name to check an agent's certificate against when it is dialled at {@code host}. */
+    String tlsName(String host) {
+        return tlsNames.getOrDefault(host, host);
     }
 
     public boolean none() {
