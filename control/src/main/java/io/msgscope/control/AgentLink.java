@@ -109,6 +109,10 @@ public final class AgentLink implements AutoCloseable {
 
                             @Override
                             protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
+                                if (msg.getBodyCase() == Envelope.BodyCase.HELLO_ACK) {
+                                    // the handshake is done: run-sized frames from the next one on
+                                    ControlCodec.maxFrame(ctx.pipeline(), hub.maxFrame());
+                                }
                                 hub.deliver(self[0], msg);
                             }
 
@@ -172,7 +176,6 @@ public final class AgentLink implements AutoCloseable {
         // the 2 s silence check starts once the agent has answered: until then the handshake's own
         // deadline applies (an agent busy starting up is not a dead agent); frames may now be run-sized
         ch.eventLoop().execute(() -> {
-            ControlCodec.maxFrame(ch.pipeline(), hub.maxFrame());
             ch.pipeline().addFirst("silence", new io.netty.handler.timeout.IdleStateHandler(
                     AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS));
         });

@@ -218,8 +218,13 @@ public final class AgentServer implements AutoCloseable {
         }, cfg.handshakeMs, TimeUnit.MILLISECONDS);
         ch.closeFuture().addListener(f -> {
             deadline.cancel(false);
+            boolean wasCandidate;
             synchronized (candidates) {
-                candidates.remove(ch);
+                wasCandidate = candidates.remove(ch);
+            }
+            if (wasCandidate && !Boolean.TRUE.equals(ch.attr(REFUSED).get())) {
+                // e.g. a coordinator that found this agent's proof wrong: it hangs up without proving anything
+                refused(ch, "closed by the peer before authenticating (a coordinator with another secret or CA?)");
             }
         });
         ch.pipeline().addLast("sniff", new Sniffer());
@@ -263,7 +268,10 @@ public final class AgentServer implements AutoCloseable {
         }
     };
 
+    private static final io.netty.util.AttributeKey<Boolean> REFUSED = io.netty.util.AttributeKey.valueOf("refused");
+
     private void refused(Channel ch, String why) {
+        ch.attr(REFUSED).set(true);
         refusals.log("refused control connection from " + address(ch) + ": " + why);
     }
 
@@ -359,8 +367,8 @@ public final class AgentServer implements AutoCloseable {
                 why = "plain text, but this agent requires TLS: give the coordinator --tls-dir with a certificate "
                         + "from this agent's CA";
             } else if (c.secret() != null && !loopbackPeer(ch)) {
-                why = "plain text from another host, but off loopback the control channel must use TLS "
-                        + "(a coordinator of another msgscope version?)";
+                why = "plain text from another host: this agent requires the shared secret (--secret-file or "
+                        + "MSGSCOPE_SECRET), and off loopback the control channel runs over TLS";
             }
             if (why == null) {
                 ctx.pipeline().remove(this);

@@ -261,6 +261,7 @@ class ControlSecurityTest {
         assertTrue(e.getMessage().contains("could not prove the shared secret"), e.getMessage());
         assertTrue(e.usage());
         // the coordinator closed without answering: the agent saw no proof at all, right or wrong
+        await(() -> log().contains("closed by the peer before authenticating"), "the agent logs the hang-up");
         assertFalse(log().contains("wrong shared secret"), log());
     }
 
