@@ -61,7 +61,7 @@ public final class AgentLink implements AutoCloseable {
     public static final long HEARTBEAT_MS = 500;
     public static final long AGENT_SILENCE_MS = 2_000;
 
-    /** @deprecated the secret alone; use {@link #connect(ControlHub, Role, String, int, long, Supplier, ControlCredentials)} */
+    /** With the shared secret alone as credentials. */
     public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
                                     Supplier<String> deathCheck, SharedSecret secret) throws AgentFailure {
         return connect(hub, role, host, port, timeoutMs, deathCheck, ControlCredentials.of(secret, null));
