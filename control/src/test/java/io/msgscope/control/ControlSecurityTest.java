@@ -395,6 +395,35 @@ class ControlSecurityTest {
         }
     }
 
+    /** Finding 3: rapid connect/close by a stranger does not make legitimate coordinators fail at random. */
+    @Test
+    void rapidConnectAndCloseDoesNotFailLegitimateCoordinators() throws Exception {
+        SharedSecret s = secret("lab-secret-0123456789abcdef");
+        AgentServer a = agent(ControlCredentials.of(s, null));
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread churn = new Thread(() -> {
+            while (!stop.get()) {
+                try (Socket x = new Socket(HOST, a.port())) {
+                    x.getOutputStream().write(1);
+                } catch (Exception e) {
+                    // refused or reset: go on
+                }
+            }
+        });
+        churn.setDaemon(true);
+        churn.start();
+        try {
+            for (int i = 0; i < 5; i++) {
+                AgentLink link = connectWhenFree(ControlCredentials.of(s, null), HOST, a.port());
+                assertEquals(Role.RELAY, link.helloAck().getRole());
+                link.close();
+            }
+        } finally {
+            stop.set(true);
+            churn.join(5_000);
+        }
+    }
+
     // ---- the coordinator's bound ----
 
     /** Finding 4: an agent flooding frames nothing asked for fails its link; the hub keeps a bounded amount. */
