@@ -13,6 +13,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -29,6 +30,14 @@ public final class AgentLink implements AutoCloseable {
     private final Supplier<String> deathCheck;
     private volatile String closeCause;
     private volatile boolean closing;
+    /** Reads held back by the hub: too many of this agent's frames are waiting to be taken. */
+    volatile boolean paused;
+    private volatile boolean tlsRefused;
+    /** Bytes of this agent's frames delivered to the hub and not yet taken (inbox and early). */
+    final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
+    /** Frames and bytes kept for later because nothing waited for them (see ControlHub.await). */
+    int earlyFrames;
+    long earlyBytes;
     private HelloAck helloAck;
 
     private AgentLink(String name, Role role, Channel channel, Supplier<String> deathCheck) {
@@ -45,16 +54,33 @@ public final class AgentLink implements AutoCloseable {
      */
     public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
                                     Supplier<String> deathCheck) throws AgentFailure {
-        return connect(hub, role, host, port, timeoutMs, deathCheck, hub.secret());
+        return connect(hub, role, host, port, timeoutMs, deathCheck, hub.credentials());
     }
 
     /** Heartbeat period, and the silence after which an agent counts as gone (issue 6: within 2 s). */
     public static final long HEARTBEAT_MS = 500;
     public static final long AGENT_SILENCE_MS = 2_000;
 
+    /** With the shared secret alone as credentials. */
     public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
                                     Supplier<String> deathCheck, SharedSecret secret) throws AgentFailure {
+        return connect(hub, role, host, port, timeoutMs, deathCheck, ControlCredentials.of(secret, null));
+    }
+
+    /**
+     * Connects, secures and handshakes, all within {@code timeoutMs}: TLS when the credentials have a CA
+     * or a secret (except this process's own local agents, see {@link ControlCredentials#localSecret}),
+     * the shared secret's proofs when there is one, then Hello. Until the agent has answered Hello its
+     * frames are capped at {@link ControlCodec#HANDSHAKE_MAX_FRAME} bytes.
+     */
+    public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
+                                    Supplier<String> deathCheck, ControlCredentials credentials) throws AgentFailure {
         String name = Frames.name(role) + " agent (" + host + ":" + port + ")";
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        SharedSecret local = ControlCredentials.localSecret(host, port);
+        SharedSecret secret = local != null ? local : credentials.secret();
+        ControlTls ca = local != null ? null : credentials.tls();
+        boolean tls = local == null && !credentials.none();
         AgentLink[] self = new AgentLink[1];
         Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeoutMs, Integer.MAX_VALUE))
@@ -64,11 +90,18 @@ public final class AgentLink implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ControlCodec.install(ch.pipeline(), hub.maxFrame());
+                        if (tls) {
+                            SslHandler h = ca != null ? ca.coordinatorHandler(ch.alloc(), credentials.tlsName(host), port)
+                                    : ControlTls.unverifiedClientContext().newHandler(ch.alloc(), host, port);
+                            h.setHandshakeTimeoutMillis(Math.max(1, timeoutMs));
+                            ch.pipeline().addLast("tls", h);
+                        }
+                        ControlCodec.install(ch.pipeline(), ControlCodec.HANDSHAKE_MAX_FRAME);
                         ch.pipeline().addLast(new SimpleChannelInboundHandler<Envelope>() {
                             @Override
                             public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                                if (evt instanceof io.netty.handler.timeout.IdleStateEvent && self[0] != null) {
+                                if (evt instanceof io.netty.handler.timeout.IdleStateEvent && self[0] != null
+                                        && !self[0].paused) {
                                     self[0].closeCause = "no heartbeat from the agent for " + AGENT_SILENCE_MS + " ms";
                                     ctx.close();
                                 }
@@ -76,6 +109,10 @@ public final class AgentLink implements AutoCloseable {
 
                             @Override
                             protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
+                                if (msg.getBodyCase() == Envelope.BodyCase.HELLO_ACK) {
+                                    // the handshake is done: run-sized frames from the next one on
+                                    ControlCodec.maxFrame(ctx.pipeline(), hub.maxFrame());
+                                }
                                 hub.deliver(self[0], msg);
                             }
 
@@ -86,7 +123,10 @@ public final class AgentLink implements AutoCloseable {
 
                             @Override
                             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                                self[0].closeCause = AgentSession.describe(cause);
+                                if (self[0].closeCause == null) {
+                                    self[0].closeCause = describeFailure(cause);
+                                    self[0].tlsRefused = isTls(cause);
+                                }
                                 ctx.close();
                             }
                         });
@@ -103,46 +143,91 @@ public final class AgentLink implements AutoCloseable {
         self[0] = link;
         hub.register(link);
         ch.config().setAutoRead(true);
-        if (secret != null) {
-            authenticate(hub, link, secret, timeoutMs);
+        try {
+            byte[] binding = new byte[0];
+            if (tls) {
+                SslHandler ssl = ch.pipeline().get(SslHandler.class);
+                io.netty.util.concurrent.Future<Channel> hs = ssl.handshakeFuture();
+                if (!hs.awaitUninterruptibly(left(deadline), TimeUnit.MILLISECONDS)) {
+                    throw new AgentFailure(name, "no TLS handshake within " + timeoutMs + " ms", false);
+                }
+                if (!hs.isSuccess()) {
+                    throw new AgentFailure(name, "TLS handshake failed: " + ControlTls.describe(hs.cause()), true);
+                }
+                binding = ControlTls.binding(ssl.engine().getSession(), false);
+            }
+            if (secret != null) {
+                authenticate(hub, link, secret, binding, deadline);
+            }
+            link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
+                    .setRole(role).setToolVersion(Version.TOOL)).build());
+            link.helloAck = hub.await(link, left(deadline), "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();
+        } catch (AgentFailure e) {
+            link.close();
+            if (link.tlsRefused && !e.usage()) { // TLS 1.3: a refused client certificate shows after the handshake
+                throw new AgentFailure(name, "TLS handshake failed: " + link.closeCause, true);
+            }
+            throw e;
         }
         var beat = ch.eventLoop().scheduleAtFixedRate(() -> ch.writeAndFlush(Envelope.newBuilder().setHeartbeat(
                 io.msgscope.proto.Heartbeat.newBuilder().setNanos(System.nanoTime())).build()),
                 HEARTBEAT_MS, HEARTBEAT_MS, TimeUnit.MILLISECONDS);
         ch.closeFuture().addListener(f -> beat.cancel(false));
-        link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
-                .setRole(role).setToolVersion(Version.TOOL)).build());
-        link.helloAck = hub.await(link, timeoutMs, "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();
         // the 2 s silence check starts once the agent has answered: until then the handshake's own
-        // deadline applies (an agent busy starting up is not a dead agent)
-        ch.eventLoop().execute(() -> ch.pipeline().addFirst("silence", new io.netty.handler.timeout.IdleStateHandler(
-                AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS)));
+        // deadline applies (an agent busy starting up is not a dead agent); frames may now be run-sized
+        ch.eventLoop().execute(() -> {
+            ch.pipeline().addFirst("silence", new io.netty.handler.timeout.IdleStateHandler(
+                    AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS));
+        });
         return link;
     }
 
-    /** Mutual proof of the shared secret before Hello (see control.proto, AuthRequest). */
-    private static void authenticate(ControlHub hub, AgentLink link, SharedSecret secret, long timeoutMs)
-            throws AgentFailure {
-        byte[] nonce = SharedSecret.nonce();
+    private static long left(long deadlineNs) {
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
+    }
+
+    /** Why a link broke, in one line (TLS refusals say what was refused). */
+    private static String describeFailure(Throwable cause) {
+        return isTls(cause) ? ControlTls.describe(cause) : AgentSession.describe(cause);
+    }
+
+    private static boolean isTls(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The shared secret's proofs (see {@link SharedSecret}): the agent proves first, over both nonces
+     * and the channel binding; only a verified agent gets the coordinator's proof. An agent that says it
+     * needs no proof is refused (no downgrade), and so is a wrong proof, with nothing sent back.
+     */
+    private static void authenticate(ControlHub hub, AgentLink link, SharedSecret secret, byte[] binding,
+                                     long deadline) throws AgentFailure {
+        byte[] cn = SharedSecret.nonce();
         link.send(Envelope.newBuilder().setAuthRequest(io.msgscope.proto.AuthRequest.newBuilder()
-                .setCoordinatorNonce(com.google.protobuf.ByteString.copyFrom(nonce))).build());
-        io.msgscope.proto.AuthChallenge c = hub.await(link, timeoutMs, "authentication",
+                .setCoordinatorNonce(com.google.protobuf.ByteString.copyFrom(cn))).build());
+        io.msgscope.proto.AuthChallenge c = hub.await(link, left(deadline), "authentication",
                 Envelope.BodyCase.AUTH_CHALLENGE).getAuthChallenge();
         if (!c.getRequired()) {
-            return; // the agent runs without a secret (it then listens on loopback only)
+            throw new AgentFailure(link.name(), "refused: it says it needs no shared secret, but this coordinator "
+                    + "has one and trusts only agents that prove it (an agent started without the secret, or "
+                    + "not a msgscope agent of this test network); nothing was sent to it", true);
         }
-        if (!SharedSecret.matches(secret.agentProof(nonce), c.getAgentProof().toByteArray())) {
-            // still answer, so that a genuine agent with another secret logs the refused attempt
-            link.send(Envelope.newBuilder().setAuthResponse(io.msgscope.proto.AuthResponse.newBuilder()
-                    .setCoordinatorProof(com.google.protobuf.ByteString.copyFrom(
-                            secret.coordinatorProof(c.getAgentNonce().toByteArray())))).build());
+        byte[] an = c.getAgentNonce().toByteArray();
+        if (an.length != SharedSecret.NONCE_BYTES
+                || !SharedSecret.matches(secret.agentProof(cn, an, binding), c.getAgentProof().toByteArray())) {
             throw new AgentFailure(link.name(), "the agent could not prove the shared secret: wrong secret, "
-                    + "or not a msgscope agent of this test network", true);
+                    + "not a msgscope agent of this test network, or a man in the middle; nothing was sent to it",
+                    true);
         }
         link.send(Envelope.newBuilder().setAuthResponse(io.msgscope.proto.AuthResponse.newBuilder()
                 .setCoordinatorProof(com.google.protobuf.ByteString.copyFrom(
-                        secret.coordinatorProof(c.getAgentNonce().toByteArray())))).build());
-        hub.await(link, timeoutMs, "authentication", Envelope.BodyCase.AUTH_OK);
+                        secret.coordinatorProof(cn, an, binding)))).build());
+        hub.await(link, left(deadline), "authentication", Envelope.BodyCase.AUTH_OK);
     }
 
     public void send(Envelope env) {
@@ -182,6 +267,25 @@ public final class AgentLink implements AutoCloseable {
     public String address() {
         java.net.SocketAddress a = channel.remoteAddress();
         return a instanceof java.net.InetSocketAddress i ? i.getHostString() + ":" + i.getPort() : String.valueOf(a);
+    }
+
+    /** Holds back or resumes reading this agent's frames (the hub's bound on what it keeps). */
+    void autoRead(boolean on) {
+        paused = !on;
+        channel.config().setAutoRead(on);
+    }
+
+    /** Resumes reading (from any thread): the hub has taken enough of this agent's frames. */
+    void resumeReading() {
+        channel.eventLoop().execute(() -> autoRead(true));
+    }
+
+    /** Fails the link: the connection is closed with {@code cause} as its reason. */
+    void fail(String cause) {
+        if (closeCause == null) {
+            closeCause = cause;
+        }
+        channel.close();
     }
 
     @Override

@@ -14,6 +14,8 @@ import io.msgscope.proto.UploadDone;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,7 +29,43 @@ import java.util.function.Supplier;
  * the next run.
  */
 public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
-    private enum State { AUTH, HELLO, SPEC, PREPARED, CLOSED }
+    private enum State { AUTH, HELLO, SPEC, PREPARED, REFUSED, CLOSED }
+
+    /** What the session needs from its server (issue 14): who may take the agent, and where refusals go. */
+    interface Gate {
+        /**
+         * The peer has authenticated: the agent becomes this session's. False when it is busy with
+         * another session (or the connection was dropped meanwhile): the session then refuses.
+         */
+        boolean claim(Channel ch);
+
+        /** Logs a refused peer (rate-limited). */
+        void refused(Channel ch, String why);
+
+        /** True when a completed TLS handshake (client certificate from the CA) is the whole authentication. */
+        boolean tlsOnly();
+    }
+
+    /** No server (tests on an embedded channel): the agent is always free, refusals go to stderr. */
+    private static Gate standalone(Role role) {
+        return new Gate() {
+            @Override
+            public boolean claim(Channel ch) {
+                return true;
+            }
+
+            @Override
+            public void refused(Channel ch, String why) {
+                System.err.println("msgscope agent (" + Frames.name(role) + "): refused control connection from "
+                        + ch.remoteAddress() + ": " + why);
+            }
+
+            @Override
+            public boolean tlsOnly() {
+                return false;
+            }
+        };
+    }
 
     private final Role role;
     private final Supplier<AgentRole> roleFactory;
@@ -36,15 +74,25 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     private volatile State state;
     private volatile AgentRole current;
     private final SharedSecret secret;
+    private final Gate gate;
+    /** The channel binding the proofs cover: SHA-256 of this agent's TLS certificate, empty without TLS. */
+    private byte[] binding = new byte[0];
+    private boolean authenticated;
+    private byte[] coordinatorNonce;
     private byte[] agentNonce;
 
     public AgentSession(Role role, Supplier<AgentRole> roleFactory, Runnable onEnd) {
         this(role, roleFactory, onEnd, null);
     }
 
-    /** With a shared secret the coordinator must authenticate before anything else (issue 6). */
+    /** With a shared secret the coordinator must authenticate before anything else (issues 6, 14). */
     public AgentSession(Role role, Supplier<AgentRole> roleFactory, Runnable onEnd, SharedSecret secret) {
+        this(role, roleFactory, onEnd, secret, standalone(role));
+    }
+
+    AgentSession(Role role, Supplier<AgentRole> roleFactory, Runnable onEnd, SharedSecret secret, Gate gate) {
         this.secret = secret;
+        this.gate = gate;
         this.state = secret != null ? State.AUTH : State.HELLO;
         this.role = role;
         this.roleFactory = roleFactory;
@@ -57,8 +105,44 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof SslHandshakeCompletionEvent done) {
+            Channel ch = ctx.channel();
+            if (!done.isSuccess()) {
+                refuse(ch, "TLS handshake failed: " + ControlTls.describe(done.cause()), false);
+                return;
+            }
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            binding = ControlTls.binding(ssl.engine().getSession(), true);
+            if (gate.tlsOnly()) {
+                authenticated(ch); // the client certificate was checked against the CA in the handshake
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    /** The peer has proven itself: take the agent, or tell it the agent is busy. */
+    private boolean authenticated(Channel ch) {
+        if (authenticated) {
+            return true;
+        }
+        if (!gate.claim(ch)) {
+            state = State.REFUSED;
+            ch.config().setAutoRead(false);
+            ch.writeAndFlush(Frames.error(role, "agent busy with another run", false)).addListener(f -> ch.close());
+            return false;
+        }
+        authenticated = true;
+        return true;
+    }
+
+    @Override
     protected void channelRead0(ChannelHandlerContext ctx, Envelope env) {
         Channel ch = ctx.channel();
+        if (state == State.REFUSED || state == State.CLOSED) {
+            return; // refused: what the peer sent after is dropped unread, and not logged again
+        }
         if (env.getBodyCase() == Envelope.BodyCase.AUTH_REQUEST) {
             onAuthRequest(ch, env.getAuthRequest().getCoordinatorNonce().toByteArray());
             return;
@@ -68,8 +152,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
             return;
         }
         if (state == State.AUTH) {
-            reject(ch, "this agent requires the shared secret (--secret-file or MSGSCOPE_SECRET); "
-                    + "got " + env.getBodyCase() + " before authenticating");
+            refuse(ch, "this agent requires the shared secret (--secret-file or MSGSCOPE_SECRET); "
+                    + "got " + env.getBodyCase() + " before authenticating", true);
             return;
         }
         switch (env.getBodyCase()) {
@@ -150,35 +234,58 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         }
     }
 
-    private void onAuthRequest(Channel ch, byte[] coordinatorNonce) {
+    /**
+     * The coordinator's nonce: the agent answers with its own and its proof over both and the binding.
+     * Without a secret it says so (required = false): a coordinator with a secret then refuses it.
+     */
+    private void onAuthRequest(Channel ch, byte[] cn) {
+        if (agentNonce != null || authenticated && secret != null) {
+            refuse(ch, "a second authentication request on one connection", true);
+            return;
+        }
+        if (cn.length != SharedSecret.NONCE_BYTES) {
+            refuse(ch, "malformed authentication request (nonce of " + cn.length + " bytes)", true);
+            return;
+        }
+        coordinatorNonce = cn;
         agentNonce = SharedSecret.nonce();
         io.msgscope.proto.AuthChallenge.Builder c = io.msgscope.proto.AuthChallenge.newBuilder()
                 .setAgentNonce(com.google.protobuf.ByteString.copyFrom(agentNonce)).setRequired(secret != null);
         if (secret != null) {
-            c.setAgentProof(com.google.protobuf.ByteString.copyFrom(secret.agentProof(coordinatorNonce)));
+            c.setAgentProof(com.google.protobuf.ByteString.copyFrom(secret.agentProof(cn, agentNonce, binding)));
         }
         ch.writeAndFlush(Envelope.newBuilder().setAuthChallenge(c).build());
     }
 
     private void onAuthResponse(Channel ch, byte[] proof) {
-        if (secret == null) {
-            ch.writeAndFlush(Envelope.newBuilder().setAuthOk(io.msgscope.proto.AuthOk.getDefaultInstance()).build());
+        if (secret == null || state != State.AUTH || agentNonce == null) {
+            refuse(ch, "authentication response out of order", true);
             return;
         }
-        if (state != State.AUTH || agentNonce == null
-                || !SharedSecret.matches(secret.coordinatorProof(agentNonce), proof)) {
-            reject(ch, "authentication failed: wrong shared secret");
+        if (!SharedSecret.matches(secret.coordinatorProof(coordinatorNonce, agentNonce, binding), proof)) {
+            refuse(ch, "authentication failed: wrong shared secret (or a relayed proof: a man in the middle)", true);
+            return;
+        }
+        if (!authenticated(ch)) {
             return;
         }
         state = State.HELLO;
         ch.writeAndFlush(Envelope.newBuilder().setAuthOk(io.msgscope.proto.AuthOk.getDefaultInstance()).build());
     }
 
-    /** Refuses a coordinator: logged, told in one frame, disconnected; the agent keeps serving. */
-    private void reject(Channel ch, String why) {
-        System.err.println("msgscope agent (" + Frames.name(role) + "): rejected control connection from "
-                + ch.remoteAddress() + ": " + why);
-        ch.writeAndFlush(Frames.error(role, why, true)).addListener(f -> ch.close());
+    /**
+     * Refuses a peer: logged (rate-limited), told in one frame when {@code tell}, disconnected; nothing it
+     * sends after is read. The agent keeps serving.
+     */
+    private void refuse(Channel ch, String why, boolean tell) {
+        state = State.REFUSED;
+        ch.config().setAutoRead(false);
+        gate.refused(ch, why);
+        if (tell) {
+            ch.writeAndFlush(Frames.error(role, why, true)).addListener(f -> ch.close());
+        } else {
+            ch.close();
+        }
     }
 
     private void onHello(Channel ch, Hello hello) {
@@ -196,6 +303,9 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         if (hello.getRole() != role) {
             ch.writeAndFlush(Frames.error(role, "this agent serves the role " + Frames.name(role)
                     + ", not " + Frames.name(hello.getRole()), true)).addListener(f -> ch.close());
+            return;
+        }
+        if (!authenticated(ch)) { // no credentials (loopback): a valid Hello is all there is to check
             return;
         }
         state = State.SPEC;
@@ -278,8 +388,18 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        System.err.println("msgscope agent (" + Frames.name(role) + "): closing control connection from "
-                + ctx.channel().remoteAddress() + ": " + describe(cause));
+        if (state != State.REFUSED && state != State.CLOSED) {
+            String why = cause instanceof javax.net.ssl.SSLException || cause.getCause() instanceof javax.net.ssl.SSLException
+                    ? ControlTls.describe(cause) : describe(cause);
+            if (authenticated) {
+                System.err.println("msgscope agent (" + Frames.name(role) + "): closing control connection from "
+                        + ctx.channel().remoteAddress() + ": " + why);
+            } else {
+                gate.refused(ctx.channel(), why);
+            }
+        }
+        state = State.REFUSED;
+        ctx.channel().config().setAutoRead(false);
         ctx.close();
     }
 

@@ -14,14 +14,27 @@ import java.util.List;
  * of it is buffered.
  */
 public final class CappedVarint32FrameDecoder extends ByteToMessageDecoder {
-    private final int maxFrame;
+    private volatile int maxFrame;
 
     public CappedVarint32FrameDecoder(int maxFrame) {
         this.maxFrame = maxFrame;
     }
 
+    /**
+     * Changes the cap (issue 14: a small one until the peer has authenticated, the run's once it has).
+     * Call it on the channel's event loop, between frames.
+     */
+    public void maxFrame(int maxFrame) {
+        this.maxFrame = maxFrame;
+    }
+
+    public int maxFrame() {
+        return maxFrame;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        int maxFrame = this.maxFrame;
         in.markReaderIndex();
         int length = 0;
         int shift = 0;

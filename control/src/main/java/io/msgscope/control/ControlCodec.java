@@ -17,6 +17,17 @@ public final class ControlCodec {
     private ControlCodec() {
     }
 
+    /** Before the peer has authenticated (issue 14): handshake frames are small, nothing bigger is buffered. */
+    public static final int HANDSHAKE_MAX_FRAME = 64 << 10;
+
+    /** Changes the frame cap of a pipeline {@link #install} set up (on its event loop). */
+    public static void maxFrame(ChannelPipeline p, int maxFrame) {
+        CappedVarint32FrameDecoder d = (CappedVarint32FrameDecoder) p.get("frame-decoder");
+        if (d != null) {
+            d.maxFrame(maxFrame);
+        }
+    }
+
     public static void install(ChannelPipeline p, int maxFrame) {
         p.addLast("frame-decoder", new CappedVarint32FrameDecoder(maxFrame));
         p.addLast("protobuf-decoder", new ProtobufDecoder(Envelope.getDefaultInstance()));

@@ -19,6 +19,12 @@ import java.util.concurrent.TimeUnit;
  * {@link #await} that waits for a given frame from a given agent while treating an error frame,
  * a lost connection or a dead process of ANY agent as the run's failure (the coordinator must not
  * wait on a sender blocked by a receiver that died). Frames that arrive early are kept for later.
+ *
+ * <p>What it keeps is bounded (issue 14: an impostor's 40 frames of 8 MiB took a coordinator from 84
+ * to 474 MB): when an agent's frames not yet taken exceed {@link #HIGH_WATER} bytes, reading from it
+ * stops until they fall under {@link #LOW_WATER} (a legitimate trace upload just waits), and an agent
+ * that sends more than {@link #EARLY_MAX_FRAMES} frames or {@link #EARLY_MAX_BYTES} bytes nothing
+ * asked for fails its link and the run.
  */
 public final class ControlHub implements AutoCloseable {
     private record Inbound(AgentLink from, Envelope env) {
@@ -30,21 +36,37 @@ public final class ControlHub implements AutoCloseable {
     private final List<AgentLink> links = new CopyOnWriteArrayList<>();
     /** Links whose connection closed; waiting on them again fails at once instead of timing out. */
     private final java.util.Set<AgentLink> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    public static final long HIGH_WATER = 32L << 20;
+    public static final long LOW_WATER = 8L << 20;
+    public static final int EARLY_MAX_FRAMES = 1024;
+    public static final long EARLY_MAX_BYTES = 16L << 20;
+
     private final int maxFrame;
-    private final SharedSecret secret;
+    private final ControlCredentials credentials;
+    private final java.util.concurrent.atomic.AtomicLong maxQueued = new java.util.concurrent.atomic.AtomicLong();
 
     public ControlHub(int maxFrame) {
-        this(maxFrame, null);
+        this(maxFrame, ControlCredentials.NONE);
     }
 
     /** With a shared secret, every agent link authenticates before its handshake. */
     public ControlHub(int maxFrame, SharedSecret secret) {
-        this.maxFrame = maxFrame;
-        this.secret = secret;
+        this(maxFrame, ControlCredentials.of(secret, null));
     }
 
-    SharedSecret secret() {
-        return secret;
+    /** With credentials, every agent link is secured and authenticated before its handshake (issue 14). */
+    public ControlHub(int maxFrame, ControlCredentials credentials) {
+        this.maxFrame = maxFrame;
+        this.credentials = credentials == null ? ControlCredentials.NONE : credentials;
+    }
+
+    ControlCredentials credentials() {
+        return credentials;
+    }
+
+    /** The most bytes of one agent's frames this hub ever held at once (tests: it stays bounded). */
+    public long maxQueuedBytes() {
+        return maxQueued.get();
     }
 
     EventLoopGroup group() {
@@ -61,7 +83,26 @@ public final class ControlHub implements AutoCloseable {
 
     /** Called on the event loop; {@code env == null} means the connection closed. */
     void deliver(AgentLink from, Envelope env) {
+        if (env != null) {
+            long q = from.queued.addAndGet(env.getSerializedSize());
+            maxQueued.accumulateAndGet(q, Math::max);
+            if (q > HIGH_WATER && !from.paused) {
+                from.autoRead(false); // on the event loop: no more reads from this agent until taken
+            }
+        }
         inbox.add(new Inbound(from, env));
+    }
+
+    /** A frame was taken off the hub: count it out, and resume reading once enough is taken. */
+    private void taken(Inbound in) {
+        if (in.env() == null) {
+            return;
+        }
+        AgentLink l = in.from();
+        long q = l.queued.addAndGet(-in.env().getSerializedSize());
+        if (l.paused && q < LOW_WATER) {
+            l.resumeReading();
+        }
     }
 
     /** Waits up to {@code timeoutMs} for a frame of one of the given kinds from {@code from}. */
@@ -73,6 +114,9 @@ public final class ControlHub implements AutoCloseable {
             Inbound in = it.next();
             if (in.from() == from && kinds.contains(in.env().getBodyCase())) {
                 it.remove();
+                in.from().earlyFrames--;
+                in.from().earlyBytes -= in.env().getSerializedSize();
+                taken(in);
                 return in.env();
             }
         }
@@ -109,6 +153,23 @@ public final class ControlHub implements AutoCloseable {
                 throw new AgentFailure(in.from().name(), in.from().lossReason() + " during " + what, false);
             }
             Envelope env = in.env();
+            if (env.getBodyCase() != Envelope.BodyCase.HEARTBEAT
+                    && (in.from() != from || !kinds.contains(env.getBodyCase()))
+                    && env.getBodyCase() != Envelope.BodyCase.ERROR) {
+                AgentLink l = in.from();
+                if (l.earlyFrames + 1 > EARLY_MAX_FRAMES || l.earlyBytes + env.getSerializedSize() > EARLY_MAX_BYTES) {
+                    String why = "sent more than " + EARLY_MAX_FRAMES + " frames or " + (EARLY_MAX_BYTES >> 20)
+                            + " MiB that nothing asked for (last: " + env.getBodyCase() + "); link closed";
+                    l.fail(why);
+                    dropAll(l);
+                    throw new AgentFailure(l.name(), why, false);
+                }
+                l.earlyFrames++;
+                l.earlyBytes += env.getSerializedSize();
+                early.add(in);
+                continue;
+            }
+            taken(in);
             if (env.getBodyCase() == Envelope.BodyCase.ERROR) {
                 throw new AgentFailure(in.from().name(), env.getError().getMessage(), env.getError().getUsage(),
                         env.getError().getKind());
@@ -116,11 +177,17 @@ public final class ControlHub implements AutoCloseable {
             if (env.getBodyCase() == Envelope.BodyCase.HEARTBEAT) {
                 continue;
             }
-            if (in.from() == from && kinds.contains(env.getBodyCase())) {
-                return env;
-            }
-            early.add(in);
+            return env; // the frame asked for
         }
+    }
+
+    /** Forgets a failed link's kept frames. */
+    private void dropAll(AgentLink l) {
+        early.removeIf(in -> in.from() == l);
+        inbox.removeIf(in -> in.from() == l && in.env() != null);
+        l.queued.set(0);
+        l.earlyFrames = 0;
+        l.earlyBytes = 0;
     }
 
     public List<AgentLink> links() {

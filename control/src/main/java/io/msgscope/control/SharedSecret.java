@@ -15,11 +15,21 @@ import java.security.SecureRandom;
 import java.util.Set;
 
 /**
- * The shared secret of a test network's control plane (issue 6): agents on a network must not run a
- * stranger's workload. Coordinator and agent prove knowledge of the secret to each other with
- * HMAC-SHA256 over the other side's fresh random nonce (challenge-response, no replay), compared in
- * constant time. The secret comes from a file ({@code --secret-file}) or the environment variable
- * {@code MSGSCOPE_SECRET}.
+ * The shared secret of a test network's control plane (issues 6 and 14): agents on a network must
+ * not run a stranger's workload, and a coordinator must not hand its run spec to, or take results
+ * from, a stranger. Coordinator and agent prove knowledge of the secret with HMAC-SHA256 over both
+ * fresh random nonces, their own role and the channel binding (the agent's TLS certificate, see
+ * {@link ControlTls#binding}), compared in constant time:
+ * <ul>
+ *   <li>both nonces: a proof is good for one connection only (no replay);</li>
+ *   <li>the role label: an agent's proof is never a coordinator's (no reflection);</li>
+ *   <li>the binding: a man in the middle who terminates TLS on both sides sees two different
+ *       certificates, so proofs relayed between them do not verify.</li>
+ * </ul>
+ * The agent proves first; the coordinator answers only once that proof has verified, so it signs
+ * nothing for an unproven peer (no signing oracle), and it never accepts an agent that says it
+ * needs no secret (no downgrade). The secret comes from a file ({@code --secret-file}) or the
+ * environment variable {@code MSGSCOPE_SECRET}.
  */
 public final class SharedSecret {
     public static final String ENV = "MSGSCOPE_SECRET";
@@ -64,31 +74,55 @@ public final class SharedSecret {
     }
 
     public static byte[] nonce() {
-        byte[] n = new byte[32];
+        byte[] n = new byte[NONCE_BYTES];
         RANDOM.nextBytes(n);
         return n;
     }
 
-    /** The agent's proof over the coordinator's nonce. */
-    public byte[] agentProof(byte[] coordinatorNonce) {
-        return hmac("msgscope-agent", coordinatorNonce);
+    /** Both sides' nonces are this long; anything else is refused before any HMAC is computed. */
+    public static final int NONCE_BYTES = 32;
+    private static final String LABEL = "msgscope control protocol 2 ";
+
+    /** The agent's proof: over both nonces and the channel binding (empty without TLS). */
+    public byte[] agentProof(byte[] coordinatorNonce, byte[] agentNonce, byte[] binding) {
+        return hmac("agent", coordinatorNonce, agentNonce, binding);
     }
 
-    /** The coordinator's proof over the agent's nonce. */
-    public byte[] coordinatorProof(byte[] agentNonce) {
-        return hmac("msgscope-coordinator", agentNonce);
+    /** The coordinator's proof: the same inputs, the other role. */
+    public byte[] coordinatorProof(byte[] coordinatorNonce, byte[] agentNonce, byte[] binding) {
+        return hmac("coordinator", coordinatorNonce, agentNonce, binding);
+    }
+
+    /** A secret made for one run's local agents (passed to them in their environment, never on a command line). */
+    public static SharedSecret random() {
+        byte[] k = new byte[32];
+        RANDOM.nextBytes(k);
+        return new SharedSecret(java.util.HexFormat.of().formatHex(k).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The secret as the text {@link #load} reads back (for a child's environment). */
+    public String text() {
+        return new String(key, StandardCharsets.UTF_8);
     }
 
     public static boolean matches(byte[] expected, byte[] got) {
         return MessageDigest.isEqual(expected, got);
     }
 
-    private byte[] hmac(String label, byte[] nonce) {
+    private byte[] hmac(String role, byte[] coordinatorNonce, byte[] agentNonce, byte[] binding) {
+        if (coordinatorNonce.length != NONCE_BYTES || agentNonce.length != NONCE_BYTES
+                || binding.length > 255) {
+            throw new IllegalArgumentException("nonces must be " + NONCE_BYTES + " bytes, a binding at most 255");
+        }
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update(label.getBytes(StandardCharsets.US_ASCII));
-            return mac.doFinal(nonce);
+            mac.update((LABEL + role).getBytes(StandardCharsets.US_ASCII));
+            mac.update((byte) 0);
+            mac.update(coordinatorNonce);
+            mac.update(agentNonce);
+            mac.update((byte) binding.length);
+            return mac.doFinal(binding);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);
         }

@@ -1,6 +1,8 @@
 package io.msgscope.coordinator;
 
+import io.msgscope.control.ControlCredentials;
 import io.msgscope.control.Frames;
+import io.msgscope.control.SharedSecret;
 import io.msgscope.proto.Role;
 
 import java.io.BufferedReader;
@@ -22,6 +24,11 @@ import java.util.regex.Pattern;
  * 127.0.0.1:0 --once}), learns each one's control port from its first output line, keeps each
  * one's output in {@code agent-ROLE.log} in the results folder, and tells the coordinator when one
  * has died (a crashed child is detected, never waited on forever).
+ *
+ * <p>Issue 14: each agent gets a one-time shared secret in its environment (another user of the box
+ * cannot drive it, and the user configures nothing), and is told this process's pid: it exits when
+ * this process dies, SIGKILL included, and when no coordinator has connected within its
+ * {@code --connect-deadline}.
  */
 public final class LocalAgents implements AutoCloseable {
     /** The line an agent prints once its control server listens. */
@@ -105,8 +112,12 @@ public final class LocalAgents implements AutoCloseable {
         cmd.add("--listen");
         cmd.add("127.0.0.1:0");
         cmd.add("--once");
+        cmd.add("--parent-pid");
+        cmd.add(Long.toString(ProcessHandle.current().pid()));
         Path log = outDir.resolve("agent-" + Frames.name(role) + ".log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        SharedSecret secret = SharedSecret.random();
+        pb.environment().put(SharedSecret.ENV, secret.text()); // never on the command line: ps shows that
         Process p = pb.start();
         OutputStream logOut = Files.newOutputStream(log);
         CompletableFuture<Integer> port = new CompletableFuture<>();
@@ -115,6 +126,7 @@ public final class LocalAgents implements AutoCloseable {
         pump.start();
         try {
             int agentPort = port.get(timeoutMs, TimeUnit.MILLISECONDS);
+            ControlCredentials.registerLocal(agentPort, secret);
             Agent a = new Agent(role, p, log, agentPort);
             agents.add(a);
             return a;
@@ -155,6 +167,9 @@ public final class LocalAgents implements AutoCloseable {
     @Override
     public void close() {
         for (Agent a : agents) {
+            if (a.port > 0) {
+                ControlCredentials.forgetLocal(a.port);
+            }
             try {
                 if (!a.process.waitFor(3, TimeUnit.SECONDS)) {
                     a.process.destroy();

@@ -46,11 +46,11 @@ public final class ThroughputRun {
     private final Settings settings;
     private final CorePlan cores;
     private final PrintStream log;
-    private io.msgscope.control.SharedSecret secret;
+    private io.msgscope.control.ControlCredentials credentials = io.msgscope.control.ControlCredentials.NONE;
 
-    /** The shared secret remote agents require, or null. */
-    public ThroughputRun secret(io.msgscope.control.SharedSecret s) {
-        this.secret = s;
+    /** What remote agents require: TLS certificates and/or the shared secret (issue 14). */
+    public ThroughputRun credentials(io.msgscope.control.ControlCredentials c) {
+        this.credentials = c;
         return this;
     }
 
@@ -68,7 +68,7 @@ public final class ThroughputRun {
     public Outcome run(AgentEndpoint flow, AgentEndpoint relay, long inFlight, Consumer<FSearch.Probe> progress) {
         Outcome out = new Outcome();
         out.warnings.addAll(cores.warnings());
-        try (ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, secret)) {
+        try (ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
             AgentLink relayLink = null;
             AgentLink flowLink = null;
             try {

@@ -41,7 +41,7 @@ public final class TraceRun {
     private final int egressPort;
     private final PrintStream log;
     private boolean forcePingPong;
-    private io.msgscope.control.SharedSecret secret;
+    private io.msgscope.control.ControlCredentials credentials = io.msgscope.control.ControlCredentials.NONE;
 
     public TraceRun(RunSpec spec, BrokerCpu brokerCpu, CorePlan cores, int ingressPort,
                     int egressPort, PrintStream log) {
@@ -53,9 +53,9 @@ public final class TraceRun {
         this.log = log;
     }
 
-    /** The shared secret the agents require (remote agents on a test network), or null. */
-    public TraceRun secret(io.msgscope.control.SharedSecret s) {
-        this.secret = s;
+    /** What remote agents on a test network require: TLS certificates and/or the shared secret (issue 14). */
+    public TraceRun credentials(io.msgscope.control.ControlCredentials c) {
+        this.credentials = c;
         return this;
     }
 
@@ -72,7 +72,7 @@ public final class TraceRun {
     public RunOutcome run(Endpoints ep, String runId) {
         RunOutcome out = new RunOutcome(spec, runId);
         out.warnings.addAll(cores.warnings());
-        try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME, secret)) {
+        try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
             AgentLink relay = null;
             AgentLink receiver = null;
             AgentLink sender = null;

@@ -20,33 +20,52 @@ public final class Secrets {
 
     /**
      * {@code amqp://user:pw@host} becomes {@code amqp://user:****@host}; a URI without a password is
-     * unchanged. The password runs from the first ':' of the user info to the authority's last '@', so a
-     * raw '@' or ':' in it is masked too (issue 14: nothing of it shows).
+     * unchanged. Everything from the user's ':' to the last '@' is masked, so a password with a raw
+     * {@code @}, {@code :} or {@code /} shows nothing either (issue 14: the part after the first '@'
+     * showed); a URI whose path holds an '@' is over-masked, which is safe.
      */
     public static String uri(String uri) {
+        return uri == null ? null : maskToLastAt(uri);
+    }
+
+    static String maskToLastAt(String uri) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        int colon = scheme < 0 ? -1 : uri.indexOf(':', scheme + 3);
+        if (scheme >= 0 && colon > 0 && colon < at) {
+            return uri.substring(0, colon + 1) + MASK + uri.substring(at);
+        }
+        return uri;
+    }
+
+    /**
+     * Refuses a URI a client library would read otherwise than written (issue 14: {@code
+     * amqp://guest:p@ss@127.0.0.1:5673/%2f} made the AMQP client fall back to localhost:5672 as
+     * guest): one whose host cannot be read, typically a user name or password with a raw {@code @},
+     * {@code /} or {@code :}. The message masks the password and says how to percent-encode.
+     *
+     * @param option the option the URI came from, for the {@link SpecException}
+     */
+    public static void requireStrictUri(String option, String uri) {
         if (uri == null) {
-            return null;
+            return;
         }
-        int sep = uri.indexOf("://");
-        if (sep < 0) {
-            return uri;
+        String shown = maskToLastAt(uri);
+        java.net.URI u;
+        try {
+            u = new java.net.URI(uri);
+        } catch (java.net.URISyntaxException e) {
+            throw new SpecException(option, "not a valid URI: " + shown + " (" + e.getReason()
+                    + "); percent-encode special characters in the user name and password (@ as %40, : as %3A, / as %2F)");
         }
-        int end = uri.length();
-        for (char c : new char[] {'/', '?', '#'}) {
-            int i = uri.indexOf(c, sep + 3);
-            if (i >= 0) {
-                end = Math.min(end, i);
-            }
+        if (u.getRawAuthority() != null && u.getHost() == null) {
+            throw new SpecException(option, "cannot read the host of " + shown + ": a user name or password with "
+                    + "'@', ':' or '/' must be percent-encoded (@ as %40, : as %3A, / as %2F)");
         }
-        int at = uri.lastIndexOf('@', end - 1);
-        if (at <= sep) {
-            return uri;
+        String info = u.getRawUserInfo();
+        if (info != null && info.indexOf('@') >= 0) {
+            throw new SpecException(option, "the user info of " + shown + " holds a raw '@': percent-encode it as %40");
         }
-        int colon = uri.indexOf(':', sep + 3);
-        if (colon < 0 || colon > at) {
-            return uri;
-        }
-        return uri.substring(0, colon + 1) + MASK + uri.substring(at);
     }
 
     /** True for option keys that hold a credential, e.g. password, token, tls_key_password. */

@@ -2,7 +2,11 @@ package io.msgscope.core;
 
 /** Tool and control-protocol versions. A protocol mismatch between coordinator and agent is an error. */
 public final class Version {
-    public static final int PROTOCOL = 1;
+    /**
+     * 2 (issue 14): TLS on the control channel off this process's own loopback agents; shared-secret
+     * proofs over both nonces, both roles and the TLS channel binding; the agent proves first.
+     */
+    public static final int PROTOCOL = 2;
     public static final String TOOL = "0.1.0";
 
     private Version() {

@@ -34,7 +34,11 @@ import java.util.function.Supplier;
                 "(the broker-probe agent in sidecar mode, sampling a broker process's CPU on its host), or flow",
                 "(seed 000's client: publisher and consumer in one process, for msgscope throughput).",
                 "Prints 'msgscope agent ROLE listening on HOST:PORT' once it listens."},
-        footer = {"", "Exit codes: 0 served and exited, 2 bad usage (e.g. --listen address in use)."})
+        footer = {"", "Off loopback an agent requires --tls-dir (mutual TLS, certificates from 'msgscope certs') "
+                + "and/or the shared secret (--secret-file).",
+                "", "Exit codes: 0 served and exited, 1 a --once agent stopped without serving (no coordinator "
+                + "within --connect-deadline, or its --parent-pid exited), 2 bad usage (e.g. --listen address in "
+                + "use, a certificate that expired)."})
 public final class AgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -44,15 +48,31 @@ public final class AgentCommand implements Callable<Integer> {
     String role;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7600",
-            description = "Control address; port 0 = any free port (default: ${DEFAULT-VALUE}). Only loopback "
-                    + "until the control plane is secured.")
+            description = "Control address; port 0 = any free port (default: ${DEFAULT-VALUE}). Any address but "
+                    + "loopback needs --tls-dir and/or --secret-file.")
     String listen;
 
     @Option(names = "--secret-file", paramLabel = "FILE",
             description = "Shared secret (>= 16 bytes, chmod 600) every coordinator must prove; also from the "
-                    + "environment variable MSGSCOPE_SECRET. Required to listen on anything but loopback "
-                    + "(default: none).")
+                    + "environment variable MSGSCOPE_SECRET. Off loopback the control channel then runs over TLS "
+                    + "with a throw-away certificate the proofs are bound to (default: none).")
     java.nio.file.Path secretFile;
+
+    @Option(names = "--tls-dir", paramLabel = "DIR",
+            description = "Mutual TLS 1.3: this host's certificate and key and the test network's CA (ca.pem, "
+                    + "cert.pem, key.pem, made by 'msgscope certs'); every coordinator must present a certificate "
+                    + "from the same CA (default: none).")
+    java.nio.file.Path tlsDir;
+
+    @Option(names = "--parent-pid", paramLabel = "PID",
+            description = "Exit when this process exits (what a coordinator that starts its own agents passes: "
+                    + "no agent outlives it, SIGKILL included) (default: none).")
+    Long parentPid;
+
+    @Option(names = "--connect-deadline", paramLabel = "SECONDS", defaultValue = "120",
+            description = "With --once: exit when no coordinator has authenticated within this many seconds of "
+                    + "listening; 0 = wait forever (default: ${DEFAULT-VALUE}).")
+    int connectDeadlineS;
 
     @Option(names = "--once", defaultValue = "false",
             description = "Exit after serving one coordinator session (default: ${DEFAULT-VALUE}).")
@@ -80,10 +100,17 @@ public final class AgentCommand implements Callable<Integer> {
             throw new SpecException("--listen", "port must be between 0 and 65535, got " + port);
         }
         io.msgscope.control.SharedSecret secret = io.msgscope.control.SharedSecret.load(secretFile);
-        if (!isLoopback(host) && secret == null) {
+        io.msgscope.control.ControlTls tls = tlsDir == null ? null : io.msgscope.control.ControlTls.load(tlsDir);
+        if (!isLoopback(host) && secret == null && tls == null) {
             throw new SpecException("--listen", "refusing to listen on " + host + " without credentials: an agent "
-                    + "on a network must not run a stranger's workload; give --secret-file (or MSGSCOPE_SECRET) "
-                    + "or use a loopback address");
+                    + "on a network must not run a stranger's workload; give --tls-dir (certificates from 'msgscope "
+                    + "certs') and/or --secret-file (or MSGSCOPE_SECRET), or use a loopback address");
+        }
+        if (connectDeadlineS < 0 || connectDeadlineS > 86_400) {
+            throw new SpecException("--connect-deadline", "must be between 0 and 86400 s, got " + connectDeadlineS);
+        }
+        if (parentPid != null && parentPid <= 0) {
+            throw new SpecException("--parent-pid", "must be a process id, got " + parentPid);
         }
         if (maxFrame < 1024 || maxFrame > (256 << 20)) {
             throw new SpecException("--max-frame", "must be between 1024 and 268435456, got " + maxFrame);
@@ -98,11 +125,25 @@ public final class AgentCommand implements Callable<Integer> {
             case SUBSCRIBERS -> () -> new SubscribersRole(drivers);
             default -> RelayRole::new;
         };
-        AgentServer server = AgentServer.start(host, port, r, factory, once, maxFrame, secret);
+        AgentServer server = AgentServer.start(host, port, new AgentServer.Config(r, factory).once(once)
+                .maxFrame(maxFrame).credentials(io.msgscope.control.ControlCredentials.of(secret, tls))
+                .firstSessionDeadlineMs(once ? connectDeadlineS * 1000L : 0));
+        if (parentPid != null) {
+            server.stopWhenProcessExits(parentPid);
+        }
+        String security = tls != null && secret != null ? " (mutual TLS and shared secret required)"
+                : tls != null ? " (mutual TLS required)" : secret != null ? " (shared secret required)" : "";
         commandSpec.commandLine().getOut().println("msgscope agent " + role.toLowerCase(Locale.ROOT)
-                + " listening on " + host + ":" + server.port() + (secret != null ? " (shared secret required)" : ""));
+                + " listening on " + host + ":" + server.port() + security);
         commandSpec.commandLine().getOut().flush();
         server.awaitTermination();
+        if (server.exitReason() != null) {
+            commandSpec.commandLine().getErr().println("msgscope agent " + role.toLowerCase(Locale.ROOT)
+                    + ": exiting: " + server.exitReason()
+                    + (server.exitReason().startsWith("no coordinator") ? " (--connect-deadline)" : ""));
+            commandSpec.commandLine().getErr().flush();
+            return ExitCodes.FAILED;
+        }
         return ExitCodes.OK;
     }
 

@@ -15,11 +15,12 @@ import picocli.CommandLine.Command;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
-/** The msgscope command line: {@code run}, {@code agent}, {@code plot}. */
+/** The msgscope command line: {@code run}, {@code agent}, {@code plot}, {@code certs}, ... */
 @Command(name = "msgscope", mixinStandardHelpOptions = true, version = "msgscope " + Version.TOOL,
         subcommands = {RunCommand.class, ThroughputCommand.class, AgentCommand.class, PlotCommand.class,
                 SweepCommand.class, ReportCommand.class, CompareCommand.class,
-                io.msgscope.coordinator.cli.ScenarioCommand.class, io.msgscope.coordinator.cli.CleanCommand.class},
+                io.msgscope.coordinator.cli.ScenarioCommand.class, io.msgscope.coordinator.cli.CleanCommand.class,
+                CertsCommand.class},
         description = "Measures messaging systems message by message: nanosecond traces, honest statistics, "
                 + "gnuplot-ready results.",
         footer = {"", "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})

@@ -86,10 +86,16 @@ class NetworkLabIT {
 
     private static Process startAgent(String ns, String role, String listen, String logName, Map<String, String> env)
             throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(NETLAB.toString(), "exec", ns,
+        return startAgent(ns, role, listen, logName, env, List.of("--secret-file", secret.toString()));
+    }
+
+    private static Process startAgent(String ns, String role, String listen, String logName, Map<String, String> env,
+                                      List<String> credentials) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(NETLAB.toString(), "exec", ns,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                MsgscopeProcess.jar().toString(), "agent", "--role", role, "--listen", listen,
-                "--secret-file", secret.toString()).redirectErrorStream(true);
+                MsgscopeProcess.jar().toString(), "agent", "--role", role, "--listen", listen));
+        cmd.addAll(credentials);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         Process p = pb.start();
         AGENTS.add(p);
@@ -160,7 +166,9 @@ class NetworkLabIT {
         // the agents logged the refusals and still serve the next run
         // the relay is asked first, so it is the one that saw (and logged) both refused attempts
         String relayLog = read(work.resolve("agent-relay.log"));
-        assertTrue(relayLog.contains("rejected control connection") && relayLog.contains("wrong shared secret"), relayLog);
+        // protocol 2: a coordinator with another secret finds the agent's proof wrong and hangs up proving nothing
+        assertTrue(relayLog.contains("refused control connection") && relayLog.contains("closed by the peer before "
+                + "authenticating"), relayLog);
         Path ok = work.resolve("run-after");
         assertEquals(0, coordinator(ok, secret.toString(), "--count", "5000", "--warmup", "500"),
                 () -> read(work.resolve("run-after.txt")));
@@ -329,6 +337,49 @@ class NetworkLabIT {
                 .redirectOutput(work.resolve("run-restarted.txt").toFile()).start();
         assertTrue(q.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, q.exitValue(), () -> read(work.resolve("run-restarted.txt")));
+    }
+
+    /**
+     * Issue 14: mutual TLS across the lab, certificates made here for the hosts' addresses; the agents'
+     * certificates must name the address the coordinator dials, and one that names another is refused.
+     */
+    @Test
+    void mutualTlsAcrossTheLabWithCertificatesForTheHostsAddresses() throws Exception {
+        io.msgscope.control.Certificates.Issued ca = io.msgscope.control.Certificates.newCa("lab",
+                java.time.Duration.ofDays(1));
+        Path client = work.resolve("tls-client");
+        Path broker = work.resolve("tls-broker");
+        Path wrong = work.resolve("tls-wrong");
+        io.msgscope.control.Certificates.writeHost(client, ca.certificate(),
+                io.msgscope.control.Certificates.issue(ca, List.of("10.77.0.1"), java.time.Duration.ofDays(1)));
+        io.msgscope.control.Certificates.writeHost(broker, ca.certificate(),
+                io.msgscope.control.Certificates.issue(ca, List.of("10.77.0.2"), java.time.Duration.ofDays(1)));
+        io.msgscope.control.Certificates.writeHost(wrong, ca.certificate(),
+                io.msgscope.control.Certificates.issue(ca, List.of("broker.lab"), java.time.Duration.ofDays(1)));
+        startAgent("client", "sender", "10.77.0.1:7611", "tls-sender", Map.of(), List.of("--tls-dir", client.toString()));
+        startAgent("client", "receiver", "10.77.0.1:7612", "tls-receiver", Map.of(), List.of("--tls-dir", client.toString()));
+        startAgent("broker", "relay", "10.77.0.2:7610", "tls-relay", Map.of(), List.of("--tls-dir", broker.toString()));
+        startAgent("broker", "relay", "10.77.0.2:7613", "tls-misnamed", Map.of(), List.of("--tls-dir", wrong.toString()));
+        for (String relay : List.of("7610", "7613")) {
+            Path out = work.resolve("run-tls-" + relay);
+            List<String> cmd = List.of(NETLAB.toString(), "exec", "client",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                    MsgscopeProcess.jar().toString(), "run", "--agent", "sender=10.77.0.1:7611",
+                    "--agent", "receiver=10.77.0.1:7612", "--agent", "relay=10.77.0.2:" + relay,
+                    "--tls-dir", client.toString(), "--count", "20000", "--size", "1024", "--warmup", "1000",
+                    "--out", out.toString());
+            Path log = work.resolve("run-tls-" + relay + ".txt");
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            assertTrue(p.waitFor(180, TimeUnit.SECONDS), "run did not finish");
+            if (relay.equals("7610")) {
+                assertEquals(0, p.exitValue(), () -> read(log));
+                assertEquals("ok", JSON.readTree(out.resolve("summary.json").toFile()).get("status").asText());
+            } else {
+                assertEquals(2, p.exitValue(), () -> read(log));
+                assertTrue(read(log).contains("the agent's certificate (CN=broker.lab) names broker.lab, not 10.77.0.2"),
+                        read(log));
+            }
+        }
     }
 
     private static String read(Path p) {

@@ -18,8 +18,9 @@ import java.util.Map;
 
 /**
  * Agents on other hosts (issue 6, D7): {@code --agent ROLE=HOST:PORT} for each role that runs as a
- * daemon elsewhere ({@code msgscope agent --role ROLE --listen HOST:PORT --secret-file FILE}); roles
- * not given are started on this box. The sender and the receiver must share a box (M1): the
+ * daemon elsewhere ({@code msgscope agent --role ROLE --listen HOST:PORT --tls-dir DIR}); roles
+ * not given are started on this box. The control channel to them is secured with mutual TLS
+ * ({@code --tls-dir}, issue 14) and/or the shared secret ({@code --secret-file}). The sender and the receiver must share a box (M1): the
  * coordinator refuses the run when their boot ids differ.
  */
 public final class RemoteAgents {
@@ -33,8 +34,32 @@ public final class RemoteAgents {
 
     @Option(names = "--secret-file", paramLabel = "FILE",
             description = "The shared secret the agents require (>= 16 bytes, chmod 600); also from the environment "
-                    + "variable MSGSCOPE_SECRET (default: none).")
+                    + "variable MSGSCOPE_SECRET. Every agent given with --agent must then prove it (default: none).")
     Path secretFile;
+
+    @Option(names = "--tls-dir", paramLabel = "DIR",
+            description = "Mutual TLS with the agents given with --agent: this host's certificate and key and the "
+                    + "test network's CA (ca.pem, cert.pem, key.pem, made by 'msgscope certs'); each agent's "
+                    + "certificate must name the host given in --agent (default: none).")
+    Path tlsDir;
+
+    /** The names that resolved to several agents' addresses: each address's certificate must name the name. */
+    private final Map<String, String> resolvedFrom = new java.util.HashMap<>();
+
+    /**
+     * What the coordinator proves to the agents given with --agent, and checks of them: usage errors
+     * (unreadable, group-readable, expired, mismatched files) name the option. Agents started on this box
+     * need none of it (each gets a one-time secret, see LocalAgents).
+     */
+    public io.msgscope.control.ControlCredentials credentials() {
+        io.msgscope.control.ControlTls tls = tlsDir == null ? null : io.msgscope.control.ControlTls.load(tlsDir);
+        io.msgscope.control.ControlCredentials c = io.msgscope.control.ControlCredentials.of(
+                io.msgscope.control.SharedSecret.load(secretFile), tls);
+        for (Map.Entry<String, String> e : resolvedFrom.entrySet()) {
+            c = c.withTlsName(e.getKey(), e.getValue());
+        }
+        return c;
+    }
 
     /** One agent per role (run, throughput): a role given twice, or a name resolving to several agents, is refused. */
     Map<Role, AgentEndpoint> parse() {
@@ -98,6 +123,9 @@ public final class RemoteAgents {
             List<AgentEndpoint> list = m.computeIfAbsent(role, r -> new ArrayList<>());
             for (String h : resolve(role, host)) {
                 list.add(AgentEndpoint.remote(h, port));
+                if (!h.equals(host)) {
+                    resolvedFrom.put(h, host); // TLS: the certificate names the Service, not each pod's address
+                }
             }
         }
         return m;

@@ -9,7 +9,6 @@ import io.msgscope.analysis.output.HistogramWriter;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.analysis.output.TraceDatWriter;
 import io.msgscope.analysis.output.TraceEnvelope;
-import io.msgscope.control.SharedSecret;
 import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.BrokerCpu;
 import io.msgscope.coordinator.ConsoleSummary;
@@ -248,7 +247,7 @@ public final class RunCommand implements Callable<Integer> {
             log.println("warning: " + w);
         }
 
-        SharedSecret secret = SharedSecret.load(remoteAgents.secretFile);
+        io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
         RunOutcome outcome;
         try (LocalAgents agents = new LocalAgents()) {
             List<String> jvm = agentJvmArgs(spec);
@@ -272,7 +271,7 @@ public final class RunCommand implements Callable<Integer> {
                 outcome.failure = "cannot start the agents: " + e.getMessage();
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
             }
-            outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).secret(secret)
+            outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
                     .forcePingPong(forcePingPong).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
         }
         return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);

@@ -201,7 +201,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         ScenarioRun.Outcome o;
         try {
             o = new ScenarioRun(cfg, progress).run(dir, RunCommand.agentJvmArgs(512), remote,
-                    io.msgscope.control.SharedSecret.load(remoteAgents.secretFile));
+                    remoteAgents.credentials());
         } finally {
             if (broker != null) {
                 broker.close();

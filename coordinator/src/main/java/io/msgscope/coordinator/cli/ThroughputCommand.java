@@ -3,7 +3,6 @@ package io.msgscope.coordinator.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.msgscope.analysis.output.HumanFormat;
-import io.msgscope.control.SharedSecret;
 import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.FSearch;
@@ -143,7 +142,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         ThroughputRun.Outcome o;
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         CorePlan cores = pinOption.plan(drv, driverOptions, remote);
-        SharedSecret secret = SharedSecret.load(remoteAgents.secretFile);
+        io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
         try (LocalAgents agents = new LocalAgents()) {
             AgentEndpoint relay = null;
             AgentEndpoint flow;
@@ -160,7 +159,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             stdout.println(f == 0 ? "searching for the optimal in-flight count F (A6): F = 1, 10, 100, ... then bisection"
                     : "measuring at F = " + f);
             stdout.flush();
-            o = new ThroughputRun(spec, settings, cores, System.err).secret(secret).run(flow, relay, f, p -> {
+            o = new ThroughputRun(spec, settings, cores, System.err).credentials(credentials).run(flow, relay, f, p -> {
                 stdout.printf(Locale.ROOT, "  F = %-10s median %s msg/s (mean %s, sd %s, %d samples)%n",
                         HumanFormat.count(p.inFlight()), HumanFormat.rate(p.median()), HumanFormat.rate(p.mean()),
                         HumanFormat.rate(p.stddev()), p.samples());

@@ -162,14 +162,14 @@ public final class ScenarioRun {
      *
      * @param remote agent daemons to use instead of local ones (issue 6), by role; publishers and
      *               subscribers may have several (issue 13)
-     * @param secret the shared secret those agents require, or null
+     * @param credentials what those agents require: TLS certificates and/or the shared secret (issue 14)
      */
     public Outcome run(Path dir, List<String> jvmArgs, Map<Role, List<AgentEndpoint>> remote,
-                       io.msgscope.control.SharedSecret secret) {
+                       io.msgscope.control.ControlCredentials credentials) {
         Outcome o = new Outcome();
         String[] phase = {"set-up"};
         try (LocalAgents agents = new LocalAgents();
-             ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, secret)) {
+             ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
             try {
                 measure(o, phase, agents, hub, dir, jvmArgs, remote);
             } catch (AgentFailure e) {
