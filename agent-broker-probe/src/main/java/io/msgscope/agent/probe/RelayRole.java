@@ -5,7 +5,6 @@ import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
 import io.msgscope.control.DriverSpecs;
 import io.msgscope.core.SpecException;
-import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
@@ -19,7 +18,6 @@ import io.msgscope.proto.RunSpec;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
@@ -41,7 +39,7 @@ public final class RelayRole implements AgentRole {
     private SocketChannel out;
     private RoleThread thread;
     private volatile boolean stopped;
-    private volatile long forwarded;
+    private volatile RelayForwarder forwarder;
     private volatile String failure;
     private volatile long allocatedAtStart = -1;
     private MiddleBox middle;
@@ -67,6 +65,10 @@ public final class RelayRole implements AgentRole {
         Driver driver = DriverSpecs.driverOf(Drivers.load(), spec);
         if (!driver.name().equals("tcp")) {
             return prepareMiddleBox(driver, host);
+        }
+        if (!driver.usesRelay(spec.getDriverOptionsMap())) {
+            throw new SpecException("--opt via", "direct: the sender connects straight to the receiver, so no relay "
+                    + "runs; leave out the relay agent, or use via=relay");
         }
         ingress = TcpSockets.listen(host, spec.getIngressPort(), "--relay-ingress-port");
         egress = TcpSockets.listen(host, spec.getEgressPort(), "--relay-egress-port");
@@ -105,38 +107,23 @@ public final class RelayRole implements AgentRole {
             TcpSockets.tune(out, spec.getSocketBuffer());
             in = ingress.accept();
             TcpSockets.tune(in, spec.getSocketBuffer());
-            final int size = spec.getSize();
-            final ByteBuffer buf = WireHeader.allocate(TcpSockets.bufferFor(size));
-            final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec);
-            final SocketChannel src = in;
-            final SocketChannel dst = out;
-            long index = 0;
+            final RelayForwarder f = new RelayForwarder(in, out, spec.getSize(),
+                    tap != null ? tap : CpuStampTap.forSpec(spec), TcpSockets.bufferFor(spec.getSize()));
+            forwarder = f;
             allocatedAtStart = thread.allocatedBytes();
-            while (!stopped) {
-                if (src.read(buf) < 0) {
-                    break;
-                }
-                final int end = buf.position();
-                final int whole = end - end % size;
-                if (whole == 0) {
-                    continue;
-                }
-                for (int off = 0; off < whole; off += size) {
-                    t.onMessage(buf, off, index++);
-                }
-                buf.limit(whole).position(0);
-                while (buf.hasRemaining()) {
-                    dst.write(buf);
-                }
-                buf.limit(end).position(whole);
-                buf.compact();
-                forwarded = index;
+            while (!stopped && f.forwardOnce()) {
+                // one read and one write per pass, as many whole messages as the read completed
             }
         } catch (IOException e) {
             if (!stopped) {
-                failure = "relay stopped forwarding after " + forwarded + " messages: " + e.getMessage();
+                failure = "relay stopped forwarding after " + forwarded() + " messages: " + e.getMessage();
             }
         }
+    }
+
+    private long forwarded() {
+        RelayForwarder f = forwarder;
+        return f == null ? 0 : f.forwarded();
     }
 
     @Override
@@ -144,7 +131,7 @@ public final class RelayRole implements AgentRole {
         if (failure != null) {
             listener.failed(failure);
         } else {
-            long n = middle != null ? middle.forwarded() : forwarded;
+            long n = middle != null ? middle.forwarded() : forwarded();
             long a0 = allocatedAtStart;
             PhaseDone.Builder d = PhaseDone.newBuilder().setPhase(phase).setReceived(n).setSent(n)
                     .setBytes(n * spec.getSize())
