@@ -104,7 +104,7 @@ public final class RelayRole implements AgentRole {
     private void forwardLoop() {
         try {
             out = egress.accept(); // the receiver connects first
-            TcpSockets.tune(out, spec.getSocketBuffer());
+            TcpSockets.tune(out, spec.getSocketBuffer(), TcpSockets.noDelay(spec.getDriverOptionsMap()));
             in = ingress.accept();
             TcpSockets.tune(in, spec.getSocketBuffer());
             final RelayForwarder f = new RelayForwarder(in, out, spec.getSize(),

@@ -23,7 +23,9 @@ import java.util.Set;
  *       destination ({@code advertise} names the host); the sender connects straight to it. No relay,
  *       no broker, so no broker CPU.</li>
  * </ul>
- * TCP_NODELAY on every socket. No scenario support: raw TCP has no topics.
+ * TCP_NODELAY on every socket unless {@code --opt nodelay=false}, which leaves Nagle's algorithm on for the
+ * sockets that send messages (sockperf's throughput test does so by default): a throughput comparison
+ * setting, since latency then includes Nagle's wait. No scenario support: raw TCP has no topics.
  */
 public final class TcpDriver implements Driver {
     @Override
@@ -64,7 +66,7 @@ public final class TcpDriver implements Driver {
     public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
         TcpOptions o = TcpOptions.of(spec);
         if (!o.direct()) {
-            return new TcpPublisher(TcpSockets.connect(spec.host(), spec.port(), spec.socketBuffer()));
+            return new TcpPublisher(TcpSockets.connect(spec.host(), spec.port(), spec.socketBuffer(), o.noDelay()));
         }
         String dest = spec.destination();
         if (dest.isEmpty()) {
@@ -72,7 +74,7 @@ public final class TcpDriver implements Driver {
                     + "its host:port once it listens");
         }
         TcpSockets.HostPort hp = TcpSockets.HostPort.parse(dest);
-        return new TcpPublisher(TcpSockets.connect(hp.host(), hp.port(), spec.socketBuffer()));
+        return new TcpPublisher(TcpSockets.connect(hp.host(), hp.port(), spec.socketBuffer(), o.noDelay()));
     }
 
     @Override

@@ -17,9 +17,12 @@ import java.util.Set;
  * @param port      direct: the port it listens on, 0 = any free port
  * @param advertise direct: the host the receiver puts into its destination, null = the bind address
  *                  (127.0.0.1 when that is the wildcard: sender and receiver share a box, M1)
+ * @param noDelay   TCP_NODELAY on the sockets that send messages (the sender's, the relay's towards the
+ *                  receiver); true by default, false lets Nagle's algorithm coalesce small writes as
+ *                  sockperf's throughput test does
  */
-record TcpOptions(boolean direct, String bind, int port, String advertise) {
-    static final Set<String> KEYS = Set.of("via", "bind", "port", "advertise");
+record TcpOptions(boolean direct, String bind, int port, String advertise, boolean noDelay) {
+    static final Set<String> KEYS = Set.of("via", "bind", "port", "advertise", "nodelay");
     static final Set<String> DIRECT_ONLY = Set.of("bind", "port", "advertise");
     static final String DEFAULT_BIND = "127.0.0.1";
 
@@ -60,7 +63,7 @@ record TcpOptions(boolean direct, String bind, int port, String advertise) {
                         + spec.option("advertise", "") + "'");
             }
         }
-        return new TcpOptions(direct, bind, port, advertise);
+        return new TcpOptions(direct, bind, port, advertise, spec.boolOption("nodelay", true));
     }
 
     /** True when {@code host} is the wildcard address (listen on every interface). */

@@ -67,6 +67,11 @@ final class TcpPublisher implements Publisher {
         }
     }
 
+    /** Whether TCP_NODELAY is on (tests). */
+    boolean noDelay() throws IOException {
+        return channel.getOption(java.net.StandardSocketOptions.TCP_NODELAY);
+    }
+
     /** How often a send found the socket's buffer full and waited (tests). */
     long waits() {
         return waits;

@@ -14,9 +14,17 @@ public final class TcpSockets {
     private TcpSockets() {
     }
 
-    /** TCP_NODELAY always (a latency tool must not wait for Nagle); buffers only when asked. */
+    /** TCP_NODELAY (a latency tool must not wait for Nagle); buffers only when asked. */
     public static void tune(SocketChannel ch, int socketBuffer) throws IOException {
-        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        tune(ch, socketBuffer, true);
+    }
+
+    /**
+     * As {@link #tune(SocketChannel, int)}, TCP_NODELAY only when {@code noDelay}: {@code --opt nodelay=false}
+     * leaves Nagle's algorithm on for the sockets that send messages.
+     */
+    public static void tune(SocketChannel ch, int socketBuffer, boolean noDelay) throws IOException {
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, noDelay);
         if (socketBuffer > 0) {
             ch.setOption(StandardSocketOptions.SO_SNDBUF, socketBuffer);
             ch.setOption(StandardSocketOptions.SO_RCVBUF, socketBuffer);
@@ -93,10 +101,19 @@ public final class TcpSockets {
         }
     }
 
+    /** The tcp driver's {@code --opt nodelay} (true when not given); bad values are refused naming it. */
+    public static boolean noDelay(java.util.Map<String, String> options) {
+        return TcpOptions.of(options).noDelay();
+    }
+
     public static SocketChannel connect(String host, int port, int socketBuffer) throws IOException {
+        return connect(host, port, socketBuffer, true);
+    }
+
+    public static SocketChannel connect(String host, int port, int socketBuffer, boolean noDelay) throws IOException {
         SocketChannel ch = SocketChannel.open();
         try {
-            tune(ch, socketBuffer);
+            tune(ch, socketBuffer, noDelay);
             ch.connect(new InetSocketAddress(host, port));
         } catch (IOException e) {
             ch.close();

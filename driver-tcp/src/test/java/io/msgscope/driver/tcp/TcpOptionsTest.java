@@ -47,6 +47,14 @@ class TcpOptionsTest {
     }
 
     @Test
+    void nagleIsOffUnlessNodelayFalseLeavesItOnInEitherMode() {
+        assertTrue(TcpOptions.of(Map.of()).noDelay());
+        assertFalse(TcpOptions.of(Map.of("nodelay", "false")).noDelay());
+        assertFalse(TcpSockets.noDelay(Map.of("via", "direct", "nodelay", "false")));
+        assertTrue(TcpSockets.noDelay(Map.of("via", "relay", "nodelay", "true")));
+    }
+
+    @Test
     void directOptionsAreRead() {
         TcpOptions o = TcpOptions.of(Map.of("via", "direct", "bind", "0.0.0.0", "port", "7700"));
         assertEquals(7700, o.port());
@@ -61,11 +69,12 @@ class TcpOptionsTest {
     void badValuesAreRefusedNamingTheOption() {
         refused(Map.of("via", "broker"), "--opt via", "must be relay");
         refused(Map.of("via", ""), "--opt via", "got ''");
-        refused(Map.of("bogus", "1"), "--opt bogus", "it knows advertise, bind, port, via");
+        refused(Map.of("bogus", "1"), "--opt bogus", "it knows advertise, bind, nodelay, port, via");
         refused(Map.of("via", "direct", "port", "70000"), "--opt port", "between 0 and 65535");
         refused(Map.of("via", "direct", "port", "any"), "--opt port", "whole number");
         refused(Map.of("via", "direct", "bind", " "), "--opt bind", "address of this machine");
         refused(Map.of("via", "direct", "advertise", "box-a:7700"), "--opt advertise", "without a port");
+        refused(Map.of("nodelay", "maybe"), "--opt nodelay", "must be true or false");
     }
 
     @Test

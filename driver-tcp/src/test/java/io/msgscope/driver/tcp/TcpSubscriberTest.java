@@ -165,6 +165,7 @@ class TcpSubscriberTest {
             Collect c = new Collect();
             assertEquals(0, sub.poll(c, 1), "nobody connected yet: a poll times out");
             try (Publisher pub = driver.openPublisher(recv.withDestination(dest))) {
+                assertTrue(((TcpPublisher) pub).noDelay(), "TCP_NODELAY by default");
                 ByteBuffer payload = WireHeader.allocate(SIZE);
                 for (int m = 0; m < 1_000; m++) {
                     payload.put(0, message(m));
@@ -180,6 +181,16 @@ class TcpSubscriberTest {
                 assertThrows(IOException.class, () -> TcpSockets.connect(hp.host(), hp.port(), 0).close());
             }
             assertEquals(-1, pollUntilEnd(sub, c), "the sender closed: end of stream");
+        }
+    }
+
+    @Test
+    void nodelayFalseLeavesNagleOnForTheSender() throws Exception {
+        TcpDriver driver = new TcpDriver();
+        DriverSpec recv = new DriverSpec("", 0, "", SIZE, 0, Map.of("via", "direct", "nodelay", "false"), "");
+        try (Subscriber sub = driver.openSubscriber(recv);
+             Publisher pub = driver.openPublisher(recv.withDestination(sub.destination()))) {
+            org.junit.jupiter.api.Assertions.assertFalse(((TcpPublisher) pub).noDelay());
         }
     }
 
