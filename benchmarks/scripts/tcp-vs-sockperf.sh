@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Issue 13's raw-TCP comparison: sockperf's one-hop throughput test against msgscope's raw TCP at one
 # write per message (--send-batch 1), straight to the receiver (--opt via=direct, one hop as sockperf
-# measures) and through the relay (the default, two hops), 64 B, alternating, on loopback:
-#   sockperf   sockperf server --tcp + sockperf throughput --tcp -m 64 -t SECONDS (Debian package sockperf)
-#   direct     msgscope run --opt via=direct --send-batch 1 --count COUNT
-#   relay      msgscope run --send-batch 1 --count COUNT
+# measures) and through the relay (the default, two hops), 64 B, alternating, on loopback. sockperf's
+# throughput test leaves Nagle's algorithm on (its documented default in that mode; its other tests and
+# msgscope set TCP_NODELAY), which lets the kernel coalesce the small sends, so each tool runs both ways
+# and the ratios pair like with like:
+#   sockperf          sockperf server --tcp + sockperf throughput --tcp -m 64 -t SECONDS (Nagle on, as shipped;
+#                     Debian package sockperf)
+#   direct-nagle      msgscope run --opt via=direct --opt nodelay=false --send-batch 1   (vs sockperf)
+#   sockperf-nodelay  the same sockperf run with --tcp-avoid-nodelay (TCP_NODELAY: one segment per send)
+#   direct            msgscope run --opt via=direct --send-batch 1 (TCP_NODELAY, the default; vs sockperf-nodelay)
+#   relay             msgscope run --send-batch 1 (two hops, TCP_NODELAY; vs sockperf-nodelay)
 # msg/s is the sending rate on both sides (sockperf reports what its client sent per second; msgscope's
 # send_msg_s, with receive_msg_s beside it): TCP's flow control holds a sender to what its receiver takes.
 # CPU per message, in ns, per side:
@@ -58,7 +64,7 @@ def proc_cpu_ns(pid):
     v = f[f.rindex(")") + 2:].split()
     return (int(v[11]) + int(v[12])) * TICK_NS
 
-def sockperf(name):
+def sockperf(name, nodelay):
     log = f"{out}/{name}.log"
     server = subprocess.Popen(server_cpu + ["sockperf", "server", "--tcp", "-i", "127.0.0.1", "-p", port],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -68,7 +74,8 @@ def sockperf(name):
         s0 = proc_cpu_ns(server.pid)
         for attempt in range(5):
             client = subprocess.Popen(client_cpu + ["sockperf", "throughput", "--tcp", "-i", "127.0.0.1", "-p", port, "-m", "64",
-                                       "-t", str(seconds)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                       "-t", str(seconds)] + (["--tcp-avoid-nodelay"] if nodelay else []),
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             text = client.stdout.read()
             _, status, ru = os.wait4(client.pid, 0)  # this child's own CPU, not the server's
             client.returncode = os.waitstatus_to_exitcode(status)
@@ -113,12 +120,14 @@ def thread_cpu_ns(path):
             prev_send, prev_recv = send, recv
     return total
 
-def msgscope(name, via):
+def msgscope(name, tool):
     d = f"{out}/{name}"
     cmd = ["java", "-jar", jar, "run", "--count", str(count), "--warmup", str(warmup), "--send-batch", "1",
            "--cpu-every", str(cpu_every), "--plot-envelope-above", "0", "--out", d]
-    if via == "direct":
+    if tool.startswith("direct"):
         cmd += ["--opt", "via=direct"]
+    if tool.endswith("-nagle"):
+        cmd += ["--opt", "nodelay=false"]
     if pin:
         cmd.append(pin)
     with open(f"{d}.log", "w") as f:
@@ -132,18 +141,20 @@ def msgscope(name, via):
             "relay_ns": cpu.get("cpu_broker_pct", NAN) / n, "status": s["status"],
             "note": "" if s["status"] == "ok" else f"failed: {s.get('failure_reason')}"}
 
-tools = [t for t in ("sockperf", "direct", "relay") if not only or t in only.split(",")]
+ALL = ("sockperf", "direct-nagle", "sockperf-nodelay", "direct", "relay")
+PAIRS = {"direct-nagle": "sockperf", "direct": "sockperf-nodelay", "relay": "sockperf-nodelay"}
+tools = [t for t in ALL if not only or t in only.split(",")]
 rows = []
 for r in range(1, rounds + 1):
     order = tools[(r - 1) % len(tools):] + tools[:(r - 1) % len(tools)]
     for tool in order:
         name = f"round{r}-{tool}"
         load = load1()
-        res = sockperf(name) if tool == "sockperf" else msgscope(name, tool)
+        res = sockperf(name, tool.endswith("-nodelay")) if tool.startswith("sockperf") else msgscope(name, tool)
         total = sum(x for x in (res["sender_ns"], res["receiver_ns"], res["relay_ns"]) if not math.isnan(x))
         row = {"round": r, "tool": tool, "load1": load, **res, "total_ns": total}
         rows.append(row)
-        print(f"round {r} {tool:8s} {res['msg_s']:>12,.0f} msg/s  sender {res['sender_ns']:7.0f} ns/msg  "
+        print(f"round {r} {tool:16s} {res['msg_s']:>12,.0f} msg/s  sender {res['sender_ns']:7.0f} ns/msg  "
               f"receiver {res['receiver_ns']:7.0f}  relay {res['relay_ns']:7.0f}  load {load:.2f}  {res['note']}",
               flush=True)
 
@@ -169,20 +180,21 @@ for tool in tools:
     cells = [f"{med(tool, k)[0]:,.0f}" if not math.isnan(med(tool, k)[0]) else "-"
              for k in ("sender_ns", "receiver_ns", "relay_ns", "total_ns")]
     lines.append(f"| {tool} | {m[0]:,.0f} ({m[1]:,.0f} - {m[2]:,.0f}) | " + " | ".join(cells) + " |")
-base = med("sockperf", "msg_s")[0]
-if "sockperf" in tools and base > 0:
-    lines.append("")
-    for tool in tools:
-        if tool != "sockperf":
-            per_round = []
-            for r in range(1, rounds + 1):
-                a = [x for x in rows if x["round"] == r and x["tool"] == tool and x["status"] == "ok"]
-                b = [x for x in rows if x["round"] == r and x["tool"] == "sockperf"]
-                if a and b and b[0]["msg_s"] > 0:
-                    per_round.append(a[0]["msg_s"] / b[0]["msg_s"])
-            spread = f" (per round {min(per_round):.2f} - {max(per_round):.2f})" if per_round else ""
-            lines.append(f"- {tool} / sockperf: {med(tool, 'msg_s')[0] / base:.2f}x the median rate{spread}; "
-                         f"target for direct: >= 0.8x")
+lines.append("")
+for tool, peer in PAIRS.items():
+    if tool not in tools or peer not in tools:
+        continue
+    base = med(peer, "msg_s")[0]
+    per_round = []
+    for r in range(1, rounds + 1):
+        a = [x for x in rows if x["round"] == r and x["tool"] == tool and x["status"] == "ok"]
+        b = [x for x in rows if x["round"] == r and x["tool"] == peer]
+        if a and b and b[0]["msg_s"] > 0:
+            per_round.append(a[0]["msg_s"] / b[0]["msg_s"])
+    spread = f" (per round {min(per_round):.2f} - {max(per_round):.2f})" if per_round else ""
+    cpu = med(tool, "sender_ns")[0] / med(peer, "sender_ns")[0]
+    lines.append(f"- {tool} / {peer}: {med(tool, 'msg_s')[0] / base:.2f}x the median rate{spread}; sender CPU per "
+                 f"message {cpu:.2f}x" + ("; target >= 0.8x" if tool.startswith("direct") else ""))
 lines += ["", "sockperf's CPU: client (sender) and server (receiver) processes; msgscope's: the hot threads only "
           "(samples every Nth message), see the script's header."]
 open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")
