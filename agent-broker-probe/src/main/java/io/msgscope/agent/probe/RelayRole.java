@@ -90,8 +90,12 @@ public final class RelayRole implements AgentRole {
         final MiddleBox m = middle;
         thread.submit(() -> {
             try {
+                final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec, m);
+                if (t instanceof CpuStampTap stamps) {
+                    stamps.warmUp();
+                }
                 allocatedAtStart = thread.allocatedBytes();
-                m.forward(tap != null ? tap : CpuStampTap.forSpec(spec, m));
+                m.forward(t);
             } catch (IOException | RuntimeException e) {
                 if (!stopped) {
                     failure = e.getMessage();
@@ -107,8 +111,11 @@ public final class RelayRole implements AgentRole {
             TcpSockets.tune(out, spec.getSocketBuffer(), TcpSockets.noDelay(spec.getDriverOptionsMap()));
             in = ingress.accept();
             TcpSockets.tune(in, spec.getSocketBuffer());
-            final RelayForwarder f = new RelayForwarder(in, out, spec.getSize(),
-                    tap != null ? tap : CpuStampTap.forSpec(spec), TcpSockets.bufferFor(spec.getSize()));
+            final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec);
+            if (t instanceof CpuStampTap stamps) {
+                stamps.warmUp();
+            }
+            final RelayForwarder f = new RelayForwarder(in, out, spec.getSize(), t, TcpSockets.bufferFor(spec.getSize()));
             forwarder = f;
             allocatedAtStart = thread.allocatedBytes();
             while (!stopped && f.forwardOnce()) {
