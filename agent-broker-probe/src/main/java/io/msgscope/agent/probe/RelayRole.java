@@ -24,8 +24,9 @@ import java.nio.channels.SocketChannel;
 /**
  * The broker-probe agent in relay mode: the trivial broker of M10, the middle box of M1. It listens
  * on an ingress port (the sender connects) and an egress port (the receiver connects) and forwards
- * whole messages from one to the other on one thread, handing each to a {@link RelayTap} first.
- * Its phase answers report what it forwarded so far. For the tcp driver it is the raw-TCP relay;
+ * whole messages from one to the other on one thread ({@link RelayForwarder}: each read's whole messages
+ * in one write, handed to a {@link RelayTap} together first). Its phase answers report what it forwarded
+ * so far. The tcp driver's {@code --opt via=direct} runs without it. For the tcp driver it is the raw-TCP relay;
  * a driver with a middle box of its own (ZeroMQ's proxy, {@code --opt via=proxy}) is run here the same
  * way: same thread, same tap (CPU stamps every Nth message), same counts, plus the driver's counters
  * and the forwarding thread's CPU time ({@code proxy_cpu_ns}) in the phase answers.
