@@ -101,7 +101,8 @@ class TcpDirectIT {
             "--opt via=direct --broker-cpu relay|--broker-cpu",
             "--opt via=direct --broker-cpu sidecar|--broker-cpu",
             "--opt via=direct --relay-ingress-port 7000|--relay-ingress-port",
-            "--opt via=direct --relay-egress-port 7001|--relay-egress-port"})
+            "--opt via=direct --relay-egress-port 7001|--relay-egress-port",
+            "--opt via=direct --agent relay=127.0.0.1:7600|--agent"})
     void badOrRelayOnlyOptionsExitTwoNamingTheOption(String opts, String named) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", "--count", "1000", "--out", tmp.resolve("bad").toString()));
         args.addAll(List.of(opts.split(" ")));

@@ -221,6 +221,7 @@ public final class RunCommand implements Callable<Integer> {
         checkPort("--relay-ingress-port", ingressPort);
         checkPort("--relay-egress-port", egressPort);
         if (!relayed) {
+            requireRelay("--agent", remote.containsKey(Role.RELAY));
             requireRelay("--relay-ingress-port", ingressPort != 0);
             requireRelay("--relay-egress-port", egressPort != 0);
             requireRelay("--relay-burn-ns", relayBurnNs != 0);
@@ -405,7 +406,8 @@ public final class RunCommand implements Callable<Integer> {
     /** A relay option given for a run whose messages go through no relay is refused, not silently dropped. */
     private void requireRelay(String option, boolean given) {
         if (given) {
-            throw new SpecException(option, "applies only through the relay (the tcp driver with --opt via=relay, the "
+            throw new SpecException(option, (option.equals("--agent") ? "relay=HOST:PORT " : "")
+                    + "applies only through the relay (the tcp driver with --opt via=relay, the "
                     + "default, or zmq with --opt via=proxy); the " + driverOptions.driver + " driver with these options "
                     + "starts no relay");
         }
