@@ -72,6 +72,15 @@ final class TcpPublisher implements Publisher {
         return channel.getOption(java.net.StandardSocketOptions.TCP_NODELAY);
     }
 
+    /**
+     * {@code send_buffer_waits}: how often a write found the socket's send buffer full and the sender waited
+     * for the receiver (or the relay) to take data, i.e. how often the peer held the sender back.
+     */
+    @Override
+    public java.util.Map<String, Long> counters() {
+        return java.util.Map.of("send_buffer_waits", waits);
+    }
+
     /** How often a send found the socket's buffer full and waited (tests). */
     long waits() {
         return waits;
