@@ -72,6 +72,7 @@ class TcpPublisherTest {
                 assertEquals(MESSAGES, expected);
                 sent.get(10, TimeUnit.SECONDS);
                 assertTrue(pub.waits() > 0, "the sender never found its buffer full");
+                assertEquals(pub.waits(), pub.counters().get("send_buffer_waits"));
             }
         }
     }
