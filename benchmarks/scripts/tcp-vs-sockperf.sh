@@ -28,7 +28,8 @@
 # Usage: benchmarks/scripts/tcp-vs-sockperf.sh [OUT_DIR] [ROUNDS] [COUNT] [SECONDS]
 #   ROUNDS (5, at least 5 for a figure worth quoting), COUNT (2000000 msgscope messages), SECONDS (5 s of
 #   sockperf); env PORT (sockperf's, default 11111), WARMUP (200000), CPU_EVERY (1000), PIN ("" = msgscope
-#   decides; "--no-pin" or "--pin"), SOCKPERF_PIN (match or none, see above), ONLY (e.g. "sockperf,direct")
+#   decides; "--no-pin" or "--pin"), SOCKPERF_PIN (match or none, see above), ONLY (e.g. "sockperf,direct"),
+#   KEEP_TRACES (1 keeps each run's trace.dat, ~100 MB per 2 M messages; by default it is removed once read)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/results/tcp-vs-sockperf}"
@@ -43,10 +44,11 @@ if [ ! -f "$jar" ]; then
   (cd "$root" && ./mvnw -q -B -DskipTests package)
 fi
 python3 - "$out" "$rounds" "$count" "$seconds" "$jar" "${PORT:-11111}" "${WARMUP:-200000}" \
-    "${CPU_EVERY:-1000}" "${PIN:-}" "${ONLY:-}" "${SOCKPERF_PIN:-}" <<'PY'
+    "${CPU_EVERY:-1000}" "${PIN:-}" "${ONLY:-}" "${SOCKPERF_PIN:-}" "${KEEP_TRACES:-0}" <<'PY'
 import csv, json, math, os, re, signal, statistics, subprocess, sys, time
 out, rounds, count, seconds, jar = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 port, warmup, cpu_every, pin, only = sys.argv[6], int(sys.argv[7]), int(sys.argv[8]), sys.argv[9], sys.argv[10]
+keep_traces = sys.argv[12] == "1"
 sockperf_pin = sys.argv[11] or ("none" if pin == "--no-pin" or os.cpu_count() < 2 else "match")
 if sockperf_pin not in ("match", "none"):
     sys.exit(f"tcp-vs-sockperf.sh: SOCKPERF_PIN must be match or none, got {sockperf_pin}")
@@ -135,6 +137,10 @@ def msgscope(name, tool):
     s = json.load(open(f"{d}/summary.json"))
     c, t = s["counters"], s["throughput"]
     cpu = thread_cpu_ns(f"{d}/trace.dat")
+    if not keep_traces:
+        for f in ("trace.dat", "trace-envelope.dat"):
+            if os.path.exists(f"{d}/{f}"):
+                os.remove(f"{d}/{f}")
     n = max(1, c["messages_received"])
     return {"msg_s": t["send_msg_s"], "receive_msg_s": t["receive_msg_s"], "messages": c["messages_sent"],
             "sender_ns": cpu.get("cpu_sender_pct", NAN) / n, "receiver_ns": cpu.get("cpu_receiver_pct", NAN) / n,
