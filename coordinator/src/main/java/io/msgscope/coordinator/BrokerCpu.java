@@ -2,7 +2,8 @@ package io.msgscope.coordinator;
 
 /**
  * Where the broker's CPU comes from (M3, D4): stamped into the messages by the relay (relay mode),
- * sampled by a probe agent next to a broker process (sidecar mode), or not measured.
+ * sampled by a probe agent next to a broker process (sidecar mode), not measured (off), or nothing to
+ * measure (none: the sender writes straight to the receiver, e.g. {@code --driver tcp --opt via=direct}).
  *
  * @param brokerPid     sidecar: the broker process; 0 = find it otherwise (or the embedded relay)
  * @param brokerProcess sidecar: the broker's process name, e.g. beam.smp, mosquitto, nats-server
@@ -10,7 +11,7 @@ package io.msgscope.coordinator;
  * @param periodUs      sidecar: the sampling period
  */
 public record BrokerCpu(Mode mode, long brokerPid, String brokerProcess, String brokerCgroup, int periodUs) {
-    public enum Mode { RELAY, SIDECAR, OFF }
+    public enum Mode { RELAY, SIDECAR, OFF, NONE }
 
     public static BrokerCpu relay() {
         return new BrokerCpu(Mode.RELAY, 0, "", "", 10_000);

@@ -54,6 +54,15 @@ public record CorePlan(int sender, int receiver, int relay, List<String> warning
      * 55-67 k msg/s. An explicit {@code --pin} pins anyway.
      */
     public static CorePlan plan(int cores, Boolean pin, String localBroker) {
+        return plan(cores, pin, localBroker, true);
+    }
+
+    /**
+     * As {@link #plan(int, Boolean, String)}; {@code relay} false when no relay agent runs (the tcp driver's
+     * {@code via=direct}, broker drivers): the warnings then speak of sender and receiver only, and two cores
+     * are one each for them, which is all M5 asks of a run without a middle box on this machine.
+     */
+    public static CorePlan plan(int cores, Boolean pin, String localBroker, boolean relay) {
         List<String> warnings = new ArrayList<>();
         if (unpinnedForBroker(cores, pin, localBroker)) {
             warnings.add("this machine has " + cores + " cores and also runs the broker (" + localBroker
@@ -61,8 +70,9 @@ public record CorePlan(int sender, int receiver, int relay, List<String> warning
                     + "one dedicated core each; --pin pins them anyway)");
             return new CorePlan(-1, -1, -1, warnings);
         }
+        String roles = relay ? "sender, relay and receiver" : "sender and receiver";
         if (pin != null && !pin) {
-            warnings.add("pinning disabled (--no-pin): sender, relay and receiver float over " + cores
+            warnings.add("pinning disabled (--no-pin): " + roles + " float over " + cores
                     + " cores (M5 wants one dedicated core each)");
             return new CorePlan(-1, -1, -1, warnings);
         }
@@ -70,11 +80,13 @@ public record CorePlan(int sender, int receiver, int relay, List<String> warning
             return new CorePlan(0, 1, 2, warnings);
         }
         if (cores == 2) {
-            warnings.add("this machine has 2 cores: sender pinned to core 0 and receiver to core 1, the relay "
-                    + "shares them (M5 wants one dedicated core each for sender, relay and receiver)");
+            if (relay) {
+                warnings.add("this machine has 2 cores: sender pinned to core 0 and receiver to core 1, the relay "
+                        + "shares them (M5 wants one dedicated core each for sender, relay and receiver)");
+            }
             return new CorePlan(0, 1, -1, warnings);
         }
-        warnings.add("this machine has 1 core: sender, relay and receiver share it; nothing pinned (M5)");
+        warnings.add("this machine has 1 core: " + roles + " share it; nothing pinned (M5)");
         return new CorePlan(-1, -1, -1, warnings);
     }
 }

@@ -95,6 +95,9 @@ public final class CpuReport {
             } else {
                 b.put("source", "sidecar samples missing");
             }
+        } else if (brokerCpu.mode() == BrokerCpu.Mode.NONE) {
+            b.put("source", "none: no broker or relay between sender and receiver (the sender connects straight to "
+                    + "the receiver, --opt via=direct), so there is no broker CPU to measure");
         }
         if (broker != null) {
             b.putAll(stats(broker));

@@ -40,9 +40,7 @@ public final class SummaryJson {
         root.put("run_id", out.runId);
         root.put("mode", "trace");
         root.put("driver", out.spec.driver());
-        root.put("topology", out.spec.driver().equals("tcp") ? "sender -> relay -> receiver (raw TCP, loopback)"
-                : "sender -> broker " + out.spec.uriForDisplay() + " -> receiver"
-                + (out.destination.isEmpty() ? "" : " (destination " + out.destination + ")"));
+        root.put("topology", topology(out));
         root.put("started_at", startedAt);
         root.put("status", out.failed() ? "failed" : "ok");
         root.put("failure_reason", out.failure);
@@ -134,6 +132,17 @@ public final class SummaryJson {
         root.put("identity_check", ident);
         root.put("files", files);
         return root;
+    }
+
+    /** Who talks to whom: through the relay, straight to the receiver (tcp via=direct), or through a broker. */
+    static String topology(RunOutcome out) {
+        if (out.spec.driver().equals("tcp")) {
+            boolean direct = "direct".equalsIgnoreCase(out.spec.driverOptions().getOrDefault("via", "relay").trim());
+            return direct ? "sender -> receiver (raw TCP, one hop" + (out.destination.isEmpty() ? ""
+                    : ", receiver listening on " + out.destination) + ")" : "sender -> relay -> receiver (raw TCP, loopback)";
+        }
+        return "sender -> broker " + out.spec.uriForDisplay() + " -> receiver"
+                + (out.destination.isEmpty() ? "" : " (destination " + out.destination + ")");
     }
 
     /** Whole-run rates: messages over the span from first to last, on each side. */

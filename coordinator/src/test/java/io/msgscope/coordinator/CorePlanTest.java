@@ -72,6 +72,18 @@ class CorePlanTest {
     }
 
     @Test
+    void withoutARelayTwoCoresAreOneEachForSenderAndReceiverAndNoWarningMentionsARelay() {
+        CorePlan direct = CorePlan.plan(2, null, null, false); // tcp --opt via=direct
+        assertCores(direct, 0, 1, -1);
+        assertTrue(direct.warnings().isEmpty(), direct.warnings().toString());
+        CorePlan off = CorePlan.plan(2, false, null, false);
+        assertOneM5Warning(off, "sender and receiver float");
+        assertTrue(!off.warnings().get(0).contains("relay"), off.warnings().get(0));
+        assertOneM5Warning(CorePlan.plan(1, true, null, false), "sender and receiver share it");
+        assertOneM5Warning(CorePlan.plan(2, null, null, true), "the relay shares them"); // via=relay: as before
+    }
+
+    @Test
     void onlyAddressesOfThisMachineAreLocal() {
         assertEquals("127.0.0.1", CorePlan.onThisMachine("127.0.0.1"));
         assertEquals("localhost", CorePlan.onThisMachine("localhost"));

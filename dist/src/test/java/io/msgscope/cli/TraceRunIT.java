@@ -40,8 +40,12 @@ class TraceRunIT {
             fail("gnuplot-nox must be installed under CI (.ci/run installs it)");
         }
         Path out = tmp.resolve("run");
-        MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--count", "200000", "--warmup", "20000",
-                "--out", out.toString(), gnuplot ? "--plot" : "--no-plot");
+        List<String> args = new java.util.ArrayList<>(List.of("run", "--count", "200000", "--warmup", "20000",
+                "--out", out.toString()));
+        if (gnuplot) {
+            args.add("--plot"); // plots are off unless asked: there is no --no-plot
+        }
+        MsgscopeProcess p = MsgscopeProcess.start(tmp, args.toArray(String[]::new));
         int rc = p.waitFor(300);
         assertEquals(0, rc, () -> "exit code; stdout: " + safe(p::out) + " stderr: " + safe(p::err));
         String stdout = p.out();

@@ -5,7 +5,6 @@ import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
 import io.msgscope.control.DriverSpecs;
 import io.msgscope.core.SpecException;
-import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
@@ -19,15 +18,15 @@ import io.msgscope.proto.RunSpec;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
  * The broker-probe agent in relay mode: the trivial broker of M10, the middle box of M1. It listens
  * on an ingress port (the sender connects) and an egress port (the receiver connects) and forwards
- * whole messages from one to the other on one thread, handing each to a {@link RelayTap} first.
- * Its phase answers report what it forwarded so far. For the tcp driver it is the raw-TCP relay;
+ * whole messages from one to the other on one thread ({@link RelayForwarder}: each read's whole messages
+ * in one write, handed to a {@link RelayTap} together first). Its phase answers report what it forwarded
+ * so far. The tcp driver's {@code --opt via=direct} runs without it. For the tcp driver it is the raw-TCP relay;
  * a driver with a middle box of its own (ZeroMQ's proxy, {@code --opt via=proxy}) is run here the same
  * way: same thread, same tap (CPU stamps every Nth message), same counts, plus the driver's counters
  * and the forwarding thread's CPU time ({@code proxy_cpu_ns}) in the phase answers.
@@ -41,7 +40,7 @@ public final class RelayRole implements AgentRole {
     private SocketChannel out;
     private RoleThread thread;
     private volatile boolean stopped;
-    private volatile long forwarded;
+    private volatile RelayForwarder forwarder;
     private volatile String failure;
     private volatile long allocatedAtStart = -1;
     private MiddleBox middle;
@@ -68,6 +67,10 @@ public final class RelayRole implements AgentRole {
         if (!driver.name().equals("tcp")) {
             return prepareMiddleBox(driver, host);
         }
+        if (!driver.usesRelay(spec.getDriverOptionsMap())) {
+            throw new SpecException("--opt via", "direct: the sender connects straight to the receiver, so no relay "
+                    + "runs; leave out the relay agent, or use via=relay");
+        }
         ingress = TcpSockets.listen(host, spec.getIngressPort(), "--relay-ingress-port");
         egress = TcpSockets.listen(host, spec.getEgressPort(), "--relay-egress-port");
         thread = new RoleThread("msgscope-relay", spec.getPinCpu());
@@ -88,8 +91,12 @@ public final class RelayRole implements AgentRole {
         final MiddleBox m = middle;
         thread.submit(() -> {
             try {
+                final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec, m);
+                if (t instanceof CpuStampTap stamps) {
+                    stamps.warmUp();
+                }
                 allocatedAtStart = thread.allocatedBytes();
-                m.forward(tap != null ? tap : CpuStampTap.forSpec(spec, m));
+                m.forward(t);
             } catch (IOException | RuntimeException e) {
                 if (!stopped) {
                     failure = e.getMessage();
@@ -102,41 +109,29 @@ public final class RelayRole implements AgentRole {
     private void forwardLoop() {
         try {
             out = egress.accept(); // the receiver connects first
-            TcpSockets.tune(out, spec.getSocketBuffer());
+            TcpSockets.tune(out, spec.getSocketBuffer(), TcpSockets.noDelay(spec.getDriverOptionsMap()));
             in = ingress.accept();
             TcpSockets.tune(in, spec.getSocketBuffer());
-            final int size = spec.getSize();
-            final ByteBuffer buf = WireHeader.allocate(TcpSockets.bufferFor(size));
             final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec);
-            final SocketChannel src = in;
-            final SocketChannel dst = out;
-            long index = 0;
+            if (t instanceof CpuStampTap stamps) {
+                stamps.warmUp();
+            }
+            final RelayForwarder f = new RelayForwarder(in, out, spec.getSize(), t, TcpSockets.bufferFor(spec.getSize()));
+            forwarder = f;
             allocatedAtStart = thread.allocatedBytes();
-            while (!stopped) {
-                if (src.read(buf) < 0) {
-                    break;
-                }
-                final int end = buf.position();
-                final int whole = end - end % size;
-                if (whole == 0) {
-                    continue;
-                }
-                for (int off = 0; off < whole; off += size) {
-                    t.onMessage(buf, off, index++);
-                }
-                buf.limit(whole).position(0);
-                while (buf.hasRemaining()) {
-                    dst.write(buf);
-                }
-                buf.limit(end).position(whole);
-                buf.compact();
-                forwarded = index;
+            while (!stopped && f.forwardOnce()) {
+                // one read and one write per pass, as many whole messages as the read completed
             }
         } catch (IOException e) {
             if (!stopped) {
-                failure = "relay stopped forwarding after " + forwarded + " messages: " + e.getMessage();
+                failure = "relay stopped forwarding after " + forwarded() + " messages: " + e.getMessage();
             }
         }
+    }
+
+    private long forwarded() {
+        RelayForwarder f = forwarder;
+        return f == null ? 0 : f.forwarded();
     }
 
     @Override
@@ -144,7 +139,7 @@ public final class RelayRole implements AgentRole {
         if (failure != null) {
             listener.failed(failure);
         } else {
-            long n = middle != null ? middle.forwarded() : forwarded;
+            long n = middle != null ? middle.forwarded() : forwarded();
             long a0 = allocatedAtStart;
             PhaseDone.Builder d = PhaseDone.newBuilder().setPhase(phase).setReceived(n).setSent(n)
                     .setBytes(n * spec.getSize())

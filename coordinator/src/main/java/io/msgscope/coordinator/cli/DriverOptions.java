@@ -10,8 +10,8 @@ import java.util.Map;
 /** The driver options every measuring command shares (M10): which system, where, and its own options. */
 public final class DriverOptions {
     @Option(names = "--driver", paramLabel = "NAME", defaultValue = "tcp",
-            description = "The messaging system (M10): tcp (raw TCP through the built-in relay; no broker), amqp, "
-                    + "mqtt, nats or zmq (default: ${DEFAULT-VALUE}).")
+            description = "The messaging system (M10): tcp (raw TCP through the built-in relay, or straight to the "
+                    + "receiver with --opt via=direct; no broker), amqp, mqtt, nats or zmq (default: ${DEFAULT-VALUE}).")
     String driver;
 
     @Option(names = "--uri", paramLabel = "URI",

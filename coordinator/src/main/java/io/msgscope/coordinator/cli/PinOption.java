@@ -31,7 +31,8 @@ public final class PinOption {
 
     /** Which core each role gets here. */
     CorePlan plan(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
-        return CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin, localBroker(drv, d, remote));
+        return CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin, localBroker(drv, d, remote),
+                drv.usesRelay(d.options()));
     }
 
     /** Whether the roles are pinned at all (the run spec's {@code pin}, in summary.json). */

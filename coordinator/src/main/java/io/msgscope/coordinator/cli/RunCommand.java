@@ -121,8 +121,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--broker-cpu", paramLabel = "auto|relay|sidecar|off", defaultValue = "auto",
             description = "Broker CPU from the relay's (or ZeroMQ proxy's) stamps in the messages (relay), from a "
                     + "probe agent sampling the broker process (sidecar; by default the embedded relay's process), "
-                    + "or not at all; auto = relay through the broker-probe agent (tcp, zmq via=proxy), sidecar "
-                    + "when a --broker-pid/-process/-cgroup is given, else off (default: ${DEFAULT-VALUE}).")
+                    + "or not at all; auto = relay through the broker-probe agent (tcp via=relay, zmq via=proxy), "
+                    + "sidecar when a --broker-pid/-process/-cgroup is given, none when nothing sits between sender "
+                    + "and receiver (tcp or zmq via=direct), else off (default: ${DEFAULT-VALUE}).")
     String brokerCpuMode;
 
     @Option(names = "--broker-pid", paramLabel = "PID", defaultValue = "0",
@@ -204,7 +205,9 @@ public final class RunCommand implements Callable<Integer> {
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
                 .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
                 .driverOptions(driverOptions.options()).build();
-        BrokerCpu brokerCpu = brokerCpu(drv.usesRelay(driverOptions.options()));
+        boolean relayed = drv.usesRelay(driverOptions.options());
+        BrokerCpu brokerCpu = brokerCpu(relayed,
+                !relayed && drv.brokerHost(driverOptions.uri(), driverOptions.options()) == null);
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
         }
@@ -216,6 +219,12 @@ public final class RunCommand implements Callable<Integer> {
         }
         checkPort("--relay-ingress-port", ingressPort);
         checkPort("--relay-egress-port", egressPort);
+        if (!relayed) {
+            requireRelay("--agent", remote.containsKey(Role.RELAY));
+            requireRelay("--relay-ingress-port", ingressPort != 0);
+            requireRelay("--relay-egress-port", egressPort != 0);
+            requireRelay("--relay-burn-ns", relayBurnNs != 0);
+        }
         if (ingressPort != 0 && ingressPort == egressPort) {
             throw new SpecException("--relay-egress-port", "must differ from --relay-ingress-port (" + ingressPort + ")");
         }
@@ -393,7 +402,22 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private BrokerCpu brokerCpu(boolean relayed) {
+    /** A relay option given for a run whose messages go through no relay is refused, not silently dropped. */
+    private void requireRelay(String option, boolean given) {
+        if (given) {
+            throw new SpecException(option, (option.equals("--agent") ? "relay=HOST:PORT " : "")
+                    + "applies only through the relay (the tcp driver with --opt via=relay, the "
+                    + "default, or zmq with --opt via=proxy); the " + driverOptions.driver + " driver with these options "
+                    + "starts no relay");
+        }
+    }
+
+    /**
+     * @param relayed  the messages go through the broker-probe agent (relay stamps possible)
+     * @param noBroker nothing sits between sender and receiver (tcp or zmq {@code via=direct}): broker CPU
+     *                 is "none" rather than "off"
+     */
+    private BrokerCpu brokerCpu(boolean relayed, boolean noBroker) {
         if (brokerProcess == null) {
             brokerProcess = "";
         }
@@ -403,10 +427,14 @@ public final class RunCommand implements Callable<Integer> {
         boolean target = brokerPid > 0 || !brokerProcess.isEmpty() || !brokerCgroup.isEmpty();
         BrokerCpu.Mode mode;
         if (brokerCpuMode.equalsIgnoreCase("auto")) {
-            mode = target ? BrokerCpu.Mode.SIDECAR : relayed && cpuEvery > 0 ? BrokerCpu.Mode.RELAY : BrokerCpu.Mode.OFF;
+            mode = target ? BrokerCpu.Mode.SIDECAR : relayed && cpuEvery > 0 ? BrokerCpu.Mode.RELAY
+                    : noBroker ? BrokerCpu.Mode.NONE : BrokerCpu.Mode.OFF;
         } else {
             try {
                 mode = BrokerCpu.Mode.valueOf(brokerCpuMode.toUpperCase(Locale.ROOT));
+                if (mode == BrokerCpu.Mode.NONE) {
+                    throw new IllegalArgumentException("none is chosen by auto, not given");
+                }
             } catch (IllegalArgumentException e) {
                 throw new SpecException("--broker-cpu", "must be auto, relay, sidecar or off, got '" + brokerCpuMode
                         + "'");
@@ -414,7 +442,14 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (mode == BrokerCpu.Mode.RELAY && !relayed) {
             throw new SpecException("--broker-cpu", "relay mode needs the broker-probe agent as the middle box (the "
-                    + "tcp driver, or zmq with --opt via=proxy); use sidecar with --broker-process NAME, or off");
+                    + "tcp driver with via=relay, the default, or zmq with --opt via=proxy); "
+                    + (noBroker ? "with via=direct there is no broker or relay to measure: leave --broker-cpu out, or off"
+                    : "use sidecar with --broker-process NAME, or off"));
+        }
+        if (mode == BrokerCpu.Mode.SIDECAR && noBroker && !target) {
+            throw new SpecException("--broker-cpu", "sidecar mode samples a broker process, and with via=direct the "
+                    + "sender connects straight to the receiver: there is none; name one with --broker-pid, "
+                    + "--broker-process or --broker-cgroup, or leave --broker-cpu out");
         }
         if (mode == BrokerCpu.Mode.SIDECAR && !relayed && !target) {
             throw new SpecException("--broker-pid", "sidecar mode with a broker driver needs --broker-pid, "
@@ -429,6 +464,9 @@ public final class RunCommand implements Callable<Integer> {
         if (target && mode != BrokerCpu.Mode.SIDECAR) {
             throw new SpecException(brokerPid > 0 ? "--broker-pid" : !brokerProcess.isEmpty() ? "--broker-process"
                     : "--broker-cgroup", "only applies with --broker-cpu sidecar");
+        }
+        if (mode == BrokerCpu.Mode.NONE && cpuEvery == 0) {
+            mode = BrokerCpu.Mode.OFF; // nothing sampled at all
         }
         if (mode != BrokerCpu.Mode.OFF && cpuEvery == 0) {
             throw new SpecException("--cpu-every", "is 0 (CPU sampling off): broker CPU needs it; give --broker-cpu off");

@@ -1,0 +1,198 @@
+package io.msgscope.agent.sender;
+
+import io.msgscope.control.AgentRole;
+import io.msgscope.core.CpuSampler;
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Drivers;
+import io.msgscope.proto.Phase;
+import io.msgscope.proto.PhaseDone;
+import io.msgscope.proto.RunSpec;
+import io.msgscope.proto.Series;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sender's hot path, read back from what it wrote: one write per message at {@code --send-batch 1}
+ * (K per write otherwise), the header of every message (epoch send time derived from its O_n, sequence,
+ * an empty probe slot, the padding untouched), O_n of every measured message in order, and the CPU
+ * sample of every Nth message taken just before that message's O_n, plus the final one.
+ */
+class SenderRoleTest {
+    private static final int SIZE = 48;
+
+    private SenderRole role;
+
+    @BeforeEach
+    void fresh() {
+        CaptureDriver.reset();
+        role = new SenderRole(Drivers.load());
+    }
+
+    @AfterEach
+    void close() {
+        role.close();
+    }
+
+    private static final class Listener implements AgentRole.PhaseListener {
+        final CompletableFuture<PhaseDone> result = new CompletableFuture<>();
+
+        @Override
+        public void done(PhaseDone done) {
+            result.complete(done);
+        }
+
+        @Override
+        public void failed(String message) {
+            result.completeExceptionally(new AssertionError(message));
+        }
+    }
+
+    private static RunSpec.Builder spec(int count, int warmup) {
+        return RunSpec.newBuilder().setDriver("capture").setCount(count).setWarmupCount(warmup).setSize(SIZE)
+                .setPinCpu(-1).setSendBatch(1).setCpuEvery(0).setSeed(7);
+    }
+
+    private PhaseDone phase(Phase phase) throws Exception {
+        Listener l = new Listener();
+        role.start(phase, l);
+        return l.result.get(60, TimeUnit.SECONDS);
+    }
+
+    private Map<Series, long[]> upload() throws Exception {
+        Map<Series, long[]> got = new EnumMap<>(Series.class);
+        role.upload((series, values, count) -> got.put(series, Arrays.copyOf(values, count)));
+        return got;
+    }
+
+    private static ByteBuffer stream() {
+        return ByteBuffer.wrap(CaptureDriver.BYTES.toByteArray()).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Test
+    void oneWritePerMessageEveryHeaderInPlaceAndTheCpuSampleBeforeEveryNthMessage() throws Exception {
+        final int count = 2_500;
+        final int warmup = 30;
+        final int every = 1_000;
+        role.prepare(spec(count, warmup).setCpuEvery(every).build());
+        assertEquals(0, phase(Phase.WARMUP).getSent() - warmup);
+        PhaseDone done = phase(Phase.MEASURE);
+        assertEquals(count, done.getSent());
+        assertEquals((long) count * SIZE, done.getBytes());
+        assertEquals(4, done.getSamples(), "samples at messages 0, 1000, 2000 and the final one");
+
+        assertEquals(warmup + count, CaptureDriver.WRITES.size(), "one write per message");
+        assertTrue(CaptureDriver.WRITES.stream().allMatch(w -> w == SIZE), CaptureDriver.WRITES::toString);
+        ByteBuffer s = stream();
+        for (int i = 0; i < warmup; i++) {
+            assertEquals(-1 - i, WireHeader.sequence(s, i * SIZE), "warm-up sequences count down from -1");
+        }
+        Map<Series, long[]> up = upload();
+        long[] sendNs = up.get(Series.SEND_NS);
+        assertEquals(count, sendNs.length);
+        long offset = WireHeader.sendTime(s, warmup * SIZE) - sendNs[0];
+        for (int n = 0; n < count; n++) {
+            int at = (warmup + n) * SIZE;
+            assertEquals(n, WireHeader.sequence(s, at));
+            assertEquals(offset, WireHeader.sendTime(s, at) - sendNs[n], "epoch send time = O_n + one offset");
+            assertEquals(0, WireHeader.probeCpu(s, at));
+            assertEquals(0, WireHeader.probeTime(s, at));
+            for (int b = WireHeader.SIZE; b < SIZE; b++) {
+                assertEquals(0, s.get(at + b), "zero padding untouched");
+            }
+            if (n > 0) {
+                assertTrue(sendNs[n] >= sendNs[n - 1], "O_n in order");
+            }
+        }
+        long[] sampleNs = up.get(Series.SENDER_SAMPLE_NS);
+        long[] threadCpu = up.get(Series.SENDER_THREAD_CPU_NS);
+        assertEquals(CpuSampler.slots(count, every), sampleNs.length);
+        for (int k = 0; k < 3; k++) {
+            assertTrue(sampleNs[k] <= sendNs[k * every], "sample " + k + " before O of message " + k * every);
+            if (k > 0) {
+                assertTrue(sampleNs[k] >= sendNs[k * every - 1], "sample " + k + " after the message before");
+            }
+            assertTrue(threadCpu[k] > 0);
+        }
+        assertTrue(sampleNs[3] >= sendNs[count - 1], "the final sample after the last message");
+        assertTrue(threadCpu[3] >= threadCpu[2]);
+        assertNull(up.get(Series.INTENDED_NS), "full speed keeps no intended times");
+    }
+
+    @Test
+    void batchesOfKPerWriteKeepEveryMeasurementAndRunThroughTheSamples() throws Exception {
+        final int count = 1_000;
+        final int batch = 16;
+        role.prepare(spec(count, 5).setSendBatch(batch).setCpuEvery(100).setRandomPadding(true).build());
+        phase(Phase.WARMUP);
+        PhaseDone done = phase(Phase.MEASURE);
+        assertEquals(count, done.getSent());
+        assertEquals(CpuSampler.slots(count, 100), done.getSamples());
+        List<Integer> writes = CaptureDriver.WRITES.subList(5, CaptureDriver.WRITES.size());
+        assertEquals(count / batch + 1, writes.size());
+        assertTrue(writes.subList(0, count / batch).stream().allMatch(w -> w == batch * SIZE), writes::toString);
+        assertEquals((count % batch) * SIZE, writes.get(writes.size() - 1));
+        // random padding (R2): the seeded noise behind every header, the same bytes in every batch slot
+        byte[] noise = new byte[batch * SIZE];
+        new Random(7).nextBytes(noise);
+        ByteBuffer s = stream();
+        long[] sendNs = upload().get(Series.SEND_NS);
+        for (int n = 0; n < count; n++) {
+            int at = (5 + n) * SIZE;
+            assertEquals(n, WireHeader.sequence(s, at));
+            assertEquals(0, WireHeader.probeTime(s, at));
+            int slot = (n % batch) * SIZE;
+            for (int b = WireHeader.SIZE; b < SIZE; b++) {
+                assertEquals(noise[slot + b], s.get(at + b), "padding of message " + n);
+            }
+            assertFalse(sendNs[n] == CpuSampler.ABSENT);
+        }
+    }
+
+    @Test
+    void atARateEachMessageGoesAtItsIntendedTimeAndBothTimesAreKept() throws Exception {
+        final int count = 200;
+        role.prepare(spec(count, 0).setRate(20_000).setCpuEvery(50).build());
+        phase(Phase.WARMUP);
+        assertEquals(count, phase(Phase.MEASURE).getSent());
+        Map<Series, long[]> up = upload();
+        long[] sendNs = up.get(Series.SEND_NS);
+        long[] intended = up.get(Series.INTENDED_NS);
+        for (int n = 0; n < count; n++) {
+            assertTrue(sendNs[n] >= intended[n], "never before its intended time");
+            if (n > 0) {
+                assertEquals(50_000, intended[n] - intended[n - 1], 1, "1/rate apart");
+            }
+        }
+        assertEquals(count, CaptureDriver.WRITES.size());
+        assertEquals(CpuSampler.slots(count, 50), up.get(Series.SENDER_SAMPLE_NS).length);
+    }
+
+    @Test
+    void withoutCpuSamplingNoSampleSeriesIsUploaded() throws Exception {
+        role.prepare(spec(3_000, 0).build());
+        phase(Phase.WARMUP);
+        PhaseDone done = phase(Phase.MEASURE);
+        assertEquals(3_000, done.getSent());
+        assertEquals(0, done.getSamples());
+        Map<Series, long[]> up = upload();
+        assertEquals(Set.of(Series.SEND_NS), up.keySet());
+        assertEquals(3_000, CaptureDriver.WRITES.size());
+    }
+}
