@@ -84,6 +84,11 @@ public final class AgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            // an agent measures: Netty's leak detector would take a stack trace every 128th buffer on the event
+            // loops the drivers share (-Dio.netty.leakDetection.level=simple turns it back on for debugging)
+            io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+        }
         Role r = parseRole(role);
         int colon = listen.lastIndexOf(':');
         if (colon <= 0) {

@@ -364,5 +364,12 @@ public final class ReceiverRole implements AgentRole {
         } catch (Exception e) {
             // closing anyway
         }
+        try {
+            if (handler != null && handler.net != null) {
+                handler.net.close(); // issue 16: a daemon receiver leaked /proc/net/dev once per run
+            }
+        } catch (Exception e) {
+            // closing anyway
+        }
     }
 }

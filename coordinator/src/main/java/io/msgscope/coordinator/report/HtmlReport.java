@@ -50,7 +50,7 @@ public final class HtmlReport {
 
     /**
      * Refuses a summary.json that msgscope did not write whole (issue 16): empty, not JSON, not an object,
-     * or without the {@code mode} and {@code status} every mode writes. The message is one line naming the
+     * or without the {@code status} every mode writes. The message is one line naming the
      * file; commands turn it into exit 1.
      */
     public static void checkSummary(Path dir) throws IOException {
@@ -60,7 +60,7 @@ public final class HtmlReport {
             com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(f.toFile());
             why = j == null || j.isMissingNode() ? "it is empty"
                     : !j.isObject() ? "it is not a JSON object"
-                    : !j.hasNonNull("mode") || !j.hasNonNull("status") ? "it has no mode or status" : null;
+                    : !j.hasNonNull("status") ? "it has no status" : null;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             why = "it is not JSON (" + e.getOriginalMessage() + ")";
         }

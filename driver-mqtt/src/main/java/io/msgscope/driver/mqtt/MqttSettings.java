@@ -27,11 +27,14 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
     static MqttSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("mqtt", MqttDriver.OPTIONS);
         String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        // issue 14: a URI the client would read otherwise than written is refused, its password masked
+        io.msgscope.core.Secrets.requireStrictUri("--uri", raw);
         URI uri;
         try {
             uri = new URI(raw);
         } catch (URISyntaxException e) {
-            throw new SpecException("--uri", "is not a URI: " + e.getMessage());
+            throw new SpecException("--uri", "is not a URI: " + e.getReason() + " in "
+                    + io.msgscope.core.Secrets.uri(raw));
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         boolean tls = switch (scheme) {

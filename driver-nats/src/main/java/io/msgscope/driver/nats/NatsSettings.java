@@ -39,20 +39,23 @@ record NatsSettings(String url, String host, int port, String address, boolean t
     static NatsSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("nats", NatsDriver.OPTIONS);
         String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        // issue 14: a URI the client would read otherwise than written is refused, its password masked
+        io.msgscope.core.Secrets.requireStrictUri("--uri", raw);
         URI uri;
         try {
             uri = new URI(raw);
         } catch (URISyntaxException e) {
-            throw new SpecException("--uri", "is not a URI: " + e.getMessage());
+            throw new SpecException("--uri", "is not a URI: " + e.getReason() + " in "
+                    + io.msgscope.core.Secrets.uri(raw));
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         boolean tls = switch (scheme) {
             case "nats" -> false;
             case "tls" -> true;
-            default -> throw new SpecException("--uri", "must start with nats:// or tls://, got '" + raw + "'");
+            default -> throw new SpecException("--uri", "must start with nats:// or tls://, got '" + io.msgscope.core.Secrets.uri(raw) + "'");
         };
         if (uri.getHost() == null) {
-            throw new SpecException("--uri", "names no host: '" + raw + "'");
+            throw new SpecException("--uri", "names no host: '" + io.msgscope.core.Secrets.uri(raw) + "'");
         }
         int port = uri.getPort() < 0 ? 4222 : uri.getPort();
         String user = spec.option("username", null);
