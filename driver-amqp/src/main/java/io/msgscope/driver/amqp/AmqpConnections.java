@@ -107,6 +107,8 @@ final class AmqpConnections {
         } catch (PossibleAuthenticationFailureException e) {
             throw new IOException("amqp: " + addr + " closed the connection during the login of user '"
                     + f.getUsername() + "' (wrong user name or password?)", e);
+        } catch (java.net.BindException e) { // a source address (--source-addresses) this machine does not have
+            throw new IOException("amqp: cannot connect to " + addr + ": " + e.getMessage(), e);
         } catch (ConnectException | NoRouteToHostException e) {
             throw new IOException("amqp: cannot connect to " + addr + ": " + e.getMessage(), e);
         } catch (SocketTimeoutException e) {

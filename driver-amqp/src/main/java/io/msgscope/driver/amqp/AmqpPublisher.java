@@ -33,8 +33,8 @@ import java.util.concurrent.locks.LockSupport;
  * unconfirmed tags fills the window. No locks and no allocation in this code per message.
  *
  * <p>{@link #offer} (the scenario runtime's pacers, issue 13) never waits: it refuses the message (false)
- * while the confirm window is full, while the previous transaction's tx.commit is unanswered when the next
- * one is due (commits are sent with {@code asyncCompletableRpc}, at most one outstanding), and while the
+ * while the confirm window is full, while a tx.commit is unanswered (commits are sent with
+ * {@code asyncCompletableRpc}; RabbitMQ refuses a publish during one, 504 CHANNEL_ERROR), and while the
  * connection's outgoing frame queue (amqp-client NIO, drained by the shared I/O loop) lacks room for the
  * message's frames: there amqp-client's basic.publish would block.
  *
@@ -263,10 +263,9 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
 
     /**
      * One message, only if it can go without waiting (issue 13): false while the confirm window is full, while the
-     * connection's outgoing frame queue is too full to take the message's frames, while the body array to reuse is
-     * still being written, or while the last tx.commit is unanswered and this message would need the next one
-     * (commits go out without waiting for their answer, at most one at a time). Throws once the channel or
-     * connection is gone.
+     * connection's outgoing frame queue is too full to take the message's frames, while every body array is still
+     * being written, or while the last tx.commit is unanswered (commits go out without waiting for their answer;
+     * the channel publishes nothing until it came). Throws once the channel or connection is gone.
      */
     @Override
     public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
@@ -280,8 +279,8 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
         if (writeQueue != null && writeQueue.size() > queueRoom) {
             return false;
         }
-        if (txSize > 0 && inTx == txSize - 1 && !commitAnswered()) {
-            return false;
+        if (pendingCommit != null && !commitAnswered()) {
+            return false; // RabbitMQ closes a channel that publishes while its tx.commit is under way (504)
         }
         int k = slot;
         if (bodyEnd[k] > writtenFrames() && (k = grow(k)) < 0) {

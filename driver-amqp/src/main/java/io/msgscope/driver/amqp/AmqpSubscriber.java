@@ -109,11 +109,11 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     @Override
     public int poll(MessageHandler h, long timeoutMs) throws IOException {
+        if (ended != null) {
+            throw new IllegalStateException("this subscriber was started in push mode: it cannot be polled");
+        }
         if (handler != h) {
             boolean first = handler == null;
-            if (!first && ended != null) {
-                throw new IllegalStateException("this subscriber was started in push mode: it cannot be polled");
-            }
             handler = h;
             if (first) {
                 // the delivery thread is created here, by the caller's thread, so it inherits the
