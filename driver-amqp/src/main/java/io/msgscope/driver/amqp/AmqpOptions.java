@@ -33,10 +33,14 @@ import java.util.Set;
  *                    {@value #DEFAULT_EXCHANGE}; declared (topic, non-durable, auto-delete) when it does not exist
  * @param group       {@code group}: consume the named, shared, auto-delete queue of this name, bound to {@code topic},
  *                    instead of a server-named one of the subscriber's own (round-robin, Q6); empty = off
+ * @param nio         {@code io}: {@code nio} (the default): amqp-client's NIO mode on the agent's shared loops, a
+ *                    constant number of threads for any number of connections; {@code blocking}: amqp-client's
+ *                    classic blocking sockets, a reader thread per connection (what PerfTest uses), cheaper per
+ *                    message for a connection or two (docs/drivers/amqp.md)
  */
 public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
                           int confirm, int prefetch, int multiAck, boolean tlsVerify, String topic, String exchange,
-                          String group) {
+                          String group, boolean nio) {
 
     public static final String AUTO_ACK = "auto_ack";
     public static final String TX_SIZE = "tx_size";
@@ -50,9 +54,10 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String TOPIC = "topic";
     public static final String EXCHANGE = "exchange";
     public static final String GROUP = "group";
+    public static final String IO = "io";
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO);
 
     /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
     public static final String DEFAULT_EXCHANGE = "amq.topic";
@@ -115,8 +120,14 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
             throw new SpecException("--opt " + GROUP, "must not start with 'amq.' (queue names the brokers reserve), got '"
                     + group + "'");
         }
+        boolean nio = switch (spec.option(IO, "nio").toLowerCase(java.util.Locale.ROOT)) {
+            case "nio" -> true;
+            case "blocking" -> false;
+            default -> throw new SpecException("--opt " + IO, "must be nio (shared I/O threads) or blocking (a thread "
+                    + "per connection), got '" + spec.option(IO, "") + "'");
+        };
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
-                tlsVerify, topic, exchange, group);
+                tlsVerify, topic, exchange, group, nio);
     }
 
     /** A short-string option: absent = {@code dflt}; given, 1 to 255 bytes of UTF-8. */

@@ -225,17 +225,20 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
      * (seen with a full queue right after channel.open-ok, until amqp-client's 10 s enqueuing timeout).
      */
     private void awaitWrites(boolean body, long until) throws IOException {
-        writeQueue.waiter(Thread.currentThread());
+        final Thread me = Thread.currentThread();
         try {
             while (body ? writeQueue.written() < until : writeQueue.size() > queueRoom) {
                 ShutdownSignalException s = closedBy;
                 if (s != null) {
                     throw failed(s);
                 }
-                LockSupport.parkNanos(this, WAIT_SLICE_NS);
+                writeQueue.waiter(me, body ? until : Long.MAX_VALUE, body ? -1 : queueRoom);
+                if (body ? writeQueue.written() < until : writeQueue.size() > queueRoom) { // not reached meanwhile
+                    LockSupport.parkNanos(this, WAIT_SLICE_NS);
+                }
             }
         } finally {
-            writeQueue.waiter(null);
+            writeQueue.waiter(null, Long.MAX_VALUE, -1);
         }
     }
 

@@ -111,12 +111,40 @@ final class AmqpShared implements AutoCloseable {
      */
     synchronized ConnectionFactory factory(DriverSpec spec, AmqpOptions o, boolean publisher) {
         String key = (spec.uri().isEmpty() ? AmqpConnections.DEFAULT_URI : spec.uri()) + " tls_verify=" + o.tlsVerify()
-                + (publisher ? " publishers" : " subscribers");
+                + (publisher ? " publishers" : " subscribers") + (o.nio() ? " nio" : " blocking");
         ConnectionFactory f = factories.get(key);
         if (f == null) {
-            f = nio(AmqpConnections.factory(spec, o));
+            f = o.nio() ? nio(AmqpConnections.factory(spec, o)) : blocking(AmqpConnections.factory(spec, o));
             factories.put(key, f);
         }
+        return f;
+    }
+
+    /**
+     * {@code --opt io=blocking}: amqp-client's blocking sockets, one reader thread per connection ("AMQP Connection
+     * host:port"); the consumer callbacks, heartbeats and closing still run on the shared pools. Each socket is bound
+     * to the next source address before it connects; TCP_NODELAY as amqp-client's default, which this replaces
+     * (a host-name check that {@code tls_verify} added stays, after it).
+     */
+    private ConnectionFactory blocking(ConnectionFactory f) {
+        com.rabbitmq.client.SocketConfigurator tls = f.getSocketConfigurator();
+        com.rabbitmq.client.SocketConfigurator bind = socket -> {
+            socket.setTcpNoDelay(true);
+            InetAddress source = context.nextSourceAddress();
+            if (source != null) {
+                try {
+                    socket.bind(new InetSocketAddress(source, 0));
+                } catch (IOException e) {
+                    throw new BindException("cannot bind the client socket to source address "
+                            + source.getHostAddress() + ": " + e.getMessage());
+                }
+            }
+        };
+        f.setSocketConfigurator(tls == null ? bind : bind.andThen(tls));
+        f.useBlockingIo();
+        f.setHeartbeatExecutor(heartbeats);
+        f.setShutdownExecutor(closing);
+        f.setThreadFactory(named("msgscope-amqp-reader-"));
         return f;
     }
 
@@ -234,6 +262,8 @@ final class AmqpShared implements AutoCloseable {
         private final java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
         private volatile long written; // the NIO loop's thread only
         private volatile Thread waiter;
+        private volatile long wakeAtWritten = Long.MAX_VALUE;
+        private volatile int wakeAtSize = -1;
 
         /** @param capacity frames; {@link Integer#MAX_VALUE} = unbounded (a linked queue) */
         CountingWriteQueue(int capacity, int timeoutMs) {
@@ -279,8 +309,13 @@ final class AmqpShared implements AutoCloseable {
             return written;
         }
 
-        /** The thread to wake after each written frame, or null. */
-        void waiter(Thread t) {
+        /**
+         * The thread to wake once {@code written} frames are written or the queue holds at most {@code size} frames,
+         * whichever comes first; null = none. One wake-up per wait, not one per frame (each is a system call).
+         */
+        void waiter(Thread t, long written, int size) {
+            wakeAtWritten = written;
+            wakeAtSize = size;
             waiter = t;
         }
 
@@ -305,10 +340,12 @@ final class AmqpShared implements AutoCloseable {
             @Override
             public void handle(java.io.DataOutputStream out) throws IOException {
                 frame.handle(out);
-                written = written + 1; // single writer: this connection's NIO loop
-                Thread w = waiter;
-                if (w != null) {
-                    java.util.concurrent.locks.LockSupport.unpark(w);
+                final long w = written + 1;
+                written = w; // single writer: this connection's NIO loop
+                Thread t = waiter;
+                if (t != null && (w >= wakeAtWritten || queue.size() <= wakeAtSize)) {
+                    waiter = null;
+                    java.util.concurrent.locks.LockSupport.unpark(t);
                 }
             }
         }

@@ -26,7 +26,7 @@ class AmqpOptionsTest {
     @Test
     void defaultsAreTheSeedsPlainSetUp() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of()));
-        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", ""), o);
+        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", true), o);
         assertFalse(o.routed(), "run and throughput modes: the default exchange and the queue's name (A1)");
     }
 
@@ -45,7 +45,7 @@ class AmqpOptionsTest {
     void everyOptionIsRead() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
                 "persistent", "on", "prefetch", "50", "multi_ack", "10")));
-        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", ""), o);
+        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", true), o);
         assertEquals(100, AmqpOptions.of(spec(Map.of("confirm", "100"))).confirm());
         assertTrue(AmqpOptions.of(spec(Map.of("auto_ack", "true"))).autoAck());
     }
@@ -85,6 +85,17 @@ class AmqpOptionsTest {
         assertEquals("--opt topic", refused(Map.of("topic", "x".repeat(256))).option());
         assertEquals("--opt exchange", refused(Map.of("topic", "t", "exchange", "é".repeat(128))).option(),
                 "256 bytes of UTF-8");
+    }
+
+    @Test
+    void ioIsNioUnlessBlockingIsAsked() {
+        assertTrue(AmqpOptions.of(spec(Map.of())).nio());
+        assertTrue(AmqpOptions.of(spec(Map.of("io", "NIO"))).nio());
+        assertFalse(AmqpOptions.of(spec(Map.of("io", "blocking"))).nio());
+        SpecException e = refused(Map.of("io", "netty"));
+        assertEquals("--opt io", e.option());
+        assertEquals("--opt io: must be nio (shared I/O threads) or blocking (a thread per connection), got 'netty'",
+                e.getMessage());
     }
 
     /** Q6: a loss fails the run only where confirms (or transactions) and manual acks make delivery a promise. */

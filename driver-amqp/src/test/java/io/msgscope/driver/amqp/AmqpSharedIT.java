@@ -237,23 +237,35 @@ class AmqpSharedIT {
         }
     }
 
-    /** Every connection binds its socket to the context's next source address before it connects. */
+    /**
+     * Every connection binds its socket to the context's next source address before it connects, in NIO mode and
+     * with {@code io=blocking} (a message through each, too).
+     */
     @ParameterizedTest
     @EnumSource(Broker.class)
     void socketsBindTheContextsSourceAddresses(Broker broker) throws Exception {
         String uri = broker.uri();
         InetAddress a2 = InetAddress.getByName("127.0.0.2");
         InetAddress a3 = InetAddress.getByName("127.0.0.3");
-        try (ClientContext ctx = new ClientContext(1, List.of(a2, a3));
-             Subscriber s1 = driver.openSubscriber(spec(uri, Map.of()), ctx);
-             Subscriber s2 = driver.openSubscriber(spec(uri, Map.of()), ctx)) {
-            assertEquals(List.of(a2, a3), List.of(s1.localAddress(), s2.localAddress()));
-        }
-        try (ClientContext ctx = new ClientContext(1, List.of(InetAddress.getByName("192.0.2.1")))) {
-            IOException e = assertThrows(IOException.class, () -> driver.openSubscriber(spec(uri, Map.of()), ctx));
-            System.out.println(broker + ", a source address not on this machine: " + e.getMessage());
-            assertOneLine(e.getMessage());
-            assertTrue(e.getMessage().contains("source address 192.0.2.1"), e.getMessage());
+        for (Map<String, String> opts : List.of(Map.<String, String>of(), Map.of("io", "blocking"))) {
+            try (ClientContext ctx = new ClientContext(1, List.of(a2, a3));
+                 Subscriber s1 = driver.openSubscriber(spec(uri, opts), ctx);
+                 Subscriber s2 = driver.openSubscriber(spec(uri, opts), ctx)) {
+                assertEquals(List.of(a2, a3), List.of(s1.localAddress(), s2.localAddress()), opts.toString());
+                Recording r = new Recording(100);
+                s2.start(r, reason -> { });
+                try (Publisher p = driver.openPublisher(spec(uri, opts).withDestination(s2.destination()), ctx)) {
+                    send(p, 0, 100);
+                    r.await(10);
+                }
+                assertEquals(100, r.sequences().size());
+            }
+            try (ClientContext ctx = new ClientContext(1, List.of(InetAddress.getByName("192.0.2.1")))) {
+                IOException e = assertThrows(IOException.class, () -> driver.openSubscriber(spec(uri, opts), ctx));
+                System.out.println(broker + " " + opts + ", a source address not on this machine: " + e.getMessage());
+                assertOneLine(e.getMessage());
+                assertTrue(e.getMessage().contains("source address 192.0.2.1"), e.getMessage());
+            }
         }
     }
 
