@@ -121,6 +121,7 @@ class ZmqPushModeTest {
             List<Publisher> pubs = new ArrayList<>();
             List<Recording> got = new ArrayList<>();
             try {
+                int threadsAfterFirst = 0;
                 for (int i = 0; i < 5; i++) {
                     Map<String, String> o = Map.of("via", "proxy", "pattern", "pubsub", "topic", "t." + i);
                     Subscriber s = driver.openSubscriber(spec(o, proxy.box.egressPort(), ""), ctx);
@@ -129,7 +130,13 @@ class ZmqPushModeTest {
                     subs.add(s);
                     got.add(r);
                     pubs.add(driver.openPublisher(spec(ps, proxy.box.ingressPort(), "t." + i), ctx));
+                    if (i == 0) {
+                        threadsAfterFirst = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+                    }
                 }
+                int threads = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+                assertTrue(threads <= threadsAfterFirst + 1, "one context, one poller: " + threadsAfterFirst
+                        + " threads after the first subscriber and publisher, " + threads + " after five each");
                 poller = ZmqShared.of(ctx).poller();
                 for (int i = 0; i < 5; i++) {
                     send(pubs.get(i), i * 10_000L, 1_000);
