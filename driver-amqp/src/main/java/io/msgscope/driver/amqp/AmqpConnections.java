@@ -92,9 +92,12 @@ final class AmqpConnections {
 
     /**
      * Opens a connection; every failure becomes one line naming the address: unreachable, no answer
-     * within the connect/handshake timeout, login refused, virtual host refused, TLS.
+     * within the connect/handshake timeout, login refused, virtual host refused, TLS. Where the broker's
+     * socket limit is a likely cause (no answer, or the connection dropped during the handshake), the line
+     * says so with {@code alreadyOpen}, this agent's connections open to that broker (see {@link #limitHint}).
      */
-    static Connection open(ConnectionFactory f, ExecutorService executor, String name) throws IOException {
+    static Connection open(ConnectionFactory f, ExecutorService executor, String name, int alreadyOpen)
+            throws IOException {
         String addr = address(f);
         try {
             return f.newConnection(executor, name);
@@ -104,11 +107,13 @@ final class AmqpConnections {
         } catch (PossibleAuthenticationFailureException e) {
             throw new IOException("amqp: " + addr + " closed the connection during the login of user '"
                     + f.getUsername() + "' (wrong user name or password?)", e);
+        } catch (java.net.BindException e) { // a source address (--source-addresses) this machine does not have
+            throw new IOException("amqp: cannot connect to " + addr + ": " + e.getMessage(), e);
         } catch (ConnectException | NoRouteToHostException e) {
             throw new IOException("amqp: cannot connect to " + addr + ": " + e.getMessage(), e);
         } catch (SocketTimeoutException e) {
             throw new IOException("amqp: cannot connect to " + addr + ": no answer within " + CONNECT_TIMEOUT_MS
-                    + " ms", e);
+                    + " ms" + limitHint(alreadyOpen), e);
         } catch (UnknownHostException e) {
             throw new IOException("amqp: cannot connect to " + addr + ": unknown host " + e.getMessage(), e);
         } catch (SSLException e) {
@@ -116,7 +121,7 @@ final class AmqpConnections {
                     + (f.isSSL() ? "" : " (is this a TLS port? use amqps:// only for TLS listeners)"), e);
         } catch (TimeoutException e) {
             throw new IOException("amqp: " + addr + " did not complete the AMQP handshake within "
-                    + HANDSHAKE_TIMEOUT_MS + " ms", e);
+                    + HANDSHAKE_TIMEOUT_MS + " ms" + limitHint(alreadyOpen), e);
         } catch (IOException e) {
             ShutdownSignalException s = shutdownCause(e);
             if (s != null && s.getReason() instanceof AMQP.Connection.Close c && c.getReplyCode() == 530) {
@@ -127,9 +132,22 @@ final class AmqpConnections {
                 throw new IOException("amqp: " + addr + " refused user '" + f.getUsername() + "': "
                         + c.getReplyCode() + " " + c.getReplyText(), e);
             }
-            throw new IOException("amqp: cannot connect to " + addr + ": "
-                    + (s != null ? closeReason(s) : describe(e)), e);
+            // no close method from the broker: the connection dropped during the handshake
+            boolean dropped = s == null || s.getReason() == null;
+            throw new IOException("amqp: cannot connect to " + addr + ": " + (s != null ? closeReason(s) : describe(e))
+                    + (dropped ? limitHint(alreadyOpen) : ""), e);
         }
+    }
+
+    /**
+     * Why a broker may accept TCP and then never answer, or drop, a new connection: RabbitMQ limits its sockets to
+     * about 90 % of its file descriptor limit and leaves the handshake of any connection past that unanswered
+     * (seen with RabbitMQ 3.10: {@code ulimit -n} 256 gave 141 sockets; the Debian default 1,024 gives about 830).
+     */
+    static String limitHint(int alreadyOpen) {
+        return " (this agent has " + alreadyOpen + " connections open to it; a broker past its socket limit, for "
+                + "RabbitMQ about 0.9 x its file descriptor limit, leaves new connections unanswered: raise the "
+                + "broker's ulimit -n, e.g. LimitNOFILE in its systemd unit)";
     }
 
     static ShutdownSignalException shutdownCause(Throwable e) {

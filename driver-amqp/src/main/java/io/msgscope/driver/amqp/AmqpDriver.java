@@ -1,21 +1,22 @@
 package io.msgscope.driver.amqp;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.driver.Subscriber;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * AMQP 0-9-1 (RabbitMQ, Qpid Broker-J and other AMQP brokers) with amqp-client, set up exactly as
@@ -28,6 +29,11 @@ import java.util.concurrent.ThreadPoolExecutor;
  * <p>Address: {@code --uri amqp://user:password@host:port/vhost} (vhost "/" is written {@code %2f}),
  * default {@value AmqpConnections#DEFAULT_URI}; {@code amqps://} for TLS, which trusts any certificate
  * unless {@code --opt tls_verify=true}. Options: see {@link AmqpOptions}.
+ *
+ * <p>Threads (issue 13): amqp-client runs in NIO mode on the pools of {@link AmqpShared}, kept once per
+ * {@link ClientContext}: the context's I/O threads read and write every connection, a shared dispatch pool
+ * runs the consumer callbacks, one thread sends the heartbeats; an agent's thread count does not grow with its
+ * connections. Scenario mode: {@link AmqpScenarios}.
  */
 public final class AmqpDriver implements Driver {
     @Override
@@ -52,15 +58,47 @@ public final class AmqpDriver implements Driver {
         return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /**
+     * True: every connection's socket is bound to the context's next source address before it connects (the
+     * NIO factory's socket-channel configurator, see {@link AmqpShared}).
+     */
     @Override
-    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
+    public boolean bindsSourceAddresses(Map<String, String> options) {
+        return true;
+    }
+
+    /**
+     * The scenario's topics are routing keys and binding keys on a topic exchange: at most 249 bytes (straight-run
+     * appends ".N", and AMQP short strings end at 255), and no '*' or '#', which a binding would read as wildcards.
+     */
+    @Override
+    public void checkTopicPrefix(String prefix) {
+        Driver.super.checkTopicPrefix(prefix);
+        if (prefix.indexOf('*') >= 0 || prefix.indexOf('#') >= 0
+                || prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_TOPIC_PREFIX_BYTES) {
+            throw new io.msgscope.core.SpecException("--topic-prefix", "must be an AMQP routing key of at most "
+                    + MAX_TOPIC_PREFIX_BYTES + " bytes without '*' or '#' (wildcards in a binding), got '" + prefix + "'");
+        }
+    }
+
+    static final int MAX_TOPIC_PREFIX_BYTES = 249;
+
+    /** Scenario mode (seed 002): topics as routing keys on a topic exchange, see {@link AmqpScenarios}. */
+    @Override
+    public ScenarioSupport scenarios() {
+        return AmqpScenarios.INSTANCE;
+    }
+
+    @Override
+    public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         AmqpOptions o = AmqpOptions.of(spec);
-        ConnectionFactory f = AmqpConnections.factory(spec, o);
+        AmqpShared shared = AmqpShared.of(context);
+        ConnectionFactory f = shared.factory(spec, o, false);
         String address = AmqpConnections.address(f);
-        ThreadPoolExecutor executor = AmqpConnections.singleThread("msgscope-amqp-consumer");
+        AmqpSubscriber.Dispatch dispatch = new AmqpSubscriber.Dispatch(shared.dispatch());
         Connection c = null;
         try {
-            c = AmqpConnections.open(f, executor, "msgscope-subscriber");
+            c = shared.open(f, dispatch, "msgscope-subscriber", false).connection();
             Channel ch = c.createChannel();
             if (o.txSize() > 0) {
                 ch.txSelect();
@@ -69,46 +107,104 @@ public final class AmqpDriver implements Driver {
             if (prefetch > 0) {
                 ch.basicQos(prefetch);
             }
-            // server-named, non-durable, non-exclusive, auto-delete; only the default exchange's binding
-            AMQP.Queue.DeclareOk ok = ch.queueDeclare("", false, false, true, null);
-            return new AmqpSubscriber(o, address, c, ch, executor, ok.getQueue(), spec.messageSize());
+            String queue;
+            if (!o.routed()) {
+                // server-named, non-durable, non-exclusive, auto-delete; only the default exchange's binding (A1)
+                queue = ch.queueDeclare("", false, false, true, null).getQueue();
+            } else {
+                ensureExchange(c, o, address);
+                queue = o.group().isEmpty()
+                        // its own: server-named, exclusive (gone with the connection), auto-delete
+                        ? ch.queueDeclare("", false, true, true, null).getQueue()
+                        // shared by the group: named, non-exclusive, auto-delete once its last consumer leaves
+                        : declareGroupQueue(ch, o, address);
+                ch.queueBind(queue, o.exchange(), o.topic());
+            }
+            return new AmqpSubscriber(o, address, c, ch, dispatch, queue, spec.messageSize());
         } catch (IOException | ShutdownSignalException e) {
-            abort(c, executor);
+            abort(c, dispatch);
             if (e instanceof IOException io && io.getMessage() != null && io.getMessage().startsWith("amqp: ")) {
                 throw io;
             }
             throw setUpFailed("subscriber", address, o, e);
         } catch (RuntimeException e) {
-            abort(c, executor);
+            abort(c, dispatch);
             throw e;
         }
     }
 
+    /**
+     * The exchange a routed subscriber binds to: the brokers predeclare {@code amq.*}; any other is looked up
+     * (passively, on a channel of its own, which a 404 closes) and declared when missing: a topic exchange,
+     * non-durable, auto-delete (gone with the last binding, i.e. with the run's queues).
+     */
+    private static void ensureExchange(Connection c, AmqpOptions o, String address) throws IOException {
+        if (o.exchange().startsWith("amq.")) {
+            return;
+        }
+        Channel probe = c.createChannel();
+        try {
+            probe.exchangeDeclarePassive(o.exchange());
+            probe.close();
+        } catch (IOException | ShutdownSignalException | java.util.concurrent.TimeoutException e) {
+            ShutdownSignalException s = AmqpConnections.shutdownCause(e);
+            if (s == null || AmqpConnections.replyCode(s) != 404) {
+                throw new IOException("amqp: cannot look up exchange '" + o.exchange() + "' at " + address + ": "
+                        + (s != null ? AmqpConnections.closeReason(s) : AmqpConnections.describe(e)), e);
+            }
+            Channel ch = c.createChannel();
+            try {
+                ch.exchangeDeclare(o.exchange(), "topic", false, true, null);
+                ch.close();
+            } catch (IOException | ShutdownSignalException | java.util.concurrent.TimeoutException d) {
+                ShutdownSignalException ds = AmqpConnections.shutdownCause(d);
+                throw new IOException("amqp: cannot declare topic exchange '" + o.exchange() + "' at " + address
+                        + ": " + (ds != null ? AmqpConnections.closeReason(ds) : AmqpConnections.describe(d)), d);
+            }
+        }
+    }
+
+    private static String declareGroupQueue(Channel ch, AmqpOptions o, String address) throws IOException {
+        try {
+            return ch.queueDeclare(o.group(), false, false, true, null).getQueue();
+        } catch (IOException | ShutdownSignalException e) {
+            ShutdownSignalException s = AmqpConnections.shutdownCause(e);
+            throw new IOException("amqp: cannot declare the shared queue '" + o.group() + "' at " + address + ": "
+                    + (s != null ? AmqpConnections.closeReason(s) : AmqpConnections.describe(e))
+                    + (s != null && AmqpConnections.replyCode(s) == 406
+                    ? " (a queue of that name exists with other properties: delete it, or choose another group)" : ""),
+                    e);
+        }
+    }
+
     @Override
-    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
         AmqpOptions o = AmqpOptions.of(spec);
-        if (spec.destination().isEmpty()) {
+        if (spec.destination().isEmpty() && !o.routed()) {
             throw new io.msgscope.core.SpecException("destination", "the amqp publisher needs the subscriber's "
                     + "queue name (the receiver reports it)");
         }
-        ConnectionFactory f = AmqpConnections.factory(spec, o);
+        AmqpShared shared = AmqpShared.of(context);
+        ConnectionFactory f = shared.factory(spec, o, true);
         String address = AmqpConnections.address(f);
-        // confirms and returns arrive on the connection thread; this executor only serves
-        // amqp-client's consumer dispatch, which the publisher never uses
-        ExecutorService executor = AmqpConnections.singleThread("msgscope-amqp-publisher-events");
+        // confirms and returns arrive on the NIO loop; the shared dispatch executor only serves amqp-client's
+        // consumer dispatch, which the publisher never uses
         Connection c = null;
         try {
-            c = AmqpConnections.open(f, executor, "msgscope-publisher");
+            AmqpShared.Opened opened = shared.open(f, shared.dispatch(), "msgscope-publisher", true);
+            c = opened.connection();
             Channel ch = c.createChannel();
-            return new AmqpPublisher(o, address, c, ch, executor, spec.destination(), spec.messageSize());
+            String exchange = o.routed() ? o.exchange() : "";
+            String routingKey = o.routed() ? o.topic() : spec.destination();
+            return new AmqpPublisher(o, address, c, ch, opened.writeQueue(), exchange, routingKey, spec.messageSize());
         } catch (IOException | ShutdownSignalException e) {
-            abort(c, executor);
+            abort(c, null);
             if (e instanceof IOException io && io.getMessage() != null && io.getMessage().startsWith("amqp: ")) {
                 throw io;
             }
             throw setUpFailed("publisher", address, o, e);
         } catch (RuntimeException e) {
-            abort(c, executor);
+            abort(c, null);
             throw e;
         }
     }
@@ -123,6 +219,8 @@ public final class AmqpDriver implements Driver {
         if (c != null) {
             c.abort(AmqpConnections.CLOSE_TIMEOUT_MS);
         }
-        executor.shutdownNow();
+        if (executor != null) {
+            executor.shutdownNow();
+        }
     }
 }

@@ -26,9 +26,21 @@ import java.util.Set;
  * @param multiAck    {@code multi_ack}: acknowledge every K deliveries with multiple=true; 1 = each one
  * @param tlsVerify   {@code tls_verify}: for amqps:// URIs, check the broker's certificate against the JVM's
  *                    default trust store and its host name; false (the default) trusts any certificate
+ * @param topic       {@code topic}: route through {@code exchange} with this routing key instead of the default
+ *                    exchange and the queue's name: the subscriber binds its queue to the exchange with it, the
+ *                    publisher publishes to the exchange with it (scenario mode sets it per connection); empty = off
+ * @param exchange    {@code exchange}: the topic exchange {@code topic} routes through, default
+ *                    {@value #DEFAULT_EXCHANGE}; declared (topic, non-durable, auto-delete) when it does not exist
+ * @param group       {@code group}: consume the named, shared, auto-delete queue of this name, bound to {@code topic},
+ *                    instead of a server-named one of the subscriber's own (round-robin, Q6); empty = off
+ * @param nio         {@code io}: {@code nio} (the default): amqp-client's NIO mode on the agent's shared loops, a
+ *                    constant number of threads for any number of connections; {@code blocking}: amqp-client's
+ *                    classic blocking sockets, a reader thread per connection (what PerfTest uses), cheaper per
+ *                    message for a connection or two (docs/drivers/amqp.md)
  */
 public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
-                          int confirm, int prefetch, int multiAck, boolean tlsVerify) {
+                          int confirm, int prefetch, int multiAck, boolean tlsVerify, String topic, String exchange,
+                          String group, boolean nio) {
 
     public static final String AUTO_ACK = "auto_ack";
     public static final String TX_SIZE = "tx_size";
@@ -39,9 +51,18 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String PREFETCH = "prefetch";
     public static final String MULTI_ACK = "multi_ack";
     public static final String TLS_VERIFY = "tls_verify";
+    public static final String TOPIC = "topic";
+    public static final String EXCHANGE = "exchange";
+    public static final String GROUP = "group";
+    public static final String IO = "io";
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO);
+
+    /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
+    public static final String DEFAULT_EXCHANGE = "amq.topic";
+    /** AMQP 0-9-1 names and routing keys are short strings: at most 255 bytes. */
+    static final int MAX_NAME_BYTES = 255;
 
     /** basic.qos prefetch-count is a short (0-65535) in AMQP 0-9-1. */
     static final int MAX_PREFETCH = 65_535;
@@ -84,8 +105,57 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
             throw new SpecException("--opt " + PREFETCH, "must be at least --opt " + TX_SIZE + " (" + txSize
                     + "): acks in a transaction free no prefetch credit until the commit; got " + prefetch);
         }
+        String topic = name(spec, TOPIC, "");
+        String exchange = name(spec, EXCHANGE, DEFAULT_EXCHANGE);
+        String group = name(spec, GROUP, "");
+        if (topic.isEmpty() && spec.options().containsKey(EXCHANGE)) {
+            throw new SpecException("--opt " + EXCHANGE, "routes by topic: it needs --opt " + TOPIC
+                    + " (without it messages go through the default exchange to the subscriber's queue)");
+        }
+        if (topic.isEmpty() && !group.isEmpty()) {
+            throw new SpecException("--opt " + GROUP, "is a queue shared by the subscribers of one topic: it needs --opt "
+                    + TOPIC);
+        }
+        if (group.startsWith("amq.")) {
+            throw new SpecException("--opt " + GROUP, "must not start with 'amq.' (queue names the brokers reserve), got '"
+                    + group + "'");
+        }
+        boolean nio = switch (spec.option(IO, "nio").toLowerCase(java.util.Locale.ROOT)) {
+            case "nio" -> true;
+            case "blocking" -> false;
+            default -> throw new SpecException("--opt " + IO, "must be nio (shared I/O threads) or blocking (a thread "
+                    + "per connection), got '" + spec.option(IO, "") + "'");
+        };
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
-                tlsVerify);
+                tlsVerify, topic, exchange, group, nio);
+    }
+
+    /** A short-string option: absent = {@code dflt}; given, 1 to 255 bytes of UTF-8. */
+    private static String name(DriverSpec spec, String key, String dflt) {
+        String v = spec.options().get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v.isEmpty() || v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
+            throw new SpecException("--opt " + key, "must be 1 to " + MAX_NAME_BYTES + " bytes (an AMQP short string), got '"
+                    + v + "'");
+        }
+        return v;
+    }
+
+    /** True when messages are routed by topic through {@link #exchange} (scenario mode, or {@code --opt topic}). */
+    boolean routed() {
+        return !topic.isEmpty();
+    }
+
+    /**
+     * True when these options make delivery a promise (Q6): the broker confirms taking each message (publisher
+     * confirms, or transactions) and keeps it until the consumer acknowledges it (manual acks). Without confirms a
+     * publish is fire-and-forget; with auto-ack the broker forgets a message as it sends it. Persistence is about
+     * broker restarts, which end the run anyway (the connections are lost), so it is not needed.
+     */
+    boolean reliable() {
+        return (confirm > 0 || txSize > 0) && !autoAck;
     }
 
     /**

@@ -14,22 +14,29 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * basic.publish to the default exchange with the subscriber's queue as routing key, on its own
- * connection with one channel (A1-A3). The basic properties are built once (only the delivery
- * mode set); the sender's payload array is published as it is when it holds exactly one message,
- * otherwise each message is copied into one preallocated array. amqp-client (blocking socket I/O)
- * has written the body into its output buffer when basicPublish returns, so the sender may
- * overwrite the payload in place at once.
+ * basic.publish to the default exchange with the subscriber's queue as routing key (A1-A3), or routed by topic
+ * ({@code --opt topic}, scenario mode) to the topic exchange with the topic as routing key, on its own
+ * connection with one channel. The basic properties are built once (only the delivery mode set).
+ * amqp-client in NIO mode queues frames that refer to the body array until the shared I/O loop has
+ * written them, so each message is copied into one of this publisher's body arrays, reused once the loop
+ * has written past it (two to start with, doubled while the loop lags, up to the write queue's worth or
+ * 1 MiB): the sender may overwrite its payload in place at once, and nothing is allocated per message
+ * in this code.
  *
  * <p>Publisher confirms: delivery tags are consecutive from 1; the confirm listener (amqp-client's
  * connection thread) marks them in a ring of {@code confirm} slots and advances the lowest
  * unconfirmed tag, and the sending thread waits (parking, woken by the listener) while the span of
  * unconfirmed tags fills the window. No locks and no allocation in this code per message.
+ *
+ * <p>{@link #offer} (the scenario runtime's pacers, issue 13) never waits: it refuses the message (false)
+ * while the confirm window is full, while a tx.commit is unanswered (commits are sent with
+ * {@code asyncCompletableRpc}; RabbitMQ refuses a publish during one, 504 CHANNEL_ERROR), and while the
+ * connection's outgoing frame queue (amqp-client NIO, drained by the shared I/O loop) lacks room for the
+ * message's frames: there amqp-client's basic.publish would block.
  *
  * <p>Counters: messages_acked / messages_nacked (publisher confirms) and returned (basic.return)
  * count measured messages only: those from the first one whose header sequence is >= 0, so the
@@ -37,19 +44,27 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener, ShutdownListener {
     private static final long WAIT_SLICE_NS = 1_000_000;
+    /** Frames of the write queue left to others than the publishing thread: tx.commit, heartbeats, close. */
+    static final int QUEUE_RESERVE = 16;
 
     private final AmqpOptions options;
     private final String address;
     private final Connection connection;
     private final Channel channel;
-    private final ExecutorService events;
+    private final AmqpShared.CountingWriteQueue writeQueue;
+    private final int queueRoom;
+    private final String exchange;
     private final String routingKey;
     private final AMQP.BasicProperties properties;
     private final boolean mandatory;
     private final boolean immediate;
     private final int size;
     private final int txSize;
-    private final byte[] scratch;
+    /** Message bodies in turn (see {@link #publish}), and the write-queue count each one's frames end at. */
+    private byte[][] bodies;
+    private long[] bodyEnd;
+    private int slot;
+    private final int maxBodies;
 
     // confirm window (confirm > 0): written by the listener thread only, except waiter
     private final boolean[] confirmed;
@@ -67,26 +82,37 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     private int inTx;
     private long txCommits;
     private long errors;
+    private java.util.concurrent.CompletableFuture<com.rabbitmq.client.Command> pendingCommit;
 
     private volatile ShutdownSignalException closedBy;
     private volatile boolean closing;
 
+    /**
+     * @param writeQueue the connection's outgoing frame queue, or null when unknown ({@link #offer} then checks
+     *                   only the confirm window and the commits)
+     */
     AmqpPublisher(AmqpOptions options, String address, Connection connection, Channel channel,
-                  ExecutorService events, String routingKey, int size) throws IOException {
+                  AmqpShared.CountingWriteQueue writeQueue, String exchange, String routingKey, int size)
+            throws IOException {
         this.options = options;
         this.address = address;
         this.connection = connection;
         this.channel = channel;
-        this.events = events;
+        this.writeQueue = writeQueue;
+        this.exchange = exchange;
         this.routingKey = routingKey;
         this.size = size;
         this.mandatory = options.mandatory();
         this.immediate = options.immediate();
         this.txSize = options.txSize();
-        this.scratch = new byte[size];
         this.properties = new AMQP.BasicProperties.Builder().deliveryMode(options.persistent() ? 2 : 1).build();
         this.window = options.confirm();
         this.confirmed = window > 0 ? new boolean[window] : null;
+        int frames = frames(size, connection.getFrameMax());
+        this.queueRoom = writeQueue == null ? 0 : writeQueue.capacity() - QUEUE_RESERVE - frames;
+        this.maxBodies = writeQueue == null ? 1 : bodyArrays(size, frames, writeQueue.capacity());
+        this.bodies = new byte[Math.min(2, maxBodies)][size];
+        this.bodyEnd = new long[bodies.length];
         channel.addShutdownListener(this);
         connection.addShutdownListener(this);
         channel.addReturnListener(this);
@@ -102,45 +128,199 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
         final int sz = size;
-        final boolean heap = buffer.hasArray();
-        final byte[] array = heap ? buffer.array() : null;
-        final int base = heap ? buffer.arrayOffset() : 0;
         final int end = offset + length;
         for (int off = offset; off < end; off += sz) {
-            final byte[] body;
-            if (heap && base + off == 0 && array.length == sz) {
-                body = array; // one message per buffer: published as is, no copy
-            } else if (heap) {
-                System.arraycopy(array, base + off, scratch, 0, sz);
-                body = scratch;
-            } else {
-                buffer.get(off, scratch, 0, sz);
-                body = scratch;
+            if (window > 0 && nextTag - lowestUnconfirmed >= window) {
+                awaitWindow(nextTag - window + 1, Long.MAX_VALUE);
             }
-            if (firstMeasuredTag == 0 && body.length >= WireHeader.SIZE
-                    && WireHeader.sequence(buffer, off) >= 0) {
-                firstMeasuredTag = nextTag; // from here on confirms and returns are counted
+            if (writeQueue != null && writeQueue.size() > queueRoom) {
+                awaitWrites(false, 0);
             }
-            publish(body);
-        }
-    }
-
-    private void publish(byte[] body) throws IOException {
-        if (window > 0 && nextTag - lowestUnconfirmed >= window) {
-            awaitWindow(nextTag - window + 1, Long.MAX_VALUE);
-        }
-        try {
-            channel.basicPublish("", routingKey, mandatory, immediate, properties, body);
-            nextTag++;
+            int k = slot;
+            if (bodyEnd[k] > writtenFrames()) {
+                k = grow(k);
+                if (k < 0) {
+                    awaitWrites(true, bodyEnd[k = slot]);
+                }
+            }
+            publish(buffer, off, k);
             if (txSize > 0 && ++inTx == txSize) {
-                channel.txCommit();
+                try {
+                    channel.txCommit();
+                } catch (ShutdownSignalException e) {
+                    throw failed(e);
+                } catch (IOException e) {
+                    throw failed(e);
+                }
                 inTx = 0;
                 txCommits++;
             }
+        }
+    }
+
+    /**
+     * Copies the message at {@code off} into body array {@code k} and publishes it. amqp-client's NIO frames refer
+     * to that array until the I/O loop has written them (no copy of its own), so the array is reused only once the
+     * connection's write queue has written past this message's frames ({@link #bodyEnd}); the sender's payload
+     * buffer is free again at once.
+     */
+    private void publish(ByteBuffer buffer, int off, int k) throws IOException {
+        final byte[] body = bodies[k];
+        if (buffer.hasArray()) {
+            System.arraycopy(buffer.array(), buffer.arrayOffset() + off, body, 0, size);
+        } else {
+            buffer.get(off, body, 0, size);
+        }
+        if (firstMeasuredTag == 0 && body.length >= WireHeader.SIZE && WireHeader.sequence(buffer, off) >= 0) {
+            firstMeasuredTag = nextTag; // from here on confirms and returns are counted
+        }
+        try {
+            channel.basicPublish(exchange, routingKey, mandatory, immediate, properties, body);
         } catch (ShutdownSignalException e) {
             throw failed(e);
         } catch (IOException e) {
             throw failed(e);
+        }
+        bodyEnd[k] = writeQueue == null ? 0 : writeQueue.added();
+        slot = k + 1 == bodies.length ? 0 : k + 1;
+        nextTag++;
+    }
+
+    /**
+     * Doubles the body arrays (up to {@link #maxBodies}) when the next one is still being written: a publisher
+     * starts with two, so ten thousand mostly idle publishers hold little, and grows only as far as its message
+     * rate and the I/O loop's pace need. The in-flight arrays keep their order (oldest first); returns the first
+     * new array's index, or -1 at the limit.
+     */
+    private int grow(int k) {
+        final int n = bodies.length;
+        if (n >= maxBodies) {
+            return -1;
+        }
+        int m = Math.min(maxBodies, 2 * n);
+        byte[][] b = new byte[m][];
+        long[] e = new long[m];
+        for (int i = 0; i < n; i++) {
+            b[i] = bodies[(k + i) % n];
+            e[i] = bodyEnd[(k + i) % n];
+        }
+        for (int i = n; i < m; i++) {
+            b[i] = new byte[size];
+        }
+        bodies = b;
+        bodyEnd = e;
+        slot = n;
+        return n;
+    }
+
+    private long writtenFrames() {
+        return writeQueue == null ? Long.MAX_VALUE : writeQueue.written();
+    }
+
+    /**
+     * Waits, woken by the I/O loop after each frame it writes, until the write queue has room for a message
+     * ({@code body} false), or until it has written {@code until} frames, freeing a body array ({@code body} true).
+     * Waiting here rather than in amqp-client matters: amqp-client waits for room in the queue holding the channel's
+     * lock, which the I/O loop needs to finish reading an RPC reply on that channel; the two stalled each other
+     * (seen with a full queue right after channel.open-ok, until amqp-client's 10 s enqueuing timeout).
+     */
+    private void awaitWrites(boolean body, long until) throws IOException {
+        final Thread me = Thread.currentThread();
+        try {
+            while (body ? writeQueue.written() < until : writeQueue.size() > queueRoom) {
+                ShutdownSignalException s = closedBy;
+                if (s != null) {
+                    throw failed(s);
+                }
+                writeQueue.waiter(me, body ? until : Long.MAX_VALUE, body ? -1 : queueRoom);
+                if (body ? writeQueue.written() < until : writeQueue.size() > queueRoom) { // not reached meanwhile
+                    LockSupport.parkNanos(this, WAIT_SLICE_NS);
+                }
+            }
+        } finally {
+            writeQueue.waiter(null, Long.MAX_VALUE, -1);
+        }
+    }
+
+    /**
+     * Frames amqp-client writes for one message of {@code size} bytes: basic.publish, the content header, and the
+     * body cut into frames of at most frameMax - 8 bytes (frameMax 0 = no limit).
+     */
+    static int frames(int size, int frameMax) {
+        int bodyFrame = frameMax > 8 ? frameMax - 8 : Integer.MAX_VALUE;
+        return 2 + (size == 0 ? 0 : (int) ((size + (long) bodyFrame - 1) / bodyFrame));
+    }
+
+    /**
+     * Body arrays a publisher cycles through: enough for every message its write queue can hold plus the one the
+     * loop is writing, so that a full queue, not the arrays, is what holds a sender back; at most
+     * {@value #BODY_BYTES} bytes of them, at least 2.
+     */
+    static int bodyArrays(int size, int frames, int queueCapacity) {
+        long byQueue = queueCapacity / Math.max(1, frames) + 2L;
+        long byMemory = BODY_BYTES / Math.max(1, size);
+        return (int) Math.max(2, Math.min(byQueue, byMemory));
+    }
+
+    static final int BODY_BYTES = 1 << 20;
+
+    /**
+     * One message, only if it can go without waiting (issue 13): false while the confirm window is full, while the
+     * connection's outgoing frame queue is too full to take the message's frames, while every body array is still
+     * being written, or while the last tx.commit is unanswered (commits go out without waiting for their answer;
+     * the channel publishes nothing until it came). Throws once the channel or connection is gone.
+     */
+    @Override
+    public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        ShutdownSignalException s = closedBy;
+        if (s != null) {
+            throw failed(s);
+        }
+        if (window > 0 && nextTag - lowestUnconfirmed >= window) {
+            return false;
+        }
+        if (writeQueue != null && writeQueue.size() > queueRoom) {
+            return false;
+        }
+        if (pendingCommit != null && !commitAnswered()) {
+            return false; // RabbitMQ closes a channel that publishes while its tx.commit is under way (504)
+        }
+        int k = slot;
+        if (bodyEnd[k] > writtenFrames() && (k = grow(k)) < 0) {
+            return false;
+        }
+        publish(buffer, offset, k);
+        if (txSize > 0 && ++inTx == txSize) {
+            try {
+                pendingCommit = channel.asyncCompletableRpc(COMMIT);
+            } catch (ShutdownSignalException e) {
+                throw failed(e);
+            } catch (IOException e) {
+                throw failed(e);
+            }
+            inTx = 0;
+        }
+        return true;
+    }
+
+    private static final com.rabbitmq.client.Method COMMIT = new AMQP.Tx.Commit.Builder().build();
+
+    /** True when no tx.commit sent by {@link #offer} is outstanding; a failed one is thrown. */
+    private boolean commitAnswered() throws IOException {
+        java.util.concurrent.CompletableFuture<com.rabbitmq.client.Command> c = pendingCommit;
+        if (c == null) {
+            return true;
+        }
+        if (!c.isDone()) {
+            return false;
+        }
+        pendingCommit = null;
+        try {
+            c.join();
+            txCommits++;
+            return true;
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            throw failed(e.getCause() instanceof Exception x ? x : e);
         }
     }
 
@@ -189,6 +369,23 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     public void drain(long timeoutMs) throws IOException {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try {
+            if (pendingCommit != null) {
+                try {
+                    pendingCommit.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    txCommits++;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    errors++;
+                    throw new IOException("amqp: a tx.commit still unanswered by " + address + " after " + timeoutMs
+                            + " ms");
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw failed(e.getCause() instanceof Exception x ? x : e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("amqp: interrupted while waiting for a tx.commit", e);
+                } finally {
+                    pendingCommit = null;
+                }
+            }
             if (txSize > 0 && inTx > 0) {
                 channel.txCommit();
                 inTx = 0;
@@ -313,7 +510,6 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
             // closing anyway
         } finally {
             connection.abort(AmqpConnections.CLOSE_TIMEOUT_MS);
-            events.shutdownNow();
         }
     }
 }

@@ -22,15 +22,24 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The consuming side (A1, A2): its own connection with one channel, a server-named, auto-delete,
- * non-durable, non-exclusive queue bound only to the default exchange, basic.consume on it.
+ * non-durable, non-exclusive queue bound only to the default exchange, basic.consume on it. Routed by
+ * topic ({@code --opt topic}, scenario mode): a server-named, exclusive, auto-delete queue of its own, or
+ * with {@code --opt group} the group's shared named queue, bound to the exchange with the topic.
  *
- * <p>Push delivery: amqp-client calls {@link #handleDelivery} on one thread of this subscriber's own
- * single-thread executor ("msgscope-amqp-consumer"), which hands the body to the
+ * <p>amqp-client calls {@link #handleDelivery} on a consumer-dispatch thread, which hands the body to the
  * {@link MessageHandler} first thing (Q2), then acks/commits, then publishes the delivered count
- * through a volatile field that {@link #poll} waits on. That thread is started by the first poll, on
- * the caller's thread, so it runs on the cores the receiver was pinned to. basic.consume is issued by the first
- * {@link #poll}, once the handler is known: until then messages wait in the broker's queue, so none is
- * lost and none is delivered without a handler.
+ * through a volatile field. Two ways to use it, chosen by the first call (basic.consume is issued by it,
+ * once the handler is known: until then messages wait in the broker's queue, so none is lost and none is
+ * delivered without a handler):
+ * <ul>
+ *   <li>{@link #poll} (run and throughput modes): the callbacks move to a thread of this subscriber's own
+ *       ("msgscope-amqp-consumer"), started by the first poll on the caller's thread, so it runs on the cores
+ *       the receiver was pinned to; poll waits on the delivered count.</li>
+ *   <li>{@link #start} (scenario mode, issue 13): the callbacks stay on the agent's shared dispatch threads
+ *       ({@link AmqpShared}); nothing of the caller waits, nothing wakes while nothing arrives, and the end of
+ *       the subscription (a lost connection, a closed channel, the broker's basic.cancel when the queue is
+ *       deleted) is reported once through {@code ended}.</li>
+ * </ul>
  *
  * <p>Buffers: amqp-client allocates a new body array per delivery. A body of up to
  * {@value #COPY_LIMIT} bytes is copied into one reused little-endian buffer (no allocation in this
@@ -46,14 +55,18 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private final String address;
     private final Connection connection;
     private final Channel channel;
-    private final ThreadPoolExecutor executor;
+    private final Dispatch executor;
     private final String queue;
+    private final String group;
     private final ByteBuffer reused;
     private final boolean autoAck;
     private final int multiAck;
     private final int txSize;
 
     private volatile MessageHandler handler;
+    private volatile java.util.function.Consumer<String> ended;
+    private final java.util.concurrent.atomic.AtomicBoolean endReported = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile String consumerTag;
     private volatile long delivered;
     private volatile String closeReason;
     private volatile boolean closing;
@@ -72,13 +85,14 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private long txCommits;
 
     AmqpSubscriber(AmqpOptions options, String address, Connection connection, Channel channel,
-                   ThreadPoolExecutor executor, String queue, int messageSize) {
+                   Dispatch executor, String queue, int messageSize) {
         this.options = options;
         this.address = address;
         this.connection = connection;
         this.channel = channel;
         this.executor = executor;
         this.queue = queue;
+        this.group = options.group();
         this.autoAck = options.autoAck();
         this.multiAck = options.multiAck();
         this.txSize = options.txSize();
@@ -95,13 +109,16 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     @Override
     public int poll(MessageHandler h, long timeoutMs) throws IOException {
+        if (ended != null) {
+            throw new IllegalStateException("this subscriber was started in push mode: it cannot be polled");
+        }
         if (handler != h) {
             boolean first = handler == null;
             handler = h;
             if (first) {
                 // the delivery thread is created here, by the caller's thread, so it inherits the
                 // caller's CPU affinity (the receiver pins its thread before polling, D3/M5)
-                executor.prestartCoreThread();
+                executor.own("msgscope-amqp-consumer");
                 startConsuming();
             }
         }
@@ -164,8 +181,8 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         } catch (IOException | ShutdownSignalException e) {
             ShutdownSignalException s = AmqpConnections.shutdownCause(e);
             if (s != null && AmqpConnections.replyCode(s) == 404 && closeReason == null) {
-                closeReason = "amqp: queue '" + queue + "' no longer exists at " + address + " (it was deleted): "
-                        + AmqpConnections.closeReason(s);
+                end("amqp: queue '" + queue + "' no longer exists at " + address + " (it was deleted): "
+                        + AmqpConnections.closeReason(s));
             } else if (closeReason == null && !closing) {
                 shutdownCompleted(s != null ? s : new ShutdownSignalException(false, false, null, channel,
                         AmqpConnections.describe(e), e));
@@ -177,11 +194,50 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     private void startConsuming() throws IOException {
         try {
-            channel.basicConsume(queue, autoAck, "", false, false, null, this);
+            consumerTag = channel.basicConsume(queue, autoAck, "", false, false, null, this);
         } catch (IOException | ShutdownSignalException e) {
             ShutdownSignalException s = AmqpConnections.shutdownCause(e);
             throw new IOException("amqp: cannot consume from queue '" + queue + "' at " + address + ": "
                     + (s != null ? AmqpConnections.explain(s, options) : AmqpConnections.describe(e)), e);
+        }
+    }
+
+    /**
+     * Push delivery (issue 13): basic.consume now, every delivery handed to {@code h} on the agent's shared
+     * dispatch threads, first thing in amqp-client's callback. A refused basic.consume, like a later end of the
+     * subscription, is reported through {@code ended} (once, one line), not thrown.
+     */
+    @Override
+    public void start(MessageHandler h, java.util.function.Consumer<String> ended) {
+        if (handler != null) {
+            throw new IllegalStateException("this subscriber was already started or polled");
+        }
+        this.ended = ended;
+        handler = h;
+        String early = closeReason;
+        if (early != null) { // the connection ended before start
+            reportEnd(early);
+            return;
+        }
+        try {
+            startConsuming();
+        } catch (IOException e) {
+            end(e.getMessage());
+        }
+    }
+
+    /** Keeps the first reason the subscription ended and tells the push-mode caller, once. */
+    private void end(String reason) {
+        if (closeReason == null) {
+            closeReason = reason;
+        }
+        reportEnd(closeReason);
+    }
+
+    private void reportEnd(String reason) {
+        java.util.function.Consumer<String> e = ended;
+        if (e != null && !closing && endReported.compareAndSet(false, true)) {
+            e.accept(reason);
         }
     }
 
@@ -236,10 +292,8 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     @Override
     public void handleCancel(String consumerTag) {
-        if (closeReason == null) {
-            closeReason = "amqp: the broker cancelled the consumer of queue '" + queue + "' at " + address
-                    + " (the queue was deleted)";
-        }
+        end("amqp: the broker cancelled the consumer of queue '" + queue + "' at " + address
+                + " (the queue was deleted)");
     }
 
     @Override
@@ -251,9 +305,9 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     public void shutdownCompleted(ShutdownSignalException cause) {
         if (!cause.isInitiatedByApplication() && !closing && closeReason == null) {
             String r = AmqpConnections.explain(cause, options);
-            closeReason = AmqpConnections.replyCode(cause) == 404
+            end(AmqpConnections.replyCode(cause) == 404
                     ? "amqp: queue '" + queue + "' at " + address + " is gone (deleted?): " + r
-                    : "amqp: " + address + ": " + r;
+                    : "amqp: " + address + ": " + r);
         }
     }
 
@@ -292,10 +346,23 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         return connection instanceof com.rabbitmq.client.impl.AMQConnection c ? c.getLocalAddress() : null;
     }
 
+    /** The queue this subscriber consumes (server-named, or the group's). */
+    String queue() {
+        return queue;
+    }
+
+    /**
+     * Closes the connection (its exclusive queue goes with it). A group's shared queue is deleted by the last of
+     * its subscribers to leave: its own consumer cancelled, a queue with no other consumer is deleted; the broker's
+     * auto-delete covers subscribers that leave together.
+     */
     @Override
     public void close() throws IOException {
         closing = true;
         try {
+            if (!group.isEmpty() && connection.isOpen() && channel.isOpen()) {
+                deleteGroupQueueIfLast();
+            }
             if (connection.isOpen()) {
                 connection.close(AmqpConnections.CLOSE_TIMEOUT_MS);
             }
@@ -304,6 +371,83 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         } finally {
             connection.abort(AmqpConnections.CLOSE_TIMEOUT_MS);
             executor.shutdownNow();
+        }
+    }
+
+    private void deleteGroupQueueIfLast() {
+        try {
+            String tag = consumerTag;
+            if (tag != null) {
+                channel.basicCancel(tag);
+            }
+            if (channel.queueDeclarePassive(queue).getConsumerCount() == 0) {
+                channel.queueDelete(queue);
+            }
+        } catch (IOException | ShutdownSignalException e) {
+            // gone already (auto-delete), or the broker closed the channel: the connection closes anyway
+        }
+    }
+
+    /**
+     * The executor amqp-client runs this connection's consumer callbacks on: the agent's shared dispatch threads,
+     * or, once {@link #own} was called (the first {@link #poll}), a thread of this subscriber's own. It is chosen
+     * before basic.consume, so every delivery runs on one of the two. Shutting it down stops only its own thread.
+     */
+    static final class Dispatch extends java.util.concurrent.AbstractExecutorService {
+        private final java.util.concurrent.ExecutorService shared;
+        private volatile ThreadPoolExecutor own;
+
+        Dispatch(java.util.concurrent.ExecutorService shared) {
+            this.shared = shared;
+        }
+
+        /** From now on a thread of its own, created and started by the calling thread (it inherits its affinity). */
+        void own(String name) {
+            ThreadPoolExecutor e = AmqpConnections.singleThread(name);
+            e.prestartCoreThread();
+            own = e;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            ThreadPoolExecutor e = own;
+            try {
+                (e != null ? e : shared).execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // the subscriber or the agent's context is closing: nothing is delivered any more
+            }
+        }
+
+        @Override
+        public void shutdown() {
+            ThreadPoolExecutor e = own;
+            if (e != null) {
+                e.shutdown();
+            }
+        }
+
+        @Override
+        public java.util.List<Runnable> shutdownNow() {
+            ThreadPoolExecutor e = own;
+            return e != null ? e.shutdownNow() : java.util.List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            ThreadPoolExecutor e = own;
+            return e != null && e.isShutdown();
+        }
+
+        @Override
+        public boolean isTerminated() {
+            ThreadPoolExecutor e = own;
+            return e != null && e.isTerminated();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException {
+            ThreadPoolExecutor e = own;
+            return e == null || e.awaitTermination(timeout, unit);
         }
     }
 }

@@ -132,6 +132,9 @@ class AmqpDriverIT {
             a.add(Arguments.of(b, Map.of("prefetch", "50", "multi_ack", "10")));
             a.add(Arguments.of(b, Map.of("mandatory", "true")));
             a.add(Arguments.of(b, Map.of("persistent", "true", "confirm", "1", "prefetch", "1")));
+            // amqp-client's blocking sockets, a reader thread per connection (issue 13: NIO is the default)
+            a.add(Arguments.of(b, Map.of("io", "blocking")));
+            a.add(Arguments.of(b, Map.of("io", "blocking", "confirm", "100", "tx_size", "0")));
         }
         return a;
     }

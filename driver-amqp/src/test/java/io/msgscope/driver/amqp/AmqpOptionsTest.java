@@ -26,7 +26,8 @@ class AmqpOptionsTest {
     @Test
     void defaultsAreTheSeedsPlainSetUp() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of()));
-        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false), o);
+        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", true), o);
+        assertFalse(o.routed(), "run and throughput modes: the default exchange and the queue's name (A1)");
     }
 
     /** Consumer transactions without a prefetch get a bound, else amqp-client's work pool and tx.commit deadlock. */
@@ -44,7 +45,7 @@ class AmqpOptionsTest {
     void everyOptionIsRead() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
                 "persistent", "on", "prefetch", "50", "multi_ack", "10")));
-        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false), o);
+        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", true), o);
         assertEquals(100, AmqpOptions.of(spec(Map.of("confirm", "100"))).confirm());
         assertTrue(AmqpOptions.of(spec(Map.of("auto_ack", "true"))).autoAck());
     }
@@ -68,6 +69,55 @@ class AmqpOptionsTest {
         assertEquals("--opt prefetch", refused(Map.of("auto_ack", "true", "prefetch", "10")).option());
         assertEquals("--opt prefetch", refused(Map.of("prefetch", "5", "multi_ack", "10")).option());
         assertEquals("--opt prefetch", refused(Map.of("prefetch", "5", "tx_size", "10")).option());
+    }
+
+    @Test
+    void topicRoutingOptions() {
+        AmqpOptions o = AmqpOptions.of(spec(Map.of("topic", "a.b", "exchange", "prices", "group", "workers")));
+        assertTrue(o.routed());
+        assertEquals("a.b", o.topic());
+        assertEquals("prices", o.exchange());
+        assertEquals("workers", o.group());
+        assertEquals("--opt exchange", refused(Map.of("exchange", "prices")).option(), "exchange without topic");
+        assertEquals("--opt group", refused(Map.of("group", "workers")).option(), "group without topic");
+        assertEquals("--opt group", refused(Map.of("topic", "t", "group", "amq.workers")).option());
+        assertEquals("--opt topic", refused(Map.of("topic", "")).option());
+        assertEquals("--opt topic", refused(Map.of("topic", "x".repeat(256))).option());
+        assertEquals("--opt exchange", refused(Map.of("topic", "t", "exchange", "é".repeat(128))).option(),
+                "256 bytes of UTF-8");
+    }
+
+    @Test
+    void ioIsNioUnlessBlockingIsAsked() {
+        assertTrue(AmqpOptions.of(spec(Map.of())).nio());
+        assertTrue(AmqpOptions.of(spec(Map.of("io", "NIO"))).nio());
+        assertFalse(AmqpOptions.of(spec(Map.of("io", "blocking"))).nio());
+        SpecException e = refused(Map.of("io", "netty"));
+        assertEquals("--opt io", e.option());
+        assertEquals("--opt io: must be nio (shared I/O threads) or blocking (a thread per connection), got 'netty'",
+                e.getMessage());
+    }
+
+    /** Q6: a loss fails the run only where confirms (or transactions) and manual acks make delivery a promise. */
+    @Test
+    void deliveryIsAPromiseWithConfirmsOrTransactionsAndManualAcks() {
+        assertFalse(AmqpOptions.of(spec(Map.of())).reliable(), "fire-and-forget publishes");
+        assertTrue(AmqpOptions.of(spec(Map.of("confirm", "100"))).reliable());
+        assertTrue(AmqpOptions.of(spec(Map.of("tx_size", "10"))).reliable());
+        assertFalse(AmqpOptions.of(spec(Map.of("confirm", "100", "auto_ack", "true"))).reliable(),
+                "auto-ack: the broker forgets a message as it sends it");
+        assertTrue(AmqpOptions.of(spec(Map.of("confirm", "1", "persistent", "true"))).reliable());
+    }
+
+    /** basic.publish, the content header, and the body in frames of frameMax - 8 bytes. */
+    @Test
+    void framesPerMessage() {
+        assertEquals(3, AmqpPublisher.frames(64, 131_072));
+        assertEquals(3, AmqpPublisher.frames(131_064, 131_072));
+        assertEquals(4, AmqpPublisher.frames(131_065, 131_072));
+        assertEquals(2, AmqpPublisher.frames(0, 131_072));
+        assertEquals(3, AmqpPublisher.frames(64 << 20, 0), "frameMax 0: no limit");
+        assertEquals(514, AmqpPublisher.frames(64 << 20, 131_072 + 8), "64 MiB in 512 bodies of 131,072 bytes");
     }
 
     @Test

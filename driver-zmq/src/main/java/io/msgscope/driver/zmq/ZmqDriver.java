@@ -1,6 +1,7 @@
 package io.msgscope.driver.zmq;
 
 import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.MiddleBox;
@@ -32,6 +33,10 @@ import java.util.Set;
  *       XPUB_NODROP): backpressure, never silent loss.</li>
  * </ul>
  * TCP_NODELAY is set by JeroMQ on every TCP socket.
+ *
+ * <p>Threads (issue 13): every socket of an agent is made in its one ZeroMQ context ({@link ZmqShared}, kept with
+ * the {@link ClientContext}, {@code ioThreads} JeroMQ I/O threads), and push-mode subscribers are received by the
+ * context's shared {@link ZmqPoller}s instead of a thread each.
  */
 public final class ZmqDriver implements Driver {
     static final Set<String> OPTIONS = ZmqOptions.KEYS;
@@ -72,33 +77,35 @@ public final class ZmqDriver implements Driver {
     }
 
     @Override
-    public Subscriber openSubscriber(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
+    public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         ZmqOptions o = ZmqOptions.of(spec);
+        ZmqShared shared = ZmqShared.of(context);
         if (!o.proxy()) {
-            return ZmqSubscriber.bindPull(o, spec.messageSize());
+            return ZmqSubscriber.bindPull(shared, o, spec.messageSize());
         }
-        return ZmqEndpoints.withRetries(() -> ZmqSubscriber.connect(o, spec.host(), spec.port(), o.topic(),
+        return ZmqEndpoints.withRetries(() -> ZmqSubscriber.connect(shared, o, spec.host(), spec.port(), o.topic(),
                 spec.messageSize()));
     }
 
     @Override
-    public Publisher openPublisher(DriverSpec spec, io.msgscope.core.driver.ClientContext context) throws IOException {
+    public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
         ZmqOptions o = ZmqOptions.of(spec);
+        ZmqShared shared = ZmqShared.of(context);
         String dest = spec.destination();
         if (!o.proxy()) {
             if (dest.isEmpty()) {
                 throw new SpecException("--opt port", "the publisher has no destination: the subscriber reports its "
                         + "tcp://host:port");
             }
-            return new ZmqPublisher(dest, null, o.hwm(), spec.messageSize());
+            return new ZmqPublisher(shared, dest, null, o.hwm(), spec.messageSize());
         }
         if (spec.host().isEmpty() || spec.port() <= 0) {
             throw new SpecException("--opt via", "proxy needs the broker-probe agent's ZeroMQ proxy, and no proxy "
                     + "address was given");
         }
         String topic = o.pubsub() ? (dest.isEmpty() ? o.topic() : dest) : null;
-        return ZmqEndpoints.withRetries(() -> new ZmqPublisher(ZmqEndpoints.tcp(spec.host(), spec.port()), topic,
-                o.hwm(), spec.messageSize()));
+        return ZmqEndpoints.withRetries(() -> new ZmqPublisher(shared, ZmqEndpoints.tcp(spec.host(), spec.port()),
+                topic, o.hwm(), spec.messageSize()));
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.msgscope.driver.zmq;
 
 import io.msgscope.core.driver.Publisher;
 import org.zeromq.SocketType;
-import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 import java.io.IOException;
@@ -23,12 +22,18 @@ import java.util.Arrays;
  *
  * <p>{@code send} hands each message to JeroMQ from the heap payload buffer (JeroMQ copies it into its
  * own message: its allocation), preceded by the topic frame in PUB/SUB. ZeroMQ has no acknowledgements,
- * so {@link #drain} has nothing to wait for; {@link #close} lingers up to 5 s so queued messages go out.
+ * so {@link #drain} has nothing to wait for; {@link #close} closes the socket, which lingers up to 5 s in
+ * the background (JeroMQ's reaper) so that queued messages still go out. The socket is made in the agent's
+ * one ZeroMQ context ({@link ZmqShared}).
+ *
+ * <p>{@link #offer} (the scenario runtime's pacers, issue 13) sends with DONTWAIT: false when the socket
+ * would block, i.e. at the high-water mark ({@code hwm > 0}; PUSH, and XPUB with XPUB_NODROP) or, for PUSH,
+ * while no peer is connected. Only the first frame can be refused: once it is taken, ZeroMQ takes the rest of
+ * the message.
  * With {@code hwm > 0} the XPUB is set to XPUB_NODROP: at the high-water mark the send blocks
  * (backpressure) instead of dropping silently, as PUSH does anyway.
  */
 final class ZmqPublisher implements Publisher {
-    private final ZContext ctx;
     private final ZMQ.Socket socket;
     private final String endpoint;
     private final int size;
@@ -38,12 +43,11 @@ final class ZmqPublisher implements Publisher {
     /**
      * @param topic the PUB/SUB topic, or null for PUSH
      */
-    ZmqPublisher(String endpoint, String topic, int hwm, int size) throws IOException {
+    ZmqPublisher(ZmqShared shared, String endpoint, String topic, int hwm, int size) throws IOException {
         this.endpoint = endpoint;
         this.size = size;
         this.topic = topic == null ? null : ZmqOptions.topicFrame(topic);
-        ctx = new ZContext(1);
-        socket = ctx.createSocket(topic == null ? SocketType.PUSH : SocketType.XPUB);
+        socket = shared.zmq().createSocket(topic == null ? SocketType.PUSH : SocketType.XPUB);
         socket.setSndHWM(hwm);
         socket.setRcvHWM(0);
         socket.setLinger(5_000);
@@ -58,7 +62,8 @@ final class ZmqPublisher implements Publisher {
                 awaitSubscription(topic);
             }
         } catch (IOException | RuntimeException e) {
-            ctx.close();
+            socket.setLinger(0);
+            socket.close();
             throw e instanceof IOException io ? io : new IOException("cannot connect to " + endpoint + ": " + e.getMessage());
         }
     }
@@ -93,6 +98,36 @@ final class ZmqPublisher implements Publisher {
         }
     }
 
+    /** One message if the socket takes it without waiting (DONTWAIT): false at the high-water mark. */
+    @Override
+    public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
+        final ZMQ.Socket s = socket;
+        final byte[] t = topic;
+        final int off = buffer.arrayOffset() + offset;
+        if (t != null) {
+            if (!s.send(t, 0, t.length, ZMQ.SNDMORE | ZMQ.DONTWAIT)) {
+                return wouldBlock(s);
+            }
+            if (!s.send(buffer.array(), off, size, 0)) { // the rest of a started message is always taken
+                return fail(s);
+            }
+            return true;
+        }
+        return s.send(buffer.array(), off, size, ZMQ.DONTWAIT) || wouldBlock(s);
+    }
+
+    private boolean wouldBlock(ZMQ.Socket s) throws IOException {
+        if (s.errno() == ZMQ.Error.EAGAIN.getCode()) {
+            return false;
+        }
+        return fail(s);
+    }
+
+    private boolean fail(ZMQ.Socket s) throws IOException {
+        errors++;
+        throw new IOException("ZeroMQ send to " + endpoint + " failed: " + ZMQ.Error.findByCode(s.errno()));
+    }
+
     @Override
     public java.util.Map<String, Long> counters() {
         return java.util.Map.of("publish_errors", errors);
@@ -100,6 +135,6 @@ final class ZmqPublisher implements Publisher {
 
     @Override
     public void close() {
-        ctx.close();
+        socket.close(); // lingers in the background up to 5 s: queued messages still go out
     }
 }

@@ -5,7 +5,6 @@ import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
 import org.zeromq.SocketType;
-import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 import org.zeromq.ZMQException;
 
@@ -25,6 +24,14 @@ import java.util.Map;
  * sockets cannot see their peer go away, so poll never returns -1: the receiver's drain timeout (or the
  * coordinator, when the proxy's agent dies) ends the run instead.
  *
+ * <p>Push mode ({@link #start}, the scenario runtime's way, issue 13): the socket is handed over to one of the
+ * agent's shared {@link ZmqPoller} threads, which from then on is the only one to use it: it receives whatever
+ * is queued when the poll says so and calls the handler first thing for each whole message, on its thread. No
+ * thread per subscriber, and nothing wakes while nothing arrives. {@code ended} is called only if the poller
+ * fails (ZeroMQ sockets do not see their peer go away). {@link #close} has the poller close the socket.
+ *
+ * <p>Every socket is made in the agent's one ZeroMQ context ({@link ZmqShared}).
+ *
  * <p>Three shapes: a PULL socket that binds (brokerless), a PULL socket connected to the proxy's PUSH
  * backend, or a SUB socket connected to the proxy's XPUB backend. The SUB socket subscribes to its
  * topic frame and the constructor waits for the proxy's welcome on it: then the subscription is known
@@ -32,10 +39,12 @@ import java.util.Map;
  * sleep). Each PUB/SUB message is two frames, the topic and the payload; further welcomes (one per
  * later subscriber of the same topic) are dropped and counted.
  */
-final class ZmqSubscriber implements Subscriber {
+final class ZmqSubscriber implements Subscriber, ZmqPoller.Member {
     private static final int MAX_BATCH = 4096;
+    /** Messages one push-mode socket receives per turn of its poller, so that one busy socket does not starve the rest. */
+    static final int PUSH_BATCH = 256;
 
-    private final ZContext ctx;
+    private final ZmqShared shared;
     private final ZMQ.Socket socket;
     private final byte[] bytes;
     private final byte[] topicBytes;
@@ -44,13 +53,20 @@ final class ZmqSubscriber implements Subscriber {
     private final InetAddress local;
     private final boolean multipart;
     private long timeoutMs = -2;
-    private long shortPayloads;
-    private long oversize;
-    private long welcomes;
+    // written by the receiving thread (the caller of poll, or the poller), read after the run
+    private volatile long shortPayloads;
+    private volatile long oversize;
+    private volatile long welcomes;
+    // push mode
+    private MessageHandler handler;
+    private java.util.function.Consumer<String> ended;
+    private volatile ZmqPoller poller;
+    private volatile boolean polled;
+    private boolean closed;
 
-    private ZmqSubscriber(ZContext ctx, ZMQ.Socket socket, boolean multipart, String destination, InetAddress local,
+    private ZmqSubscriber(ZmqShared shared, ZMQ.Socket socket, boolean multipart, String destination, InetAddress local,
                           int size) {
-        this.ctx = ctx;
+        this.shared = shared;
         this.socket = socket;
         this.multipart = multipart;
         this.destination = destination;
@@ -61,11 +77,10 @@ final class ZmqSubscriber implements Subscriber {
     }
 
     /** Brokerless: a PULL socket bound on {@code bind} (any free port when 0), advertised as its destination. */
-    static ZmqSubscriber bindPull(ZmqOptions o, int size) throws IOException {
+    static ZmqSubscriber bindPull(ZmqShared shared, ZmqOptions o, int size) throws IOException {
         boolean any = o.bind().equals("*") || o.bind().equals("0.0.0.0");
         String host = o.advertise() != null ? o.advertise() : any ? InetAddress.getLocalHost().getHostAddress() : o.bind();
-        ZContext ctx = new ZContext(1);
-        ZMQ.Socket pull = ctx.createSocket(SocketType.PULL);
+        ZMQ.Socket pull = shared.zmq().createSocket(SocketType.PULL);
         pull.setRcvHWM(o.hwm());
         pull.setLinger(0);
         pull.setHandshakeIvl(ZmqEndpoints.HANDSHAKE_IVL_MS);
@@ -79,11 +94,11 @@ final class ZmqSubscriber implements Subscriber {
                 bound = o.port();
             }
         } catch (ZMQException | IllegalArgumentException e) {
-            ctx.close();
+            pull.close();
             throw new SpecException(o.port() == 0 ? "--opt bind" : "--opt port", "cannot bind a PULL socket on "
                     + o.bind() + ":" + (o.port() == 0 ? "*" : o.port()) + " (" + e.getMessage() + ")");
         }
-        return new ZmqSubscriber(ctx, pull, false, ZmqEndpoints.tcp(host, bound), any ? null
+        return new ZmqSubscriber(shared, pull, false, ZmqEndpoints.tcp(host, bound), any ? null
                 : InetAddress.getByName(o.bind()), size);
     }
 
@@ -91,18 +106,18 @@ final class ZmqSubscriber implements Subscriber {
      * Through the proxy: a PULL socket (PUSH/PULL) or a SUB socket subscribed to {@code topic}
      * (PUB/SUB, destination = the topic) connected to the proxy's backend at {@code host:port}.
      */
-    static ZmqSubscriber connect(ZmqOptions o, String host, int port, String topic, int size) throws IOException {
+    static ZmqSubscriber connect(ZmqShared shared, ZmqOptions o, String host, int port, String topic, int size)
+            throws IOException {
         if (host.isEmpty() || port <= 0) {
             throw new SpecException("--opt via", "proxy needs the broker-probe agent's ZeroMQ proxy, and no proxy "
                     + "address was given");
         }
         String endpoint = ZmqEndpoints.tcp(host, port);
-        ZContext ctx = new ZContext(1);
-        ZMQ.Socket s = ctx.createSocket(o.pubsub() ? SocketType.SUB : SocketType.PULL);
+        ZMQ.Socket s = shared.zmq().createSocket(o.pubsub() ? SocketType.SUB : SocketType.PULL);
         s.setRcvHWM(o.hwm());
         s.setLinger(0);
         s.setHandshakeIvl(ZmqEndpoints.HANDSHAKE_IVL_MS);
-        ZmqSubscriber sub = new ZmqSubscriber(ctx, s, o.pubsub(), o.pubsub() ? topic : "",
+        ZmqSubscriber sub = new ZmqSubscriber(shared, s, o.pubsub(), o.pubsub() ? topic : "",
                 InetAddress.getByName(host), size);
         try {
             // no plain-TCP probe towards the proxy's PUSH/XPUB (see ZmqEndpoints.probe): its ports come from
@@ -113,7 +128,7 @@ final class ZmqSubscriber implements Subscriber {
                 sub.awaitWelcome(endpoint, topic);
             }
         } catch (IOException | RuntimeException e) {
-            ctx.close();
+            s.close();
             throw e instanceof IOException io ? io : new IOException("cannot connect to " + endpoint + ": " + e.getMessage());
         }
         return sub;
@@ -149,6 +164,10 @@ final class ZmqSubscriber implements Subscriber {
 
     @Override
     public int poll(MessageHandler handler, long timeoutMs) throws IOException {
+        if (poller != null) {
+            throw new IllegalStateException("this subscriber was started in push mode: its poller receives for it");
+        }
+        polled = true;
         int len = receive(ZMQ.DONTWAIT);
         if (len < 0) {
             if (timeoutMs != this.timeoutMs) {
@@ -160,21 +179,9 @@ final class ZmqSubscriber implements Subscriber {
                 return checkError(socket);
             }
         }
-        final ByteBuffer v = view;
-        final byte[] b = bytes;
-        final int max = b.length - 1;
         int delivered = 0;
         while (true) {
-            if (len < WireHeader.SIZE) {
-                if (multipart && ZmqEndpoints.isWelcome(b, len)) {
-                    welcomes++;
-                } else {
-                    shortPayloads++;
-                }
-            } else if (len > max) {
-                oversize++;
-            } else {
-                handler.onMessage(v, 0);
+            if (deliver(len, handler)) {
                 delivered++;
             }
             if (delivered >= MAX_BATCH) {
@@ -186,6 +193,67 @@ final class ZmqSubscriber implements Subscriber {
             }
         }
         return delivered;
+    }
+
+    /** One received payload of {@code len} bytes: to the handler when whole, else counted; true when delivered. */
+    private boolean deliver(int len, MessageHandler h) {
+        if (len >= WireHeader.SIZE && len < bytes.length) {
+            h.onMessage(view, 0);
+            return true;
+        }
+        if (len >= WireHeader.SIZE) {
+            oversize++;
+        } else if (multipart && ZmqEndpoints.isWelcome(bytes, len)) {
+            welcomes++;
+        } else {
+            shortPayloads++;
+        }
+        return false;
+    }
+
+    /**
+     * Push delivery (issue 13): hands the socket over to one of the agent's shared pollers. Messages queued since
+     * the subscriber was opened are delivered first, in order. {@code ended} is called only if the poller fails.
+     */
+    @Override
+    public synchronized void start(MessageHandler h, java.util.function.Consumer<String> ended) {
+        if (poller != null || polled) {
+            throw new IllegalStateException("this subscriber was already started or polled");
+        }
+        if (closed) {
+            throw new IllegalStateException("this subscriber is closed");
+        }
+        this.handler = h;
+        this.ended = ended;
+        ZmqPoller p = shared.poller();
+        poller = p;
+        p.register(this); // from here on only the poller's thread touches the socket
+    }
+
+    @Override
+    public ZMQ.Socket socket() {
+        return socket;
+    }
+
+    /** The poller's thread: up to {@link #PUSH_BATCH} queued messages, each to the handler first thing (Q2). */
+    @Override
+    public void readable() {
+        final MessageHandler h = handler;
+        for (int i = 0; i < PUSH_BATCH; i++) {
+            int len = receive(ZMQ.DONTWAIT);
+            if (len < 0) {
+                return;
+            }
+            deliver(len, h);
+        }
+    }
+
+    @Override
+    public void ended(String reason) {
+        java.util.function.Consumer<String> e = ended;
+        if (e != null) {
+            e.accept(reason);
+        }
     }
 
     private static int checkError(ZMQ.Socket s) throws IOException {
@@ -215,8 +283,18 @@ final class ZmqSubscriber implements Subscriber {
                 "welcomes", welcomes);
     }
 
+    /** Closes the socket: on the poller's thread in push mode (returning once it is done), else here. */
     @Override
-    public void close() {
-        ctx.close();
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ZmqPoller p = poller;
+        if (p != null) {
+            p.unregister(this);
+        } else {
+            socket.close();
+        }
     }
 }

@@ -1,0 +1,76 @@
+package io.msgscope.driver.amqp;
+
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.ScenarioSupport;
+import io.msgscope.core.scenario.Scenario;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * AMQP 0-9-1 in scenario mode (seed 002, Q6): topics are routing keys on a topic exchange ({@code amq.topic}, or
+ * {@code --opt exchange}), levels separated by '.'. Fan-in, fan-out and straight-run: every subscriber consumes a
+ * server-named, exclusive, auto-delete queue of its own bound to its topic, so in fan-out each gets every message.
+ * Round-robin: the subscribers share one named queue (the scenario's group name) bound to the topic, and the broker
+ * hands each message to exactly one of them; the last subscriber to leave deletes it. Publishers publish to the
+ * exchange with their topic as routing key.
+ *
+ * <p>Delivery is a promise, and a loss fails the run, when the broker confirms every publish (publisher confirms
+ * {@code --opt confirm=N}, or transactions {@code --opt tx_size=N}) and keeps every message until the consumer
+ * acknowledges it (manual acks: no {@code --opt auto_ack}); see {@link AmqpOptions#reliable()}.
+ */
+final class AmqpScenarios implements ScenarioSupport {
+    static final AmqpScenarios INSTANCE = new AmqpScenarios();
+
+    @Override
+    public char separator() {
+        return '.';
+    }
+
+    @Override
+    public Map<String, String> options(Scenario scenario, Map<String, String> user) {
+        for (String k : new String[] {AmqpOptions.TOPIC, AmqpOptions.GROUP}) {
+            if (user.containsKey(k)) {
+                throw new SpecException("--opt " + k, "is chosen by the scenario (the topic of each connection, the "
+                        + "round-robin group's queue); do not give it (use --topic-prefix for the topics)");
+            }
+        }
+        return user;
+    }
+
+    @Override
+    public String qosLabel(Scenario scenario, Map<String, String> options) {
+        AmqpOptions o = of(options);
+        String publish = o.confirm() > 0 ? "confirms" : o.txSize() > 0 ? "transactions" : "no confirms";
+        return "AMQP " + publish + (o.autoAck() ? ", auto-ack" : ", acks");
+    }
+
+    @Override
+    public boolean reliable(Map<String, String> options) {
+        return of(options).reliable();
+    }
+
+    private static AmqpOptions of(Map<String, String> options) {
+        return AmqpOptions.of(new DriverSpec("", 0, "", 0, 0, options, ""));
+    }
+
+    /** The topic as the routing key of the binding; the group, when given, as the shared queue's name. */
+    @Override
+    public DriverSpec subscriber(DriverSpec base, String topic, String group) {
+        Map<String, String> o = new HashMap<>(base.options());
+        o.put(AmqpOptions.TOPIC, topic);
+        if (!group.isEmpty()) {
+            o.put(AmqpOptions.GROUP, group);
+        }
+        return new DriverSpec(base.host(), base.port(), base.uri(), base.messageSize(), base.socketBuffer(), o, "");
+    }
+
+    /** The topic as the routing key of every publish (and as the destination, for the results). */
+    @Override
+    public DriverSpec publisher(DriverSpec base, String topic) {
+        Map<String, String> o = new HashMap<>(base.options());
+        o.put(AmqpOptions.TOPIC, topic);
+        return new DriverSpec(base.host(), base.port(), base.uri(), base.messageSize(), base.socketBuffer(), o, topic);
+    }
+}
