@@ -183,7 +183,8 @@ class CliUsageTest {
     /** Issue 14: a URI a client would read otherwise (a raw '@' in the password) is refused, the password never shown. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"mqtt tcp://user:p@ss-w0rd@127.0.0.1:1883", "nats nats://user:p@ss-w0rd@127.0.0.1:4222",
-            "mqtt tcp://user:p@ss-w0rd@bad host:1883", "nats tls://user:pa/ss-w0rd@127.0.0.1:4222"})
+            "mqtt tcp://user:p@ss-w0rd@bad host:1883", "nats tls://user:pa/ss-w0rd@127.0.0.1:4222",
+            "amqp amqp://guest:p@ss-w0rd@127.0.0.1:5673/%2f"})
     void aUriTheClientWouldMisreadIsRefusedWithoutShowingThePassword(String driverAndUri) {
         String[] d = driverAndUri.split(" ", 2);
         String line = assertUsageError(run("run", "--driver", d[0], "--uri", d[1], "--out", out()), "--uri");

@@ -43,6 +43,9 @@ final class AmqpConnections {
     /** A factory for the spec's URI (default {@value #DEFAULT_URI}); bad URIs are bad input naming --uri. */
     static ConnectionFactory factory(DriverSpec spec, AmqpOptions o) {
         String uri = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        // issue 14: amqp-client reads amqp://guest:p@ss@host as no host at all and falls back to localhost:5672
+        // as guest; such a URI is refused here, its password masked
+        io.msgscope.core.Secrets.requireStrictUri("--uri", uri);
         ConnectionFactory f = new ConnectionFactory();
         try {
             f.setUri(uri); // user, password, host, port, vhost; amqps:// switches TLS on (trusting any certificate)
@@ -205,17 +208,8 @@ final class AmqpConnections {
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }
 
-    /** The URI with its password replaced by "***". */
+    /** The URI with its password masked, as every message and result shows it. */
     static String redact(String uri) {
-        int scheme = uri.indexOf("://");
-        int at = uri.lastIndexOf('@');
-        if (scheme < 0 || at < scheme) {
-            return uri;
-        }
-        int colon = uri.indexOf(':', scheme + 3);
-        if (colon < 0 || colon > at) {
-            return uri;
-        }
-        return uri.substring(0, colon + 1) + "***" + uri.substring(at);
+        return io.msgscope.core.Secrets.uri(uri);
     }
 }

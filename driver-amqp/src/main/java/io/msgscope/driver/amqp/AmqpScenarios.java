@@ -36,7 +36,13 @@ final class AmqpScenarios implements ScenarioSupport {
                         + "round-robin group's queue); do not give it (use --topic-prefix for the topics)");
             }
         }
-        return user;
+        if (user.containsKey(AmqpOptions.IO)) {
+            return user;
+        }
+        // issue 13: a scenario's connections share the agent's threads (amqp-client's NIO mode) unless asked otherwise
+        Map<String, String> o = new java.util.TreeMap<>(user);
+        o.put(AmqpOptions.IO, "nio");
+        return Map.copyOf(o);
     }
 
     @Override

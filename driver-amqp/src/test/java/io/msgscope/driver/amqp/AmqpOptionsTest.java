@@ -26,7 +26,7 @@ class AmqpOptionsTest {
     @Test
     void defaultsAreTheSeedsPlainSetUp() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of()));
-        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", true), o);
+        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", false), o);
         assertFalse(o.routed(), "run and throughput modes: the default exchange and the queue's name (A1)");
     }
 
@@ -45,7 +45,7 @@ class AmqpOptionsTest {
     void everyOptionIsRead() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
                 "persistent", "on", "prefetch", "50", "multi_ack", "10")));
-        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", true), o);
+        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", false), o);
         assertEquals(100, AmqpOptions.of(spec(Map.of("confirm", "100"))).confirm());
         assertTrue(AmqpOptions.of(spec(Map.of("auto_ack", "true"))).autoAck());
     }
@@ -88,8 +88,8 @@ class AmqpOptionsTest {
     }
 
     @Test
-    void ioIsNioUnlessBlockingIsAsked() {
-        assertTrue(AmqpOptions.of(spec(Map.of())).nio());
+    void ioIsBlockingUnlessNioIsAsked() {
+        assertFalse(AmqpOptions.of(spec(Map.of())).nio(), "run and throughput: one connection per side");
         assertTrue(AmqpOptions.of(spec(Map.of("io", "NIO"))).nio());
         assertFalse(AmqpOptions.of(spec(Map.of("io", "blocking"))).nio());
         SpecException e = refused(Map.of("io", "netty"));
@@ -131,7 +131,7 @@ class AmqpOptionsTest {
                 new DriverSpec("", 0, "amqp://h/", 64, 0, Map.of("tls_verify", "true"), ""),
                 AmqpOptions.of(spec(Map.of("tls_verify", "true")))));
         assertEquals("--opt tls_verify", tls.option());
-        assertEquals("amqp://u:***@h:1/v", AmqpConnections.redact("amqp://u:pw@h:1/v"));
+        assertEquals("amqp://u:****@h:1/v", AmqpConnections.redact("amqp://u:pw@h:1/v"));
     }
 
     @Test

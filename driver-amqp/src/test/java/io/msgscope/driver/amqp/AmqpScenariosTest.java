@@ -63,9 +63,10 @@ class AmqpScenariosTest {
             assertEquals("--opt " + k, e.option());
             assertFalse(e.getMessage().contains("\n"));
         }
-        assertEquals(Map.of("exchange", "prices", "confirm", "10"),
+        assertEquals(Map.of("exchange", "prices", "confirm", "10", "io", "nio"),
                 s.options(Scenario.ROUND_ROBIN, Map.of("exchange", "prices", "confirm", "10")),
-                "the exchange is the user's");
+                "the exchange is the user's; scenarios share threads (nio) unless io is given");
+        assertEquals(Map.of("io", "blocking"), s.options(Scenario.FAN_IN, Map.of("io", "blocking")));
     }
 
     /** Q6: losses fail the run with confirms (or transactions) and manual acks, not otherwise. */

@@ -27,8 +27,11 @@ final class AmqpTestSupport {
     private AmqpTestSupport() {
     }
 
+    /** The shared-thread tests' spec: amqp-client's NIO mode unless the options say {@code io} (scenarios' default). */
     static DriverSpec spec(String uri, Map<String, String> opts) {
-        return new DriverSpec("", 0, uri, SIZE, 0, opts, "");
+        Map<String, String> o = new java.util.HashMap<>(opts);
+        o.putIfAbsent(AmqpOptions.IO, "nio");
+        return new DriverSpec("", 0, uri, SIZE, 0, o, "");
     }
 
     /** Records every sequence delivered, the threads it ran on, and counts down a latch per message. */
