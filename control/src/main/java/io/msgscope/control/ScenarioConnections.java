@@ -71,7 +71,8 @@ public final class ScenarioConnections<T extends AutoCloseable> {
     /**
      * Connection counters: {@code connections_target}, {@code connections_opened},
      * {@code connect_failed_<kind>}, {@code connections_not_attempted} (once the ramp is done), and the
-     * agent's own {@code <role>_agent_threads}, {@code <role>_agent_rss_kib} and {@code <role>_agent_cpu_ns}
+     * agent's own {@code <role>_agent_threads}, {@code <role>_agent_rss_kib}, {@code <role>_agent_heap_used_kib}
+     * and {@code <role>_agent_cpu_ns}
      * (the process's CPU time so far) at the time of the report.
      */
     public void putCounters(Map<String, Long> m) {
@@ -86,6 +87,9 @@ public final class ScenarioConnections<T extends AutoCloseable> {
                 instanceof com.sun.management.OperatingSystemMXBean os) {
             m.put(role + "_agent_cpu_ns", os.getProcessCpuTime()); // the whole process, 10 ms ticks
         }
+        // the agents' heap is preallocated (-Xms = -Xmx, pre-touched), so RSS shows native memory only: the heap in use too
+        m.put(role + "_agent_heap_used_kib",
+                java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1024);
         long rss = residentKib();
         if (rss >= 0) {
             m.put(role + "_agent_rss_kib", rss);

@@ -152,6 +152,7 @@ public final class ScenarioSummary {
             // at the final report, connections still open; summed over the role's agents
             r.fields.put(role + "_agent_threads", counters.get(role + "_agent_threads"));
             r.fields.put(role + "_agent_rss_kib", counters.get(role + "_agent_rss_kib"));
+            r.fields.put(role + "_agent_heap_used_kib", counters.get(role + "_agent_heap_used_kib"));
             // process CPU from the reset after the warm-up to the final report (measurement, in-flight wait)
             Long end = counters.get(role + "_agent_cpu_ns");
             Long start = o.cpuAtReset.get(role + "_agent_cpu_ns");
