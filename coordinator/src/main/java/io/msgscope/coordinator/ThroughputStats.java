@@ -99,11 +99,28 @@ public record ThroughputStats(long inFlight, SampleSummary samples, double rateO
             h.put("second_median_msg_s", st.secondHalfMedian());
             h.put("second_ci95_msg_s", List.of(st.secondHalf().lower(), st.secondHalf().upper()));
             m.put("split_halves", h);
+            Map<String, Object> c2 = new LinkedHashMap<>();
+            c2.put("flagged", st.coldStart());
+            if (st.firstTenth() == null) {
+                c2.put("checked", false);
+                m.put("cold_start", c2);
+                m.put("rule", rule());
+                return m;
+            }
+            c2.put("first_tenth_median_msg_s", st.firstTenthMedian());
+            c2.put("first_tenth_ci95_msg_s", List.of(st.firstTenth().lower(), st.firstTenth().upper()));
+            c2.put("rest_median_msg_s", st.restMedian());
+            c2.put("rest_ci95_msg_s", List.of(st.rest().lower(), st.rest().upper()));
+            m.put("cold_start", c2);
         }
-        m.put("rule", "flagged when Pettitt's change point has p < " + Stationarity.ALPHA + ", or the halves' "
-                + "95% median intervals do not overlap, and the medians differ by >= "
-                + Math.round(Stationarity.MIN_SHIFT * 100) + "% of the median");
+        m.put("rule", rule());
         return m;
+    }
+
+    private static String rule() {
+        return ("flagged when Pettitt's change point has p < " + Stationarity.ALPHA + ", or the 95% median "
+                + "intervals of the halves (or of the first tenth and the rest) do not overlap, and the medians differ by >= "
+                + Math.round(Stationarity.MIN_SHIFT * 100) + "% of the median; the first tenth needs n >= 100");
     }
 
     /** The result fields of summary.json beyond the samples: rate over the period, in flight, warm-up, CPU. */

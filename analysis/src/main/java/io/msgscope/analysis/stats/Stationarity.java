@@ -15,6 +15,10 @@ import java.util.Locale;
  *   <li><b>split halves</b>: the medians of the first and the second half with their
  *       {@link MedianInterval}s (for the effective sample size); they disagree when the intervals
  *       do not overlap and the medians differ by at least {@link #MIN_SHIFT}.</li>
+ *   <li><b>cold start</b>: the same comparison between the first tenth of the samples and the rest.
+ *       Pettitt's test is weak near the ends (a client still warming up for the first 5 % of the
+ *       samples gives p ≈ 0.01 at best) and the halves dilute it; this check is aimed at exactly that.
+ *       It needs a tenth of at least {@link #MIN_SAMPLES} samples (n ≥ 100).</li>
  * </ul>
  * Fewer than {@link #MIN_SAMPLES} samples are not checked ({@code checked} false).
  *
@@ -30,10 +34,16 @@ import java.util.Locale;
  * @param secondHalf       the median interval of samples [n/2, n)
  * @param firstHalfMedian  lower median of the first half
  * @param secondHalfMedian lower median of the second half
+ * @param coldStart        the first tenth disagrees with the rest
+ * @param firstTenthMedian lower median of samples [0, n/10)
+ * @param firstTenth       its median interval
+ * @param restMedian       lower median of samples [n/10, n)
+ * @param rest             its median interval
  */
 public record Stationarity(boolean checked, boolean steady, boolean changePoint, int changeIndex, double pettittP,
         double medianBefore, double medianAfter, boolean halvesDisagree, MedianInterval firstHalf,
-        MedianInterval secondHalf, double firstHalfMedian, double secondHalfMedian) {
+        MedianInterval secondHalf, double firstHalfMedian, double secondHalfMedian, boolean coldStart,
+        double firstTenthMedian, MedianInterval firstTenth, double restMedian, MedianInterval rest) {
 
     /** Significance of the change point. */
     public static final double ALPHA = 0.01;
@@ -50,7 +60,7 @@ public record Stationarity(boolean checked, boolean steady, boolean changePoint,
         int n = inOrder.length;
         if (n < MIN_SAMPLES) {
             return new Stationarity(false, true, false, 0, Double.NaN, Double.NaN, Double.NaN, false, null, null,
-                    Double.NaN, Double.NaN);
+                    Double.NaN, Double.NaN, false, Double.NaN, null, Double.NaN, null);
         }
         double overall = lowerMedian(inOrder, 0, n);
         double threshold = MIN_SHIFT * Math.abs(overall);
@@ -73,17 +83,28 @@ public record Stationarity(boolean checked, boolean steady, boolean changePoint,
         double after = lowerMedian(inOrder, tStar, n);
         boolean change = p < ALPHA && Math.abs(after - before) >= threshold;
 
-        int half = n / 2;
-        double[] a = Arrays.copyOfRange(inOrder, 0, half);
-        double[] b = Arrays.copyOfRange(inOrder, half, n);
-        Arrays.sort(a);
-        Arrays.sort(b);
-        MedianInterval ia = MedianInterval.ofSorted(a, a.length, MedianInterval.LEVEL, a.length * effectiveFraction);
-        MedianInterval ib = MedianInterval.ofSorted(b, b.length, MedianInterval.LEVEL, b.length * effectiveFraction);
-        double ma = a[(a.length - 1) / 2];
-        double mb = b[(b.length - 1) / 2];
-        boolean halves = !ia.overlaps(ib) && Math.abs(mb - ma) >= threshold;
-        return new Stationarity(true, !change && !halves, change, tStar, p, before, after, halves, ia, ib, ma, mb);
+        Split h = Split.at(inOrder, n / 2, effectiveFraction, threshold);
+        Split c = n / 10 >= MIN_SAMPLES ? Split.at(inOrder, n / 10, effectiveFraction, threshold)
+                : new Split(null, null, Double.NaN, Double.NaN, false);
+        return new Stationarity(true, !change && !h.disagree && !c.disagree, change, tStar, p, before, after,
+                h.disagree, h.first, h.second, h.firstMedian, h.secondMedian, c.disagree, c.firstMedian, c.first,
+                c.secondMedian, c.second);
+    }
+
+    /** Samples [0, at) against [at, n): medians, intervals, and whether they disagree. */
+    private record Split(MedianInterval first, MedianInterval second, double firstMedian, double secondMedian,
+                         boolean disagree) {
+        static Split at(double[] inOrder, int at, double effectiveFraction, double threshold) {
+            double[] a = Arrays.copyOfRange(inOrder, 0, at);
+            double[] b = Arrays.copyOfRange(inOrder, at, inOrder.length);
+            Arrays.sort(a);
+            Arrays.sort(b);
+            MedianInterval ia = MedianInterval.ofSorted(a, a.length, MedianInterval.LEVEL, a.length * effectiveFraction);
+            MedianInterval ib = MedianInterval.ofSorted(b, b.length, MedianInterval.LEVEL, b.length * effectiveFraction);
+            double ma = a[(a.length - 1) / 2];
+            double mb = b[(b.length - 1) / 2];
+            return new Split(ia, ib, ma, mb, !ia.overlaps(ib) && Math.abs(mb - ma) >= threshold);
+        }
     }
 
     /** One line for the console and the summary's warnings; empty when steady. */
@@ -102,6 +123,12 @@ public record Stationarity(boolean checked, boolean steady, boolean changePoint,
                     " the halves disagree (median %.0f [%.0f, %.0f] vs %.0f [%.0f, %.0f] %s)", firstHalfMedian,
                     firstHalf.lower(), firstHalf.upper(), secondHalfMedian, secondHalf.lower(), secondHalf.upper(),
                     unit));
+        }
+        if (coldStart) {
+            sb.append(changePoint || halvesDisagree ? ";" : "").append(String.format(Locale.ROOT,
+                    " the first tenth disagrees with the rest (median %.0f [%.0f, %.0f] vs %.0f [%.0f, %.0f] %s: a "
+                    + "cold start)", firstTenthMedian, firstTenth.lower(), firstTenth.upper(), restMedian, rest.lower(),
+                    rest.upper(), unit));
         }
         return sb.append("; a longer warm-up (or more samples) may help").toString();
     }

@@ -69,6 +69,21 @@ class StationarityTest {
         assertTrue(s.effectiveN() < 20, "effective n " + s.effectiveN());
     }
 
+    /** The AMQP client measured cold: the first 5 % of the samples at a third of the rate. */
+    @Test
+    void aColdStartTooShortForPettittIsCaughtByTheFirstTenth() {
+        Random rnd = new Random(5);
+        double[] v = noisy(rnd, 400, 47_000, 0.3);
+        for (int i = 0; i < 20; i++) {
+            v[i] = 17_000 * (1 + 0.3 * rnd.nextGaussian());
+        }
+        Stationarity st = SampleSummary.of(v).stationarity();
+        assertTrue(st.coldStart());
+        assertFalse(st.halvesDisagree());
+        assertFalse(st.steady());
+        assertTrue(st.warning("msg/s").contains("cold start"), st.warning("msg/s"));
+    }
+
     /** A statistically clear but tiny drift (1 %) is not worth a warning. */
     @Test
     void aTinyShiftIsNotFlagged() {
@@ -81,6 +96,7 @@ class StationarityTest {
         assertTrue(st.pettittP() < 1e-6);
         assertFalse(st.changePoint());
         assertFalse(st.halvesDisagree());
+        assertFalse(st.coldStart());
         assertTrue(st.steady());
     }
 

@@ -78,7 +78,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "Every probe samples only after X*F messages were received (A7) (default: ${DEFAULT-VALUE}).")
     double skipFactor;
 
-    @Option(names = "--probe-warmup", paramLabel = "MS", defaultValue = "500",
+    @Option(names = "--probe-warmup", paramLabel = "MS", defaultValue = "200",
             description = "... and only after this long since the probe started (default: ${DEFAULT-VALUE}).")
     double probeWarmupMs;
 
@@ -88,7 +88,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE}).")
     double warmupMs;
 
-    @Option(names = "--warmup-messages", paramLabel = "N", defaultValue = "50000",
+    @Option(names = "--warmup-messages", paramLabel = "N", defaultValue = "20000",
             description = "... and of at least this many messages; 0 with --warmup 0: none (default: ${DEFAULT-VALUE}).")
     long warmupMessages;
 
