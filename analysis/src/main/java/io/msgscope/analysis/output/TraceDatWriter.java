@@ -69,8 +69,8 @@ public final class TraceDatWriter {
 
     /**
      * Writes the trace with ST/RT over {@link RateWindow}s of at least {@code minSpanNs} (0: M2's
-     * windows of M messages); with a minimum span two more fixed columns, {@code st_window} and
-     * {@code rt_window}, say how many messages each value spans (0 = undefined).
+     * windows of M messages); with a minimum span two more columns after the extra ones,
+     * {@code st_window} and {@code rt_window}, say how many messages each value spans (0 = undefined).
      */
     public static void write(Path file, Trace trace, int window, long minSpanNs, List<StepSeries> extra)
             throws IOException {
@@ -102,12 +102,12 @@ public final class TraceDatWriter {
             line.ascii(" intended_ns latency_corrected_ns");
         }
         final boolean spanned = minSpanNs > 0;
-        if (spanned) {
-            line.ascii(" st_window rt_window");
-        }
         final StepSeries[] steps = extra.toArray(new StepSeries[0]);
         for (StepSeries step : steps) {
             line.ch(' ').ascii(step.name());
+        }
+        if (spanned) { // last, so that every other column keeps its number
+            line.ascii(" st_window rt_window");
         }
         line.newline();
         if (spanned) {
@@ -157,11 +157,11 @@ public final class TraceDatWriter {
                     line.nan();
                 }
             }
-            if (spanned) {
-                line.ch(' ').number(sw).ch(' ').number(rw);
-            }
             for (StepSeries step : steps) {
                 line.ch(' ').fixed(step.valueAt(i), 2);
+            }
+            if (spanned) {
+                line.ch(' ').number(sw).ch(' ').number(rw);
             }
             line.newline();
         }
@@ -180,13 +180,12 @@ public final class TraceDatWriter {
         return columnOf(trace, 0, extra, name);
     }
 
-    /** The same for a trace.dat written with a minimum span (its st_window, rt_window columns). */
+    /** The same for a trace.dat written with a minimum span (st_window, rt_window come after the extras). */
     public static int columnOf(Trace trace, long minSpanNs, List<StepSeries> extra, String name) {
         Objects.requireNonNull(name, "name");
-        List<String> fixed = new java.util.ArrayList<>(fixedColumns(trace));
-        if (minSpanNs > 0) {
-            fixed.add("st_window");
-            fixed.add("rt_window");
+        List<String> fixed = fixedColumns(trace);
+        if (minSpanNs > 0 && (name.equals("st_window") || name.equals("rt_window"))) {
+            return fixed.size() + extra.size() + (name.equals("st_window") ? 1 : 2);
         }
         int index = fixed.indexOf(name);
         if (index >= 0) {
