@@ -164,6 +164,23 @@ public final class FSearch {
      */
     public record Result(Point peak, Point knee, double floor, long lo, long hi, int lastExponent, boolean fell, String stopReason,
                          List<Probe> probes, List<Point> points, int remeasured) {
+        /** The peak's throughput: its confirmation when there is one, else its pooled samples. */
+        public SampleSummary peakThroughput() {
+            return peak.confirmation() != null ? peak.confirmation() : peak.summary();
+        }
+
+        /** The knee's throughput: the peak's when the knee is the peak. */
+        public SampleSummary kneeThroughput() {
+            return knee == peak ? peakThroughput() : knee.summary();
+        }
+
+        /**
+         * True when the peak's confirmation disagrees with the probes that chose it (intervals apart): the
+         * system changed during the search, and neither peak nor knee can be trusted.
+         */
+        public boolean drifted() {
+            return peak.confirmation() != null && !peak.confirmation().medianInterval().overlaps(peak.interval());
+        }
         /** A6's figure: the mean of the narrowing stage's final bounds. */
         public long a6IntervalMean() {
             return (lo + hi) / 2;
@@ -359,10 +376,13 @@ public final class FSearch {
         return points.values().stream().max(Comparator.comparingDouble(Point::median)).orElseThrow();
     }
 
-    /** The smallest measured F whose median is at least {@code floor} (the peak's lower bound); the peak if none. */
+    /**
+     * The smallest measured F up to the peak whose median is at least {@code floor} (the peak's lower
+     * bound); the peak's own throughput is its confirmation's median, which is always within its interval.
+     */
     private Point knee(double floor, Point peak) {
         for (Point p : points.values()) { // ascending F
-            if (p.median() >= floor && p.inFlight() <= peak.inFlight()) {
+            if (p.inFlight() < peak.inFlight() && p.median() >= floor) {
                 return p;
             }
         }

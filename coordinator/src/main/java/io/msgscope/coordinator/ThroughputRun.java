@@ -145,6 +145,15 @@ public final class ThroughputRun {
                     out.searchMethod = search.method(settings.maxExponent());
                     out.search = search.run(settings.maxExponent());
                     f = (settings.pick() == Pick.KNEE ? out.search.knee() : out.search.peak()).inFlight();
+                    if (out.search.drifted()) {
+                        io.msgscope.analysis.stats.MedianInterval c = out.search.peakThroughput().medianInterval();
+                        io.msgscope.analysis.stats.MedianInterval p = out.search.peak().interval();
+                        out.warnings.add(String.format(Locale.ROOT, "the peak's fresh probes at F = %d (median %.0f "
+                                + "[%.0f, %.0f] msg/s) disagree with the probes that chose it (%.0f [%.0f, %.0f]): the "
+                                + "system changed during the search, so peak and knee are unreliable; repeat on a "
+                                + "quieter machine", out.search.peak().inFlight(), out.search.peakThroughput().median(),
+                                c.lower(), c.upper(), out.search.peak().median(), p.lower(), p.upper()));
+                    }
                     if (!out.search.fell()) {
                         out.warnings.add("throughput never clearly fell up to F = 10^" + settings.maxExponent()
                                 + "; the peak may lie higher (raise --max-exponent)");
@@ -188,11 +197,15 @@ public final class ThroughputRun {
         }
         if (out.search != null) {
             FSearch.Point p = out.search.points().stream().filter(x -> x.inFlight() == f).findFirst().orElse(null);
-            if (p != null && !p.interval().overlaps(st.samples().medianInterval())) {
-                out.warnings.add(String.format(Locale.ROOT, "the final median %.0f msg/s [%.0f, %.0f] disagrees with "
-                        + "the search's at F = %d, %.0f msg/s [%.0f, %.0f]: the system drifted during the run", st.median(),
-                        st.samples().medianInterval().lower(), st.samples().medianInterval().upper(), f, p.median(),
-                        p.interval().lower(), p.interval().upper()));
+            if (p != null) {
+                io.msgscope.analysis.stats.SampleSummary s = p == out.search.peak() ? out.search.peakThroughput()
+                        : p.summary();
+                if (!s.medianInterval().overlaps(st.samples().medianInterval())) {
+                    out.warnings.add(String.format(Locale.ROOT, "the final median %.0f msg/s [%.0f, %.0f] disagrees "
+                            + "with the search's at F = %d, %.0f msg/s [%.0f, %.0f]: the system drifted during the run",
+                            st.median(), st.samples().medianInterval().lower(), st.samples().medianInterval().upper(), f,
+                            s.median(), s.medianInterval().lower(), s.medianInterval().upper()));
+                }
             }
         }
     }

@@ -18,7 +18,7 @@ class FSearchTest {
     private static final int MAX_PROBES = 40;
 
     /** A simulated client: 100 samples of curve(F)·(1 + sd·N(0,1)), latency F / curve(F) (Little). */
-    private static final class Simulated implements FSearch.Measure {
+    private static class Simulated implements FSearch.Measure {
         final LongToDoubleFunction curve;
         final double sd;
         final Random rnd;
@@ -69,9 +69,11 @@ class FSearchTest {
         assertEquals(r.peak().confirmation().medianInterval().lower(), r.floor());
         // the knee lies within the peak's interval: at least its lower bound, never clearly above it
         double floor = r.floor();
-        assertTrue(r.knee().median() >= floor, "knee outside the best interval");
+        assertTrue(r.kneeThroughput().median() >= floor, "knee outside the best interval");
+        assertTrue(r.peak().confirmation().medianInterval().contains(r.peakThroughput().median()));
         assertTrue(r.knee() == r.peak() || r.knee().interval().overlaps(r.peak().confirmation().medianInterval()),
                 "knee clearly above the peak");
+        assertFalse(r.drifted(), "a stationary simulation never drifts");
         assertTrue(r.knee().inFlight() <= r.peak().inFlight());
         // no measured F below the knee is within the interval: the knee is the smallest such F
         for (FSearch.Point p : r.points()) {
@@ -213,5 +215,30 @@ class FSearchTest {
         assertTrue(m.contains("knee"), m);
         assertTrue(m.contains("measured again"), m);
         assertTrue(!m.contains("bisect keeping the midpoint"), m);
+    }
+
+    /**
+     * The system changes while the search runs (another load stops): the peak's fresh probes disagree with
+     * the ones that chose it, and the result says so instead of naming a knee from two regimes.
+     */
+    @Test
+    void aDriftDuringTheSearchIsReported() throws Exception {
+        Simulated sim = new Simulated(f -> f < 100 ? 10_000 : 100_000, 0.05, 9) {
+            @Override
+            public FSearch.Probe at(long f, String phase) {
+                FSearch.Probe p = super.at(f, phase);
+                if (!phase.equals("confirm")) {
+                    return p;
+                }
+                double[] s = p.samples().clone();
+                for (int i = 0; i < s.length; i++) {
+                    s[i] *= 1.5; // the machine got quieter
+                }
+                return new FSearch.Probe(f, phase, s, p.latency(), p.meanInFlight());
+            }
+        };
+        FSearch.Result r = sim.search(3);
+        assertTrue(r.drifted());
+        assertTrue(r.kneeThroughput().median() >= r.floor(), "the knee still lies within the peak's interval");
     }
 }

@@ -289,8 +289,15 @@ public final class ThroughputCommand implements Callable<Integer> {
             s.put("pick", pick.trim().toLowerCase(Locale.ROOT));
             s.put("chosen_in_flight", (settingsPick() == ThroughputRun.Pick.KNEE ? o.search.knee() : o.search.peak())
                     .inFlight());
-            s.put("peak", point(o.search.peak()));
-            s.put("knee", point(o.search.knee()));
+            Map<String, Object> peak = point(o.search.peak());
+            peak.put("throughput", "the confirmation: fresh probes after the peak was chosen (median_msg_s etc. "
+                    + "above pool the probes that chose it)");
+            peak.put("confirmation", ThroughputStats.samplesJson(o.search.peakThroughput()));
+            s.put("peak", peak);
+            Map<String, Object> knee = point(o.search.knee());
+            knee.put("within_peak_interval_from_msg_s", o.search.floor());
+            s.put("knee", knee);
+            s.put("drifted", o.search.drifted());
             s.put("optimal_in_flight", o.search.peak().inFlight());
             s.put("a6_interval_mean", o.search.a6IntervalMean());
             s.put("bounds", List.of(o.search.lo(), o.search.hi()));
@@ -363,7 +370,12 @@ public final class ThroughputCommand implements Callable<Integer> {
         root.put("files", files);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("summary.json").toFile(), root);
         if (o.search != null) {
-            stdout.println("peak: " + describe(o.search.peak()) + "\nknee: " + describe(o.search.knee())
+            io.msgscope.analysis.stats.SampleSummary pc = o.search.peakThroughput();
+            stdout.println("peak: " + describe(o.search.peak()) + String.format(Locale.ROOT,
+                    "; confirmed by fresh probes: median %s msg/s [95%%: %s, %s]", HumanFormat.rate(pc.median()),
+                    HumanFormat.rate(pc.medianInterval().lower()), HumanFormat.rate(pc.medianInterval().upper()))
+                    + "\nknee: " + (o.search.knee() == o.search.peak() ? "the peak (no smaller F within its interval)"
+                    : describe(o.search.knee()))
                     + "\nthe final measurement uses the " + (settingsPick() == ThroughputRun.Pick.KNEE ? "knee" : "peak")
                     + " (--pick); the search stopped: " + o.search.stopReason());
         }
