@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * The search for the in-flight count F (A6) that does not decide on noise (issue 17). Every
  * comparison between two F uses the distribution-free 95 % intervals of their median throughput
  * ({@link MedianInterval}); while the intervals overlap both F are measured again, their samples
- * pooled, up to {@code remeasure} times, and only then is the comparison a tie.
+ * pooled, up to {@code remeasure} times, and only then is the comparison a tie. Medians closer than
+ * {@link #PRACTICAL_DIFFERENCE} are a tie whatever their intervals say.
  * <ol>
  *   <li><b>Steps</b>: F = 10^e for e = 0, 1, … until an F is clearly below the best so far (its
  *       interval entirely under the best's) — A6's "until throughput falls" — or e reaches the
@@ -44,6 +45,13 @@ import java.util.function.Consumer;
 public final class FSearch {
     /** Knee bisection stops when knee / (largest F below it) is at most this. */
     public static final double KNEE_RATIO = 1.25;
+    /**
+     * Two F whose medians differ by less than this fraction are never told apart, however narrow their
+     * intervals: pooled probes of one F measured minutes apart vary more than one probe's interval says
+     * (the machine's state changes between probes), and a 3 % decision on 30 % noise is the one issue 17
+     * found. The same threshold as the stationarity checks'.
+     */
+    public static final double PRACTICAL_DIFFERENCE = io.msgscope.analysis.stats.Stationarity.MIN_SHIFT;
 
     /** One measurement at a given F: its samples in order, and optionally its latency and in-flight count. */
     public record Probe(long inFlight, String phase, double[] samples, Histogram latency, double meanInFlight) {
@@ -219,7 +227,8 @@ public final class FSearch {
                 + "knee = the smallest measured F whose median lies within the peak's interval, narrowed by "
                 + "bisection on log F until within a factor %.2f of the F below it, points whose interval straddles the "
                 + "peak's lower bound measured again first; F whose intervals overlap are "
-                + "measured again (samples pooled) up to %d times before a comparison counts as a tie; at most %d "
+                + "measured again (samples pooled) up to %d times before a comparison counts as a tie, and medians "
+                + "within 5%% of each other are always a tie; at most %d "
                 + "probes; intervals: order statistics, binomial, 95%%, widened for lag-1 autocorrelation",
                 maxExponent, KNEE_RATIO, remeasure, maxProbes);
     }
@@ -244,11 +253,14 @@ public final class FSearch {
     }
 
     /**
-     * +1 when a is clearly above b, −1 clearly below, 0 a tie (intervals still overlapping after the
-     * bounded re-measurements, or no budget left).
+     * +1 when a is clearly above b, −1 clearly below, 0 a tie: medians within the practical difference,
+     * or intervals still overlapping after the bounded re-measurements, or no budget left.
      */
     int compare(Point a, Point b) throws Exception {
         for (int round = 0; ; round++) {
+            if (Math.abs(a.median() - b.median()) < PRACTICAL_DIFFERENCE * Math.max(a.median(), b.median())) {
+                return 0; // too close to matter, whatever more samples would say
+            }
             if (!a.interval().overlaps(b.interval())) {
                 return Double.compare(a.median(), b.median());
             }
@@ -315,8 +327,9 @@ public final class FSearch {
             Point p2 = point(f(c2), "golden");
             int c = compare(p1, p2);
             if (c == 0) {
-                stop = String.format(Locale.ROOT, "F = %d and F = %d could not be told apart after %d re-measurements: "
-                        + "the curve is flat within the noise there", p1.inFlight(), p2.inFlight(), remeasure);
+                stop = String.format(Locale.ROOT, "F = %d and F = %d were not told apart (medians within %.0f%%, or "
+                        + "intervals overlapping after %d re-measurements): the curve is flat within the noise there",
+                        p1.inFlight(), p2.inFlight(), 100 * PRACTICAL_DIFFERENCE, remeasure);
                 break;
             }
             if (c > 0) { // the maximum lies in [a, c2]
