@@ -183,11 +183,11 @@ public final class FSearch {
         }
 
         /**
-         * True when the peak's confirmation disagrees with the probes that chose it (intervals apart): the
+         * True when the peak's confirmation disagrees with the probes that chose it ({@link #disagree}): the
          * system changed during the search, and neither peak nor knee can be trusted.
          */
         public boolean drifted() {
-            return peak.confirmation() != null && !peak.confirmation().medianInterval().overlaps(peak.interval());
+            return peak.confirmation() != null && disagree(peak.confirmation(), peak.summary());
         }
         /** A6's figure: the mean of the narrowing stage's final bounds. */
         public long a6IntervalMean() {
@@ -231,6 +231,12 @@ public final class FSearch {
                 + "within 5%% of each other are always a tie; at most %d "
                 + "probes; intervals: order statistics, binomial, 95%%, widened for lag-1 autocorrelation",
                 maxExponent, KNEE_RATIO, remeasure, maxProbes);
+    }
+
+    /** Two measurements disagree: their intervals apart and their medians at least the practical difference apart. */
+    public static boolean disagree(SampleSummary a, SampleSummary b) {
+        return !a.medianInterval().overlaps(b.medianInterval())
+                && Math.abs(a.median() - b.median()) >= PRACTICAL_DIFFERENCE * Math.max(a.median(), b.median());
     }
 
     private boolean budgetLeft() {

@@ -200,7 +200,7 @@ public final class ThroughputRun {
             if (p != null) {
                 io.msgscope.analysis.stats.SampleSummary s = p == out.search.peak() ? out.search.peakThroughput()
                         : p.summary();
-                if (!s.medianInterval().overlaps(st.samples().medianInterval())) {
+                if (FSearch.disagree(s, st.samples())) {
                     out.warnings.add(String.format(Locale.ROOT, "the final median %.0f msg/s [%.0f, %.0f] disagrees "
                             + "with the search's at F = %d, %.0f msg/s [%.0f, %.0f]: the system drifted during the run",
                             st.median(), st.samples().medianInterval().lower(), st.samples().medianInterval().upper(), f,
