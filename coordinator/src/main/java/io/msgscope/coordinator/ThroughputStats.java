@@ -144,7 +144,7 @@ public record ThroughputStats(long inFlight, SampleSummary samples, double rateO
         f.put("littles_law", finite(littleInFlight));
         f.put("note", "counted: sent - received + 1 when each sampled message arrived, averaged; Little's law: "
                 + "rate over the sampling period x mean latency. Below F, the producer set the pace");
-        m.put("in_flight", f);
+        m.put("messages_in_flight", f);
         m.put("cpu", cpuJson());
         return m;
     }
