@@ -44,7 +44,7 @@ import java.util.concurrent.Callable;
 @Command(name = "throughput", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Flow-controlled throughput (seed 000): one client with a publishing and a consuming",
                 "connection keeps F messages in flight; after a warm-up by time and by messages (~2F), throughput",
-                "samples over groups spanning >= the threshold; median with its 95% interval, mean, standard",
+                "samples over groups spanning >= the threshold; median with its 95%% interval, mean, standard",
                 "deviation, a stationarity check. F is searched for by default (A6): the peak and the knee."},
         footer = {"", "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
 public final class ThroughputCommand implements Callable<Integer> {
@@ -78,23 +78,23 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "Every probe samples only after X*F messages were received (A7) (default: ${DEFAULT-VALUE}).")
     double skipFactor;
 
-    @Option(names = "--probe-warmup", paramLabel = "MS", defaultValue = "200",
+    @Option(names = "--probe-warmup-time", paramLabel = "MS", defaultValue = "200",
             description = "... and only after this long since the probe started (default: ${DEFAULT-VALUE}).")
     double probeWarmupMs;
 
-    @Option(names = "--warmup", paramLabel = "MS", defaultValue = "3000",
+    @Option(names = "--warmup-time", paramLabel = "MS", defaultValue = "3000",
             description = "Before the first probe, a discarded warm-up at least this long (JIT, connections, the "
                     + "broker's queue), at F = the given F or " + ThroughputRun.WARMUP_IN_FLIGHT
                     + " (default: ${DEFAULT-VALUE}).")
     double warmupMs;
 
     @Option(names = "--warmup-messages", paramLabel = "N", defaultValue = "20000",
-            description = "... and of at least this many messages; 0 with --warmup 0: none (default: ${DEFAULT-VALUE}).")
+            description = "... and of at least this many messages; 0 with --warmup-time 0: none (default: ${DEFAULT-VALUE}).")
     long warmupMessages;
 
     @Option(names = "--pick", paramLabel = "knee|peak", defaultValue = "knee",
             description = "Which F of the search the final measurement uses: the knee (the smallest F whose median is "
-                    + "within the peak's 95% interval: the same throughput within the noise, at the least latency) "
+                    + "within the peak's 95%% interval: the same throughput within the noise, at the least latency) "
                     + "or the peak (the highest median) (default: ${DEFAULT-VALUE}).")
     String pick;
 
@@ -147,10 +147,10 @@ public final class ThroughputCommand implements Callable<Integer> {
             throw new SpecException("--max-exponent", "must be between 1 and 8, got " + maxExponent);
         }
         if (!(probeWarmupMs >= 0) || probeWarmupMs > 600_000) {
-            throw new SpecException("--probe-warmup", "must be between 0 and 600000 ms, got " + probeWarmupMs);
+            throw new SpecException("--probe-warmup-time", "must be between 0 and 600000 ms, got " + probeWarmupMs);
         }
         if (!(warmupMs >= 0) || warmupMs > 3_600_000) {
-            throw new SpecException("--warmup", "must be between 0 and 3600000 ms, got " + warmupMs);
+            throw new SpecException("--warmup-time", "must be between 0 and 3600000 ms, got " + warmupMs);
         }
         if (warmupMessages < 0 || warmupMessages > 1_000_000_000L) {
             throw new SpecException("--warmup-messages", "must be between 0 and 1000000000, got " + warmupMessages);
@@ -253,8 +253,8 @@ public final class ThroughputCommand implements Callable<Integer> {
         settings.put("samples", samples);
         settings.put("threshold_ms", thresholdMs);
         settings.put("skip_factor", skipFactor);
-        settings.put("probe_warmup_ms", probeWarmupMs);
-        settings.put("warmup_ms", warmupMs);
+        settings.put("probe_warmup_time_ms", probeWarmupMs);
+        settings.put("warmup_time_ms", warmupMs);
         settings.put("warmup_messages", warmupMessages);
         settings.put("max_exponent", maxExponent);
         settings.put("pick", pick.trim().toLowerCase(Locale.ROOT));
