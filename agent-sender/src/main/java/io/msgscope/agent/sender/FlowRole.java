@@ -268,9 +268,9 @@ public final class FlowRole implements AgentRole {
             if (sent - c.received < inFlight) {
                 WireHeader.writeSendTime(buf, 0, System.nanoTime() + epochOffset);
                 WireHeader.writeSequence(buf, 0, sent);
+                sentCount.lazySet(sent + 1); // counted before the send: the consumer may see it before send returns
                 pub.send(buf, 0, size);
                 sent++;
-                sentCount.lazySet(sent);
                 continue;
             }
             if (!awaitProgress(c, sent - inFlight, wakeBatch, deadline)) {
