@@ -53,16 +53,18 @@ public record ThroughputStats(long inFlight, SampleSummary samples, double rateO
     }
 
     /**
-     * A note when fewer than 90 % of F were in flight on average: the producer (or the client's
-     * send path), not the window, set the pace.
+     * A note when fewer than 90 % of F were in flight on average (Little's law, the time average; the
+     * count at arrivals when there is no latency): the producer (or the client's send path), not the
+     * window, set the pace.
      */
     public String inFlightNote() {
-        if (!Double.isFinite(countedInFlight) || countedInFlight >= 0.9 * inFlight) {
+        double mean = Double.isFinite(littleInFlight) ? littleInFlight : countedInFlight;
+        if (!Double.isFinite(mean) || mean >= 0.9 * inFlight) {
             return "";
         }
         return String.format(java.util.Locale.ROOT, "at F = %d only %.1f messages were in flight on average "
-                + "(counted; Little's law: %.1f): the producer, not the window, set the pace", inFlight,
-                countedInFlight, littleInFlight);
+                + "(Little's law; %.1f seen by each arriving message): the producer, not the window, set the pace",
+                inFlight, mean, countedInFlight);
     }
 
     /** The summary.json fields of a probe's samples: median, its interval, mean, sd, stationarity. */
@@ -140,10 +142,11 @@ public record ThroughputStats(long inFlight, SampleSummary samples, double rateO
         m.put("sampling_period", p);
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("window_f", inFlight);
-        f.put("counted_mean", finite(countedInFlight));
         f.put("littles_law", finite(littleInFlight));
-        f.put("note", "counted: sent - received + 1 when each sampled message arrived, averaged; Little's law: "
-                + "rate over the sampling period x mean latency. Below F, the producer set the pace");
+        f.put("counted_at_arrivals", finite(countedInFlight));
+        f.put("note", "littles_law: the time average, rate over the sampling period x mean latency (from the send "
+                + "stamp); counted_at_arrivals: sent - received + 1 as each sampled message arrived, averaged over "
+                + "arrivals, which see at least themselves (exactly 1 at F = 1). Below F, the producer set the pace");
         m.put("messages_in_flight", f);
         m.put("cpu", cpuJson());
         return m;

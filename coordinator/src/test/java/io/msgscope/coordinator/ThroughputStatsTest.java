@@ -59,10 +59,10 @@ class ThroughputStatsTest {
 
     @Test
     void aWindowNotFilledIsNoted() {
-        ThroughputStats st = ThroughputStats.of(result(100, 48.0, 480_000)); // 100k msg/s x 0.48 ms = 48
+        ThroughputStats st = ThroughputStats.of(result(100, 48.0, 480_000)); // Little: 100k msg/s x 0.48 ms = 48
         assertTrue(st.inFlightNote().startsWith("at F = 100 only 48.0 messages were in flight on average"),
                 st.inFlightNote());
-        assertTrue(st.inFlightNote().contains("Little's law: 48.0"), st.inFlightNote());
+        assertTrue(st.inFlightNote().contains("(Little's law; 48.0 seen by each arriving message)"), st.inFlightNote());
     }
 
     @Test

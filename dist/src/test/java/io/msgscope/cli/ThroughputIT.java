@@ -78,13 +78,13 @@ class ThroughputIT {
         assertEquals(2, r.get("median_ci95_msg_s").size());
         assertTrue(r.get("median_ci95_msg_s").get(0).asDouble() <= r.get("median_msg_s").asDouble());
         assertTrue(r.get("stationarity").has("steady"));
-        assertTrue(r.get("messages_in_flight").get("counted_mean").asDouble() > 0);
+        assertTrue(r.get("messages_in_flight").get("counted_at_arrivals").asDouble() > 0);
         assertTrue(r.get("sampling_period").get("rate_msg_s").asDouble() > 0);
         assertTrue(s.get("warmup").get("elapsed_ms").asDouble() >= 3000);
         List<String> lines = Files.readAllLines(out.resolve("search.dat"));
         assertEquals("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase ci_low_msg_s ci_high_msg_s "
                 + "latency_p50_us mean_in_flight", lines.get(0));
-        assertEquals(probes.size() + 2, lines.size());
+        assertEquals(probes.size() + 3, lines.size()); // header, two comment lines
         assertTrue(Files.readString(out.resolve("search.gp")).contains("set logscale x"));
         assertTrue(p.out().contains("F = 1 "), p.out());
     }

@@ -121,6 +121,7 @@ public final class FlowRole implements AgentRole {
         @Override
         public void onMessage(ByteBuffer buffer, int offset) {
             final long t = System.nanoTime();
+            final long sentNow = sentCount.get(); // before `received` moves, which lets the producer send more
             final long n = received + 1;
             received = n; // single writer: the delivery thread
             if (producerParked && n >= wakeAt) {
@@ -142,7 +143,7 @@ public final class FlowRole implements AgentRole {
             // latency from the header's epoch send time, taken on this box by this process (M1, Q1)
             long l = t + epochOffset - WireHeader.sendTime(buffer, offset);
             latency.recordValue(Math.min(Math.max(l, 0), 10_000_000_000L));
-            inFlightSum += sentCount.get() - n + 1; // in flight when this message arrived, itself included
+            inFlightSum += sentNow - n + 1; // in flight when this message arrived, itself included
             inFlightCount++;
             if (groupStartNs == 0) {
                 groupStartNs = t;

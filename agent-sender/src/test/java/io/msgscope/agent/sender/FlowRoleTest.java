@@ -44,7 +44,7 @@ class FlowRoleTest {
                         if (m == null) {
                             return 0;
                         }
-                        handler.onMessage(ByteBuffer.wrap(m), 0);
+                        handler.onMessage(ByteBuffer.wrap(m).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0);
                         return 1;
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -103,6 +103,30 @@ class FlowRoleTest {
                     .setSkip(1_000).setWarmupNs(0).setTimeoutMs(30_000).build());
             assertEquals(1_000, m.getWarmupReceived());
             assertEquals(1.0, m.getMeanInFlight(), 1e-9, "F = 1: exactly one in flight");
+        } finally {
+            role.close();
+        }
+    }
+
+    /**
+     * Both in-flight figures stay within the window: counted at arrivals (the arriving message included,
+     * so exactly 1 at F = 1) and Little's time average (rate x mean latency; at F = 1 below 1, since no
+     * message is out while the producer turns round).
+     */
+    @Test
+    void inFlightFiguresStayWithinTheWindow() throws Exception {
+        FlowRole role = prepared();
+        try {
+            for (long f : new long[] {1, 10, 100}) {
+                FlowResult r = role.flow(FlowProbe.newBuilder().setInFlight(f).setSamples(50).setThresholdNs(1_000_000)
+                        .setSkip(2 * f).setWarmupNs(20_000_000).setTimeoutMs(30_000).build());
+                org.HdrHistogram.Histogram h = org.HdrHistogram.Histogram.decodeFromCompressedByteBuffer(
+                        r.getLatencyHistogram().asReadOnlyByteBuffer(), 0);
+                double little = r.getSampledMessages() * 1e9 / r.getSamplingNs() * h.getMean() / 1e9;
+                assertTrue(r.getMeanInFlight() >= 1 && r.getMeanInFlight() <= f, "F = " + f + ": counted "
+                        + r.getMeanInFlight());
+                assertTrue(little > 0 && little <= 1.01 * f, "F = " + f + ": Little " + little);
+            }
         } finally {
             role.close();
         }

@@ -321,8 +321,8 @@ public final class ThroughputCommand implements Callable<Integer> {
             m.putAll(ThroughputStats.samplesJson(st.samples()));
             m.put("steady", st.samples().stationarity().steady());
             m.put("rate_over_sampling_msg_s", finite(st.rateOverSampling()));
-            m.put("mean_in_flight_counted", finite(st.countedInFlight()));
             m.put("mean_in_flight_littles_law", finite(st.littleInFlight()));
+            m.put("mean_in_flight_at_arrivals", finite(st.countedInFlight()));
             org.HdrHistogram.Histogram h = st.latency();
             m.put("latency_p50_us", h == null || h.getTotalCount() == 0 ? null : h.getValueAtPercentile(50) / 1e3);
             m.put("latency_p99_us", h == null || h.getTotalCount() == 0 ? null : h.getValueAtPercentile(99) / 1e3);
@@ -382,11 +382,11 @@ public final class ThroughputCommand implements Callable<Integer> {
         if (o.finalStats != null && o.finalStats.n() > 0) {
             ThroughputStats fs = o.finalStats;
             io.msgscope.analysis.stats.MedianInterval ci = fs.samples().medianInterval();
-            stdout.printf(Locale.ROOT, "%s messages of %d B, F = %s in flight (counted mean %s, Little's law %s): "
+            stdout.printf(Locale.ROOT, "%s messages of %d B, F = %s (mean in flight %s by Little's law, %s at arrivals): "
                             + "median %s msg/s [95%% interval %s, %s] (%s B/s), mean %s, sd %s over %d samples; "
                             + "%s msg/s over the sampling period%n",
-                    spec.driver(), size, HumanFormat.count(o.finalResult.getInFlight()), oneDecimal(fs.countedInFlight()),
-                    oneDecimal(fs.littleInFlight()), HumanFormat.rate(fs.median()), HumanFormat.rate(ci.lower()),
+                    spec.driver(), size, HumanFormat.count(o.finalResult.getInFlight()), oneDecimal(fs.littleInFlight()),
+                    oneDecimal(fs.countedInFlight()), HumanFormat.rate(fs.median()), HumanFormat.rate(ci.lower()),
                     HumanFormat.rate(ci.upper()), HumanFormat.rate(fs.median() * size),
                     HumanFormat.rate(fs.samples().mean()), HumanFormat.rate(fs.samples().stddev()), fs.n(),
                     HumanFormat.rate(fs.rateOverSampling()));
@@ -431,12 +431,13 @@ public final class ThroughputCommand implements Callable<Integer> {
     static String describe(FSearch.Point p) {
         io.msgscope.analysis.stats.MedianInterval ci = p.interval();
         org.HdrHistogram.Histogram h = p.latency();
+        boolean lat = h != null && h.getTotalCount() > 0;
         return String.format(Locale.ROOT, "F = %s, median %s msg/s [95%%: %s, %s] over %d samples, latency %s, "
-                        + "mean in flight %s", HumanFormat.count(p.inFlight()), HumanFormat.rate(p.median()),
+                        + "mean in flight %s (Little's law)", HumanFormat.count(p.inFlight()), HumanFormat.rate(p.median()),
                 HumanFormat.rate(ci.lower()), HumanFormat.rate(ci.upper()), p.sampleCount(),
-                h == null || h.getTotalCount() == 0 ? "n/a" : "p50 " + HumanFormat.duration(h.getValueAtPercentile(50))
-                        + ", p99 " + HumanFormat.duration(h.getValueAtPercentile(99)),
-                oneDecimal(p.meanInFlight()));
+                lat ? "p50 " + HumanFormat.duration(h.getValueAtPercentile(50))
+                        + ", p99 " + HumanFormat.duration(h.getValueAtPercentile(99)) : "n/a",
+                lat ? oneDecimal(p.median() * h.getMean() / 1e9) : "n/a");
     }
 
     /** A point of the search for summary.json. */
@@ -450,8 +451,8 @@ public final class ThroughputCommand implements Callable<Integer> {
         m.put("latency_p50_us", lat ? h.getValueAtPercentile(50) / 1e3 : null);
         m.put("latency_p99_us", lat ? h.getValueAtPercentile(99) / 1e3 : null);
         m.put("latency_mean_us", lat ? h.getMean() / 1e3 : null);
-        m.put("mean_in_flight_counted", finite(p.meanInFlight()));
         m.put("mean_in_flight_littles_law", lat ? finite(p.median() * h.getMean() / 1e9) : null);
+        m.put("mean_in_flight_at_arrivals", finite(p.meanInFlight()));
         return m;
     }
 
@@ -467,6 +468,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         }
         StringBuilder sb = new StringBuilder("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase "
                 + "ci_low_msg_s ci_high_msg_s latency_p50_us mean_in_flight\n"
+                + "# mean_in_flight: Little's law, rate over the sampling period x mean latency\n"
                 + "# one row per probe in the order taken; ci = distribution-free 95% interval of the median\n");
         for (int i = 0; i < o.probes.size(); i++) {
             ThroughputStats st = o.probes.get(i);
@@ -476,7 +478,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                     p.mean(), p.stddev(), p.n(), o.phases.get(i), p.medianInterval().lower(), p.medianInterval().upper(),
                     h == null || h.getTotalCount() == 0 ? "NaN"
                             : String.format(Locale.ROOT, "%.1f", h.getValueAtPercentile(50) / 1e3),
-                    Double.isFinite(st.countedInFlight()) ? String.format(Locale.ROOT, "%.1f", st.countedInFlight())
+                    Double.isFinite(st.littleInFlight()) ? String.format(Locale.ROOT, "%.1f", st.littleInFlight())
                             : "NaN"));
         }
         Files.writeString(dir.resolve("search.dat"), sb.toString(), StandardCharsets.US_ASCII);
