@@ -382,7 +382,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         if (o.finalStats != null && o.finalStats.n() > 0) {
             ThroughputStats fs = o.finalStats;
             io.msgscope.analysis.stats.MedianInterval ci = fs.samples().medianInterval();
-            stdout.printf(Locale.ROOT, "%s messages of %d B, F = %s (mean in flight %s by Little's law, %s at arrivals): "
+            stdout.printf(Locale.ROOT, "%s messages of %d B, F = %s in flight at most (on average %s by Little's law, %s at arrivals): "
                             + "median %s msg/s [95%% interval %s, %s] (%s B/s), mean %s, sd %s over %d samples; "
                             + "%s msg/s over the sampling period%n",
                     spec.driver(), size, HumanFormat.count(o.finalResult.getInFlight()), oneDecimal(fs.littleInFlight()),
