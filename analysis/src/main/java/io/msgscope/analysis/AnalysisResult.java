@@ -29,6 +29,11 @@ public final class AnalysisResult {
     private final IdentityCheck identity;
     private final Histogram latencyHistogram;
     private final long aboveRange;
+    private final long rateWindowMinNs;
+    private final long stExtended;
+    private final long rtExtended;
+    private final long stUndefined;
+    private final long rtUndefined;
 
     AnalysisResult(Builder b) {
         this.window = b.window;
@@ -50,6 +55,36 @@ public final class AnalysisResult {
         this.identity = Objects.requireNonNull(b.identity);
         this.latencyHistogram = Objects.requireNonNull(b.latencyHistogram);
         this.aboveRange = b.aboveRange;
+        this.rateWindowMinNs = b.rateWindowMinNs;
+        this.stExtended = b.stExtended;
+        this.rtExtended = b.rtExtended;
+        this.stUndefined = b.stUndefined;
+        this.rtUndefined = b.rtUndefined;
+    }
+
+    /** The minimum span of the SO/RO/ST/RT windows ({@link RateWindow}); 0 = M2's windows of M messages. */
+    public long rateWindowMinNs() {
+        return rateWindowMinNs;
+    }
+
+    /** ST windows that needed more than M messages to span the minimum time. */
+    public long stExtended() {
+        return stExtended;
+    }
+
+    /** RT windows that needed more than M messages to span the minimum time. */
+    public long rtExtended() {
+        return rtExtended;
+    }
+
+    /** Messages n ≥ M with a send time but no ST window (the run had not yet spanned the minimum time). */
+    public long stUndefined() {
+        return stUndefined;
+    }
+
+    /** The same for RT. */
+    public long rtUndefined() {
+        return rtUndefined;
     }
 
     /** The throughput window M used for SO/RO/ST/RT and the identity check. */
@@ -199,6 +234,11 @@ public final class AnalysisResult {
         IdentityCheck identity;
         Histogram latencyHistogram;
         long aboveRange;
+        long rateWindowMinNs;
+        long stExtended;
+        long rtExtended;
+        long stUndefined;
+        long rtUndefined;
 
         AnalysisResult build() {
             return new AnalysisResult(this);

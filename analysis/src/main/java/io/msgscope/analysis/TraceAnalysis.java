@@ -57,6 +57,18 @@ public final class TraceAnalysis {
      * @throws IllegalArgumentException if the window is not positive
      */
     public static AnalysisResult analyse(Trace trace, int window) {
+        return analyse(trace, window, 0);
+    }
+
+    /**
+     * Analyses {@code trace} with ST/RT (and SO/RO) over windows of at least {@code window} messages
+     * that also span at least {@code minSpanNs} ({@link RateWindow}); 0 gives M2's windows exactly.
+     * The M12 identity check always uses M2's fixed window M.
+     */
+    public static AnalysisResult analyse(Trace trace, int window, long minSpanNs) {
+        if (minSpanNs < 0) {
+            throw new IllegalArgumentException("minimum span must be >= 0, was " + minSpanNs);
+        }
         if (window < 1) {
             throw new IllegalArgumentException("window M must be >= 1, was " + window);
         }
@@ -165,6 +177,24 @@ public final class TraceAnalysis {
 
         // Overheads and throughputs (M2).
         double[] rates = new double[Math.max(0, n - window)];
+        b.rateWindowMinNs = minSpanNs;
+        if (minSpanNs > 0) {
+            long[] se = spanned(send, n, window, minSpanNs, rates, true);
+            b.soNs = SeriesStats.ofDoubles(rates, (int) se[0]);
+            se = spanned(send, n, window, minSpanNs, rates, false);
+            b.stMsgPerSec = SeriesStats.ofDoubles(rates, (int) se[0]);
+            b.zeroSendOverhead = se[1];
+            b.stExtended = se[2];
+            b.stUndefined = se[3];
+            long[] re = spanned(recv, n, window, minSpanNs, rates, true);
+            b.roNs = SeriesStats.ofDoubles(rates, (int) re[0]);
+            re = spanned(recv, n, window, minSpanNs, rates, false);
+            b.rtMsgPerSec = SeriesStats.ofDoubles(rates, (int) re[0]);
+            b.zeroReceiveOverhead = re[1];
+            b.rtExtended = re[2];
+            b.rtUndefined = re[3];
+            return b.build();
+        }
         int spans = windowSpans(send, n, window, scratch);
         b.soNs = SeriesStats.ofLongs(scratch, spans).dividedBy(window);
         int defined = sortedThroughputs(scratch, spans, window, rates);
@@ -178,6 +208,40 @@ public final class TraceAnalysis {
         b.rtMsgPerSec = SeriesStats.ofSortedDoubles(rates, defined);
 
         return b.build();
+    }
+
+    /**
+     * Fills {@code out} with the overheads (ns per message, {@code overheads}) or the rates (msg/s) of the
+     * {@link RateWindow}s of {@code times}; returns {values written, zero spans, windows longer than M,
+     * n ≥ M with t_n present but no window}.
+     */
+    private static long[] spanned(long[] times, int n, int window, long minSpanNs, double[] out, boolean overheads) {
+        RateWindow w = new RateWindow(times, window, minSpanNs);
+        int k = 0;
+        long zero = 0;
+        long extended = 0;
+        long undefined = 0;
+        for (int i = window; i < n; i++) {
+            int len = w.lengthAt(i);
+            if (len == 0) {
+                if (times[i] != Trace.ABSENT) {
+                    undefined++;
+                }
+                continue;
+            }
+            if (len > window) {
+                extended++;
+            }
+            long span = times[i] - times[i - len];
+            if (overheads) {
+                out[k++] = (double) span / len;
+            } else if (span == 0) {
+                zero++;
+            } else {
+                out[k++] = len * NS_PER_SECOND / span;
+            }
+        }
+        return new long[] {k, zero, extended, undefined};
     }
 
     /** Writes t_n − t_{n−M} for every n ≥ M with both present into {@code out}; returns how many. */

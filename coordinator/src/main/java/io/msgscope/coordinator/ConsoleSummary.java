@@ -1,12 +1,41 @@
 package io.msgscope.coordinator;
 
 import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.analysis.RateWindow;
+import io.msgscope.analysis.output.GnuplotScripts;
 import io.msgscope.analysis.SeriesStats;
 import io.msgscope.analysis.output.HumanFormat;
 
 /** The run in one plain sentence (D7), e.g. "1,000,000 messages of 64 B: receive median ...". */
 public final class ConsoleSummary {
     private ConsoleSummary() {
+    }
+
+    /**
+     * True when RT over M messages says more about parsing than receiving: its median is more than
+     * twice the run's whole receive rate (messages stamped microseconds apart from one read).
+     */
+    static boolean parseRate(AnalysisResult a, double wholeReceiveRate) {
+        return a.rateWindowMinNs() == 0 && !a.rtMsgPerSec().isEmpty() && Double.isFinite(wholeReceiveRate)
+                && a.rtMsgPerSec().median() > 2 * wholeReceiveRate;
+    }
+
+    /**
+     * How throughput.gp labels and scales its y axis: the windows, and — when RT over M messages is a
+     * parse rate — a top at 3× the larger whole-run rate, saying why, so the spikes do not flatten the plot.
+     */
+    public static GnuplotScripts.ThroughputAxis throughputAxis(RunOutcome out, AnalysisResult a) {
+        String windows = RateWindow.describe(a.window(), a.rateWindowMinNs());
+        double recv = SummaryJson.rate(out.recvNs, out.received);
+        double send = SummaryJson.rate(out.sendNs, out.sent);
+        boolean stSpikes = a.rateWindowMinNs() == 0 && !a.stMsgPerSec().isEmpty() && Double.isFinite(send)
+                && a.stMsgPerSec().median() > 2 * send;
+        if (!parseRate(a, recv) && !stSpikes) {
+            return new GnuplotScripts.ThroughputAxis(windows, Double.NaN, "");
+        }
+        double top = 3 * Math.max(Double.isFinite(recv) ? recv : 0, Double.isFinite(send) ? send : 0);
+        return new GnuplotScripts.ThroughputAxis(windows, top, "y axis clipped at 3x the run's average rate: over M "
+                + "messages the values include bursts stamped together (see --window-min-time)");
     }
 
     public static String sentence(RunOutcome out, AnalysisResult a) {
@@ -17,11 +46,21 @@ public final class ConsoleSummary {
         }
         sb.append(": ");
         double whole = SummaryJson.rate(out.recvNs, out.received);
-        sb.append("received at ").append(Double.isFinite(whole) ? HumanFormat.rate(whole) : "n/a").append(" msg/s");
+        sb.append("received at ").append(Double.isFinite(whole) ? HumanFormat.rate(whole) + " msg/s over the run"
+                : "n/a msg/s");
         SeriesStats rt = a.rtMsgPerSec();
         if (!rt.isEmpty()) {
-            sb.append(" (RT median ").append(HumanFormat.rate(rt.median())).append(" msg/s over M=")
-                    .append(a.window()).append(")");
+            sb.append(" (RT median ").append(HumanFormat.rate(rt.median())).append(" msg/s over ");
+            if (a.rateWindowMinNs() > 0) {
+                sb.append("windows of ").append(RateWindow.describe(a.window(), a.rateWindowMinNs()));
+            } else {
+                sb.append("M=").append(a.window());
+                if (parseRate(a, whole)) {
+                    sb.append(": the rate of parsing messages read together, not a receive rate; "
+                            + "--window-min-time gives windows a minimum span");
+                }
+            }
+            sb.append(")");
         }
         sb.append("; ");
         SeriesStats l = a.latencyNs();

@@ -22,6 +22,12 @@ import java.util.Map;
  * C = ΔU/ΔT between the every-Nth-message samples, as step series over the message number, their
  * M6 aggregates, the trace.dat columns and the gnuplot scripts. Says which source and mode
  * produced each number.
+ *
+ * <p>Each role's CPU is reported first as a time-weighted mean over the run (ΔU/ΔT from the first
+ * to the last sample: the share of a core, as /proc shows it) with the CPU time per message; the M6
+ * aggregates of the per-window values follow, labelled as per-window figures: windows of N messages
+ * last from ~1 ms to ~1 s in one run, and per window a 1 ms burst weighs as much as a quiet second
+ * (issue 17).
  */
 public final class CpuReport {
     /** Process CPU comes in 10 ms ticks: its windows are merged to at least this span. */
@@ -73,6 +79,8 @@ public final class CpuReport {
                     + ("tcp".equals(out.spec.driver()) ? "" : ", plus the " + out.spec.driver() + " middle box's I/O threads")
                     + "), written by the relay into the probe slot of every "
                     + every + "th message and read by the receiver (D4); the relay's own clock");
+            b.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(out.samples.get(Series.BROKER_SAMPLE_NS),
+                    out.samples.get(Series.BROKER_CPU_NS), every, count, pct)));
         } else if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
             long[] t = out.samples.get(Series.SIDECAR_SAMPLE_NS);
             long[] u = out.samples.get(Series.SIDECAR_BROKER_CPU_NS);
@@ -83,6 +91,7 @@ public final class CpuReport {
                 b.put("source", out.sidecarSource);
                 b.put("probe_samples", n);
                 b.put("clock_offset", offset(out.sidecarOffset, out.sidecarOffsetAfter, out.sidecarSameBox));
+                b.put("time_weighted", sidecarTimeWeighted(t, u, n, out.sidecarOffset.offsetNs()));
                 long[] busy = out.samples.get(Series.SIDECAR_HOST_BUSY_NS);
                 long[] total = out.samples.get(Series.SIDECAR_HOST_TOTAL_NS);
                 if (busy != null && total != null) {
@@ -150,16 +159,21 @@ public final class CpuReport {
     private Map<String, Object> side(StepSeries thread, Series time, Series process, String source) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("source", source);
+        long[] t = out.samples.get(time);
         if (thread != null) {
+            Series cpu = time == Series.SENDER_SAMPLE_NS ? Series.SENDER_THREAD_CPU_NS : Series.RECEIVER_THREAD_CPU_NS;
+            m.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, out.samples.get(cpu), out.spec.cpuEvery(),
+                    out.spec.count(), CpuWindows.PERCENT_OF_ONE_CORE)));
             m.putAll(stats(thread));
         }
-        long[] t = out.samples.get(time);
         long[] u = out.samples.get(process);
         if (t != null && u != null) {
             StepSeries p = CpuWindows.rateOverMinSpan("process", t, u, out.spec.cpuEvery(), out.spec.count(),
                     CpuWindows.PERCENT_OF_ONE_CORE, PROCESS_MIN_SPAN_NS);
             Map<String, Object> pm = new LinkedHashMap<>();
             pm.put("source", "agent process CPU (10 ms ticks) over windows merged to >= 100 ms");
+            pm.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, u, out.spec.cpuEvery(), out.spec.count(),
+                    CpuWindows.PERCENT_OF_ONE_CORE)));
             pm.putAll(stats(p));
             m.put("process", pm);
         }
@@ -184,10 +198,84 @@ public final class CpuReport {
         return m;
     }
 
+    /** The per-window distribution, labelled as such (the mean of windows is not the CPU share). */
     private static Map<String, Object> stats(StepSeries s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("defined_windows", s.definedWindows());
+        m.put("stats_weighting", "per window of " + s.every() + " messages: each window counts once whatever it "
+                + "lasted; not a time average (see time_weighted)");
         m.put("stats", SummaryJson.stats(s.stats()));
+        return m;
+    }
+
+    /** The time-weighted mean over the run, CPU per message, and how long the windows were. */
+    static Map<String, Object> timeWeighted(CpuWindows.TimeWeighted w) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mean_pct", SummaryJson.finite(w.rate()));
+        m.put("cpu_ns_per_message", SummaryJson.finite(w.perMessage()));
+        m.put("span_ms", w.spanNs() / 1e6);
+        m.put("messages", w.messages());
+        m.put("window_ms_min_median_max", w.spanNs() == 0 ? null
+                : List.of(w.windowMinNs() / 1e6, w.windowMedianNs() / 1e6, w.windowMaxNs() / 1e6));
+        m.put("method", "CPU time used / time elapsed from the first to the last sample (what /proc shows over "
+                + "the same span); per message: CPU time / messages in the span");
+        return m;
+    }
+
+    /**
+     * The broker's time-weighted CPU in sidecar mode: the probe's samples bracketing the measurement (the
+     * last at or before the first send, the first at or after the last receive, on the probe's clock).
+     */
+    private Map<String, Object> sidecarTimeWeighted(long[] t, long[] u, int n, long offsetNs) {
+        long start = Long.MAX_VALUE;
+        long end = Long.MIN_VALUE;
+        for (long o : out.sendNs) {
+            if (o != Trace.ABSENT && o < start) {
+                start = o;
+            }
+        }
+        for (long r : out.recvNs) {
+            if (r != Trace.ABSENT && r > end) {
+                end = r;
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (start == Long.MAX_VALUE || end == Long.MIN_VALUE) {
+            return m;
+        }
+        start += offsetNs;
+        end += offsetNs;
+        int i = -1;
+        int j = -1;
+        for (int k = 0; k < n; k++) {
+            if (t[k] == Trace.ABSENT || u[k] == Trace.ABSENT) {
+                continue;
+            }
+            if (i < 0 || t[k] <= start) {
+                i = k; // the last sample at or before the start (or the first one)
+            }
+            if (j < 0 && t[k] >= end) {
+                j = k;
+            }
+        }
+        if (j < 0) {
+            for (int k = n - 1; k >= 0; k--) {
+                if (t[k] != Trace.ABSENT && u[k] != Trace.ABSENT) {
+                    j = k;
+                    break;
+                }
+            }
+        }
+        if (i < 0 || j <= i || t[j] <= t[i] || u[j] < u[i]) {
+            return m;
+        }
+        long received = out.received;
+        m.put("mean_pct", 100.0 * (u[j] - u[i]) / (t[j] - t[i]));
+        m.put("cpu_ns_per_message", received > 0 ? (double) (u[j] - u[i]) / received : null);
+        m.put("span_ms", (t[j] - t[i]) / 1e6);
+        m.put("messages", received);
+        m.put("method", "broker CPU time / time elapsed between the probe samples bracketing the first send and the "
+                + "last receive (probe clock); per message: over the messages received");
         return m;
     }
 

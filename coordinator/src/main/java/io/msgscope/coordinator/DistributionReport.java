@@ -56,13 +56,21 @@ public final class DistributionReport {
     public static List<Path> writeSeriesHistograms(Path dir, Trace trace, int window,
                                                    List<io.msgscope.analysis.cpu.StepSeries> steps, int bins,
                                                    int overlap) throws IOException {
+        return writeSeriesHistograms(dir, trace, window, 0, steps, bins, overlap);
+    }
+
+    /** The same with ST/RT over windows of at least {@code minSpanNs} ({@link io.msgscope.analysis.RateWindow}). */
+    public static List<Path> writeSeriesHistograms(Path dir, Trace trace, int window, long minSpanNs,
+                                                   List<io.msgscope.analysis.cpu.StepSeries> steps, int bins,
+                                                   int overlap) throws IOException {
         List<Path> files = new ArrayList<>();
         int n = (int) trace.count();
         double[] v = new double[n];
-        files.addAll(histogram(dir, "st", "ST, sender throughput per message (M = " + window + ")", "msg/s",
-                v, throughputs(trace.sendNs(), n, window, v), bins, overlap));
-        files.addAll(histogram(dir, "rt", "RT, receiver throughput per message (M = " + window + ")", "msg/s",
-                v, throughputs(trace.recvNs(), n, window, v), bins, overlap));
+        String windows = io.msgscope.analysis.RateWindow.describe(window, minSpanNs);
+        files.addAll(histogram(dir, "st", "ST, sender throughput per message (" + windows + ")", "msg/s",
+                v, throughputs(trace.sendNs(), n, window, minSpanNs, v), bins, overlap));
+        files.addAll(histogram(dir, "rt", "RT, receiver throughput per message (" + windows + ")", "msg/s",
+                v, throughputs(trace.recvNs(), n, window, minSpanNs, v), bins, overlap));
         for (io.msgscope.analysis.cpu.StepSeries s : steps) {
             double[] w = s.values();
             int m = 0;
@@ -78,14 +86,14 @@ public final class DistributionReport {
         return files;
     }
 
-    /** ST_n or RT_n = M·1e9 / (T_n − T_{n−M}) into {@code out}, defined values only; returns their count. */
-    private static int throughputs(long[] t, int n, int window, double[] out) {
+    /** ST_n or RT_n = k·1e9 / (T_n − T_{n−k}) into {@code out}, defined positive values only; returns their count. */
+    private static int throughputs(long[] t, int n, int window, long minSpanNs, double[] out) {
+        io.msgscope.analysis.RateWindow w = new io.msgscope.analysis.RateWindow(t, window, minSpanNs);
         int m = 0;
         for (int i = window; i < n; i++) {
-            long a = t[i];
-            long b = t[i - window];
-            if (a != Trace.ABSENT && b != Trace.ABSENT && a > b) {
-                out[m++] = window * 1e9 / (a - b);
+            double r = w.rateAt(i);
+            if (r > 0 && !Double.isInfinite(r)) {
+                out[m++] = r;
             }
         }
         return m;

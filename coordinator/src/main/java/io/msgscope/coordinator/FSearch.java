@@ -1,23 +1,63 @@
 package io.msgscope.coordinator;
 
+import io.msgscope.analysis.stats.MedianInterval;
+import io.msgscope.analysis.stats.SampleSummary;
+import org.HdrHistogram.Histogram;
+
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The automatic search for the in-flight count F that maximises throughput (A6). Step the exponent
- * 0, 1, 2, … (F = 10^e) until the median throughput falls; the bounds are then
- * [10^(last−2), 10^last]; narrow the interval until it is smaller than 1 % of its mean and take that
- * mean. A plain bisection cannot tell from one midpoint on which side a maximum lies, so the
- * interval is narrowed by golden-section search on log F — the one-new-probe-per-step bisection
- * for a maximum: two interior points, keep the side of the better one, shrink by 0.618 each step.
- * Probes are cached, so no F is measured twice.
+ * The search for the in-flight count F (A6) that does not decide on noise (issue 17). Every
+ * comparison between two F uses the distribution-free 95 % intervals of their median throughput
+ * ({@link MedianInterval}); while the intervals overlap both F are measured again, their samples
+ * pooled, up to {@code remeasure} times, and only then is the comparison a tie. Medians closer than
+ * {@link #PRACTICAL_DIFFERENCE} are a tie whatever their intervals say.
+ * <ol>
+ *   <li><b>Steps</b>: F = 10^e for e = 0, 1, … until an F is clearly below the best so far (its
+ *       interval entirely under the best's) — A6's "until throughput falls" — or e reaches the
+ *       largest exponent. A tie does not stop the steps: the curve is flat there.</li>
+ *   <li><b>Narrowing</b>: with b the best step's exponent and "last" the one that fell, a
+ *       golden-section search for the maximum on log F over [max(0, b − 1), min(b + 1, last)]
+ *       (A6's [last − 2, last] when the fall came right after the best), until the interval is under
+ *       1 % of its mean (A6) — or until its two interior F cannot be told apart after the
+ *       re-measurements: the curve is flat within the noise there and no further probe could say on
+ *       which side the maximum lies. Golden section, not bisection: one midpoint cannot tell on which
+ *       side of it a maximum lies, two interior points can.</li>
+ *   <li><b>Peak</b>: the measured F of highest pooled median, then measured afresh {@code 1 + remeasure}
+ *       times: the highest of many noisy medians is biased upwards (the winner's curse), so the
+ *       peak's interval — the bar for the knee — comes from samples that took no part in choosing it.</li>
+ *   <li><b>Knee</b>: the smallest measured F whose median lies within the peak's interval (at least its
+ *       lower bound). Between the knee and the largest
+ *       F below it a bisection on log F (geometric midpoints) narrows the knee until the two are
+ *       within {@link #KNEE_RATIO} of each other. Before each step, a point up to the knee whose own
+ *       interval straddles the peak's lower bound is measured again (at most {@code remeasure} times
+ *       in all), so that neither a lucky nor an unlucky single probe places the knee.</li>
+ * </ol>
+ * Every F is measured at most once per stage unless re-measured on purpose, the total is capped
+ * ({@code maxProbes}), and the result says why it stopped.
  */
 public final class FSearch {
-    /** One measurement at a given F. */
-    public record Probe(long inFlight, double median, double mean, double stddev, int samples, String phase) {
+    /** Knee bisection stops when knee / (largest F below it) is at most this. */
+    public static final double KNEE_RATIO = 1.25;
+    /**
+     * Two F whose medians differ by less than this fraction are never told apart, however narrow their
+     * intervals: pooled probes of one F measured minutes apart vary more than one probe's interval says
+     * (the machine's state changes between probes), and a 3 % decision on 30 % noise is the one issue 17
+     * found. The same threshold as the stationarity checks'.
+     */
+    public static final double PRACTICAL_DIFFERENCE = io.msgscope.analysis.stats.Stationarity.MIN_SHIFT;
+
+    /** One measurement at a given F: its samples in order, and optionally its latency and in-flight count. */
+    public record Probe(long inFlight, String phase, double[] samples, Histogram latency, double meanInFlight) {
+        public SampleSummary summary() {
+            return SampleSummary.of(samples);
+        }
     }
 
     /** Measures the throughput at F. */
@@ -26,58 +66,279 @@ public final class FSearch {
         Probe at(long inFlight, String phase) throws Exception;
     }
 
-    /** The search's result: the chosen F, the final bounds and every probe in order. */
-    public record Result(long optimal, long lo, long hi, int lastExponent, boolean fell, List<Probe> probes) {
+    /** Everything measured at one F, pooled over its probes. */
+    public static final class Point {
+        private final long inFlight;
+        private double[] samples = new double[0];
+        private Histogram latency;
+        private double inFlightSum;
+        private long inFlightWeight;
+        private int measurements;
+        private SampleSummary summary;
+        private double[] confirmSamples = new double[0];
+        private SampleSummary confirmation;
+
+        Point(long inFlight) {
+            this.inFlight = inFlight;
+        }
+
+        void add(Probe p) {
+            double[] all = new double[samples.length + p.samples().length];
+            System.arraycopy(samples, 0, all, 0, samples.length);
+            System.arraycopy(p.samples(), 0, all, samples.length, p.samples().length);
+            samples = all;
+            if (p.latency() != null) {
+                if (latency == null) {
+                    latency = p.latency().copy();
+                } else {
+                    latency.add(p.latency());
+                }
+            }
+            if (!Double.isNaN(p.meanInFlight())) {
+                inFlightSum += p.meanInFlight() * p.samples().length;
+                inFlightWeight += p.samples().length;
+            }
+            measurements++;
+            summary = SampleSummary.of(samples);
+        }
+
+        void confirm(Probe p) {
+            double[] all = new double[confirmSamples.length + p.samples().length];
+            System.arraycopy(confirmSamples, 0, all, 0, confirmSamples.length);
+            System.arraycopy(p.samples(), 0, all, confirmSamples.length, p.samples().length);
+            confirmSamples = all;
+            confirmation = SampleSummary.of(confirmSamples);
+        }
+
+        public long inFlight() {
+            return inFlight;
+        }
+
+        /**
+         * The peak's fresh samples, taken after it was chosen and never used to choose it (so free of the
+         * winner's curse), or null for any other point.
+         */
+        public SampleSummary confirmation() {
+            return confirmation;
+        }
+
+        /** Median, interval, stationarity of the pooled samples (in the order taken, probe after probe). */
+        public SampleSummary summary() {
+            return summary;
+        }
+
+        public double median() {
+            return summary.median();
+        }
+
+        public MedianInterval interval() {
+            return summary.medianInterval();
+        }
+
+        /** The pooled latency histogram (ns), or null. */
+        public Histogram latency() {
+            return latency == null ? null : latency.copy();
+        }
+
+        /** The counted mean of messages in flight, weighted by samples; NaN when not counted. */
+        public double meanInFlight() {
+            return inFlightWeight == 0 ? Double.NaN : inFlightSum / inFlightWeight;
+        }
+
+        /** How many probes were pooled. */
+        public int measurements() {
+            return measurements;
+        }
+
+        public int sampleCount() {
+            return samples.length;
+        }
+    }
+
+    /**
+     * The search's result.
+     *
+     * @param peak          the measured F of highest median throughput, confirmed by fresh probes
+     * @param knee          the smallest measured F whose median lies within the peak's interval
+     * @param floor         that interval's lower bound (from the confirmation when there is one)
+     * @param lo            the narrowing stage's final bounds (F)
+     * @param hi            …
+     * @param lastExponent  the exponent at which the steps stopped
+     * @param fell          whether throughput clearly fell during the steps
+     * @param stopReason    why the narrowing stopped
+     * @param probes        every probe in the order measured
+     * @param points        every F measured, ascending, pooled
+     * @param remeasured    how many probes were re-measurements
+     */
+    public record Result(Point peak, Point knee, double floor, long lo, long hi, int lastExponent, boolean fell, String stopReason,
+                         List<Probe> probes, List<Point> points, int remeasured) {
+        /** The peak's throughput: its confirmation when there is one, else its pooled samples. */
+        public SampleSummary peakThroughput() {
+            return peak.confirmation() != null ? peak.confirmation() : peak.summary();
+        }
+
+        /** The knee's throughput: the peak's when the knee is the peak. */
+        public SampleSummary kneeThroughput() {
+            return knee == peak ? peakThroughput() : knee.summary();
+        }
+
+        /**
+         * True when the peak's confirmation disagrees with the probes that chose it ({@link #disagree}): the
+         * system changed during the search, and neither peak nor knee can be trusted.
+         */
+        public boolean drifted() {
+            return peak.confirmation() != null && disagree(peak.confirmation(), peak.summary());
+        }
+        /** A6's figure: the mean of the narrowing stage's final bounds. */
+        public long a6IntervalMean() {
+            return (lo + hi) / 2;
+        }
     }
 
     private final Measure measure;
     private final Consumer<Probe> progress;
-    private final Map<Long, Probe> cache = new LinkedHashMap<>();
+    private final int remeasure;
+    private final int maxProbes;
+    private final Map<Long, Point> points = new TreeMap<>();
     private final List<Probe> order = new ArrayList<>();
+    private int remeasured;
 
-    public FSearch(Measure measure, Consumer<Probe> progress) {
+    /**
+     * @param remeasure how many times at most two overlapping F are measured again before a tie
+     * @param maxProbes the most probes the whole search may take
+     */
+    public FSearch(Measure measure, Consumer<Probe> progress, int remeasure, int maxProbes) {
+        if (remeasure < 0 || maxProbes < 1) {
+            throw new IllegalArgumentException("remeasure >= 0 and maxProbes >= 1 required");
+        }
         this.measure = measure;
         this.progress = progress;
+        this.remeasure = remeasure;
+        this.maxProbes = maxProbes;
     }
 
-    private Probe probe(long f, String phase) throws Exception {
-        Probe p = cache.get(f);
-        if (p == null) {
-            p = measure.at(f, phase);
-            cache.put(f, p);
-            order.add(p);
-            progress.accept(p);
+    /** The algorithm in words, with its parameters, for summary.json's search.method. */
+    public String method(int maxExponent) {
+        return String.format(Locale.ROOT, "steps F = 10^e, e = 0..%d, until an F's 95%% median interval lies "
+                + "entirely below the best's (a fall); golden-section search for the maximum on log F over "
+                + "[10^(b-1), 10^min(b+1, fall)] around the best step b until the interval is under 1%% of its "
+                + "mean (A6) or its two interior F cannot be told apart; peak = the measured F of highest median, "
+                + "measured afresh 1 + remeasure times for its interval (no winner's curse); "
+                + "knee = the smallest measured F whose median lies within the peak's interval, narrowed by "
+                + "bisection on log F until within a factor %.2f of the F below it, points whose interval straddles the "
+                + "peak's lower bound measured again first; F whose intervals overlap are "
+                + "measured again (samples pooled) up to %d times before a comparison counts as a tie, and medians "
+                + "within 5%% of each other are always a tie; at most %d "
+                + "probes; intervals: order statistics, binomial, 95%%, widened for lag-1 autocorrelation",
+                maxExponent, KNEE_RATIO, remeasure, maxProbes);
+    }
+
+    /** Two measurements disagree: their intervals apart and their medians at least the practical difference apart. */
+    public static boolean disagree(SampleSummary a, SampleSummary b) {
+        return !a.medianInterval().overlaps(b.medianInterval())
+                && Math.abs(a.median() - b.median()) >= PRACTICAL_DIFFERENCE * Math.max(a.median(), b.median());
+    }
+
+    private boolean budgetLeft() {
+        return order.size() < maxProbes;
+    }
+
+    private Point measureAt(long f, String phase) throws Exception {
+        Probe p = measure.at(f, phase);
+        order.add(p);
+        Point point = points.computeIfAbsent(f, Point::new);
+        point.add(p);
+        progress.accept(p);
+        return point;
+    }
+
+    /** The point at F, measured once if it was never measured. */
+    private Point point(long f, String phase) throws Exception {
+        Point p = points.get(f);
+        return p != null ? p : measureAt(f, phase);
+    }
+
+    /**
+     * +1 when a is clearly above b, −1 clearly below, 0 a tie: medians within the practical difference,
+     * or intervals still overlapping after the bounded re-measurements, or no budget left.
+     */
+    int compare(Point a, Point b) throws Exception {
+        for (int round = 0; ; round++) {
+            if (Math.abs(a.median() - b.median()) < PRACTICAL_DIFFERENCE * Math.max(a.median(), b.median())) {
+                return 0; // too close to matter, whatever more samples would say
+            }
+            if (!a.interval().overlaps(b.interval())) {
+                return Double.compare(a.median(), b.median());
+            }
+            if (round >= remeasure || order.size() + 2 > maxProbes) {
+                return 0;
+            }
+            measureAt(a.inFlight(), "again");
+            measureAt(b.inFlight(), "again");
+            remeasured += 2;
         }
-        return p;
     }
 
     /**
      * @param maxExponent the largest exponent stepped to (F = 10^maxExponent); if throughput never
-     *                    falls the bounds are taken below it and the result says so
+     *                    falls the result says so
      */
     public Result run(int maxExponent) throws Exception {
-        double prev = Double.NEGATIVE_INFINITY;
-        int last = -1;
-        for (int e = 0; e <= maxExponent; e++) {
-            Probe p = probe(pow10(e), "step");
-            if (e > 0 && p.median() < prev) {
+        // 1. steps
+        Point best = null;
+        int bestExponent = 0;
+        int last = maxExponent;
+        boolean fell = false;
+        for (int e = 0; e <= maxExponent && budgetLeft(); e++) {
+            Point p = point(pow10(e), "step");
+            if (best == null) {
+                best = p;
+                continue;
+            }
+            int c = compare(p, best);
+            if (c < 0) {
                 last = e;
+                fell = true;
                 break;
             }
-            prev = p.median();
+            if (c > 0 || p.median() > best.median()) {
+                best = p;
+                bestExponent = e;
+            }
+            last = e;
         }
-        boolean fell = last >= 0;
-        if (!fell) {
-            last = maxExponent;
+        // 2. golden-section narrowing on log F
+        double a = Math.max(0, bestExponent - 1);
+        double b = Math.min(bestExponent + 1, last);
+        String stop = null;
+        if (b <= a) {
+            stop = "no interval to narrow: the steps ended at the best F";
         }
-        double a = Math.max(0, last - 2);
-        double b = last;
         double c1 = b - GOLDEN * (b - a);
         double c2 = a + GOLDEN * (b - a);
-        while (!narrowEnough(a, b)) {
-            double f1 = probe(f(c1), "golden").median();
-            double f2 = probe(f(c2), "golden").median();
-            if (f1 >= f2) { // the maximum lies in [a, c2]
+        while (stop == null) {
+            if (narrowEnough(a, b)) {
+                stop = "the interval is under 1% of its mean (A6)";
+                break;
+            }
+            if (f(c1) == f(c2)) {
+                stop = "the interval is down to neighbouring whole F";
+                break;
+            }
+            if (order.size() + 2 > maxProbes) {
+                stop = "the probe budget (" + maxProbes + ") ran out";
+                break;
+            }
+            Point p1 = point(f(c1), "golden");
+            Point p2 = point(f(c2), "golden");
+            int c = compare(p1, p2);
+            if (c == 0) {
+                stop = String.format(Locale.ROOT, "F = %d and F = %d were not told apart (medians within %.0f%%, or "
+                        + "intervals overlapping after %d re-measurements): the curve is flat within the noise there",
+                        p1.inFlight(), p2.inFlight(), 100 * PRACTICAL_DIFFERENCE, remeasure);
+                break;
+            }
+            if (c > 0) { // the maximum lies in [a, c2]
                 b = c2;
                 c2 = c1;
                 c1 = b - GOLDEN * (b - a);
@@ -87,9 +348,74 @@ public final class FSearch {
                 c2 = a + GOLDEN * (b - a);
             }
         }
-        long lo = f(a);
-        long hi = f(b);
-        return new Result((lo + hi) / 2, lo, hi, last, fell, List.copyOf(order));
+        // 3. confirm the peak with fresh probes: the highest of many noisy medians is biased upwards (the
+        //    winner's curse), so the bar for the knee comes from samples that did not take part in choosing it
+        Point peak = peak();
+        for (int i = 0; i <= remeasure && budgetLeft(); i++) {
+            Probe p = measure.at(peak.inFlight(), "confirm");
+            order.add(p);
+            peak.confirm(p);
+            progress.accept(p);
+        }
+        double floor = (peak.confirmation() != null ? peak.confirmation() : peak.summary()).medianInterval().lower();
+        // 4. the knee: points up to it whose interval straddles the floor are measured again (bounded), then
+        //    the knee is narrowed by bisection on log F
+        while (budgetLeft()) {
+            Point knee = knee(floor, peak);
+            Point ambiguous = null;
+            for (Point p : points.values()) {
+                if (p.inFlight() > knee.inFlight()) {
+                    break;
+                }
+                if (p != peak && p.interval().contains(floor) && p.measurements() <= remeasure) {
+                    ambiguous = p;
+                    break;
+                }
+            }
+            if (ambiguous != null) {
+                measureAt(ambiguous.inFlight(), "again");
+                remeasured++;
+                continue;
+            }
+            Point below = below(knee.inFlight());
+            if (below == null || (double) knee.inFlight() / below.inFlight() <= KNEE_RATIO) {
+                break;
+            }
+            long mid = Math.round(Math.sqrt((double) knee.inFlight() * below.inFlight()));
+            if (mid <= below.inFlight() || mid >= knee.inFlight() || points.containsKey(mid)) {
+                break;
+            }
+            measureAt(mid, "knee");
+        }
+        return new Result(peak, knee(floor, peak), floor, f(a), f(b), last, fell, stop, List.copyOf(order),
+                List.copyOf(points.values()), remeasured);
+    }
+
+    private Point peak() {
+        return points.values().stream().max(Comparator.comparingDouble(Point::median)).orElseThrow();
+    }
+
+    /**
+     * The smallest measured F up to the peak whose median is at least {@code floor} (the peak's lower
+     * bound); the peak's own throughput is its confirmation's median, which is always within its interval.
+     */
+    private Point knee(double floor, Point peak) {
+        for (Point p : points.values()) { // ascending F
+            if (p.inFlight() < peak.inFlight() && p.median() >= floor) {
+                return p;
+            }
+        }
+        return peak;
+    }
+
+    private Point below(long f) {
+        Point below = null;
+        for (Point p : points.values()) {
+            if (p.inFlight() < f) {
+                below = p;
+            }
+        }
+        return below;
     }
 
     private static final double GOLDEN = (Math.sqrt(5) - 1) / 2;

@@ -129,6 +129,8 @@ public final class SummaryJson {
         ident.put("violations", id.violations());
         ident.put("max_abs_error_ns", finite(id.maxAbsErrorNs()));
         ident.put("holds", id.holds());
+        ident.put("in_memory", "exact integers on the recorded arrays over M: (I_n - I_n-M) - (O_n - O_n-M) = "
+                + "L_n - L_n-M; trace_dat, when present, checks the values as written");
         root.put("identity_check", ident);
         root.put("files", files);
         return root;
@@ -156,6 +158,10 @@ public final class SummaryJson {
         t.put("receive_bytes_s", finite(recv * out.spec.size()));
         t.put("st_median_msg_s", finite(a.stMsgPerSec().median()));
         t.put("rt_median_msg_s", finite(a.rtMsgPerSec().median()));
+        t.put("st_rt_windows", io.msgscope.analysis.RateWindow.describe(a.window(), a.rateWindowMinNs()));
+        t.put("window_min_ms", a.rateWindowMinNs() / 1e6);
+        t.put("st_windows_longer_than_m", a.stExtended());
+        t.put("rt_windows_longer_than_m", a.rtExtended());
         return t;
     }
 

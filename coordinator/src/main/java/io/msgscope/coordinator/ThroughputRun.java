@@ -21,18 +21,41 @@ import java.util.function.Consumer;
 
 /**
  * The flow-controlled throughput mode of seed 000 (A5-A7): one flow agent (publisher and consumer
- * in one process) keeps F messages in flight; each probe skips ~2F messages, then takes throughput
- * samples over groups spanning at least the threshold; F is given or searched for (A6, {@link FSearch}).
+ * in one process) keeps F messages in flight. Before the first probe a warm-up probe (discarded)
+ * runs the client for the session warm-up's time and messages; each probe then warms up again by
+ * messages (~2F, A7) and by time before it takes throughput samples over groups spanning at least the
+ * threshold (issue 17). F is given or searched for (A6, {@link FSearch}); the search names the peak
+ * and the knee and the final measurement uses the one {@link Pick} says.
  */
 public final class ThroughputRun {
-    /** Settings of the mode. */
-    public record Settings(int samples, long thresholdNs, double skipFactor, int maxExponent) {
+    /** Which of the search's results the final measurement uses. */
+    public enum Pick { KNEE, PEAK }
+
+    /** F of the session warm-up when F is searched for: a pipelined loop, seconds from any queue's limits. */
+    public static final long WARMUP_IN_FLIGHT = 100;
+
+    /**
+     * Settings of the mode.
+     *
+     * @param warmupNs          the session warm-up before the first probe, at least this long …
+     * @param warmupMessages    … and at least this many messages (0 and 0: none)
+     * @param probeWarmupNs     every probe: after skipFactor·F messages, also at least this long
+     * @param remeasure         the search's bounded re-measurements per comparison
+     * @param maxProbes         the search's probe budget
+     * @param pick              knee or peak for the final measurement
+     */
+    public record Settings(int samples, long thresholdNs, double skipFactor, int maxExponent, long warmupNs,
+                           long warmupMessages, long probeWarmupNs, int remeasure, int maxProbes, Pick pick) {
     }
 
     /** Everything the mode measured. */
     public static final class Outcome {
-        public final List<FSearch.Probe> probes = new ArrayList<>();
+        /** Every probe of the search in order, with what the agent reported. */
+        public final List<ThroughputStats> probes = new ArrayList<>();
+        public final List<String> phases = new ArrayList<>();
         public FSearch.Result search;
+        public String searchMethod;
+        public FlowResult warmup;
         public FlowResult finalResult;
         public ThroughputStats finalStats;
         public AgentInfo flowAgent;
@@ -40,6 +63,7 @@ public final class ThroughputRun {
         public String failure;
         public boolean usageFailure;
         public final List<String> warnings = new ArrayList<>();
+        public final List<String> notes = new ArrayList<>();
     }
 
     private final RunSpec spec;
@@ -94,6 +118,15 @@ public final class ThroughputRun {
                 out.flowAgent = new AgentInfo("flow", flowLink.helloAck(), ready.getAffinity());
                 out.destination = ready.getDestination();
                 final AgentLink link = flowLink;
+                if (settings.warmupNs() > 0 || settings.warmupMessages() > 0) {
+                    long wf = inFlight > 0 ? inFlight : WARMUP_IN_FLIGHT;
+                    out.warmup = probe(hub, link, wf, 0, settings.warmupMessages(), settings.warmupNs());
+                    if (out.warmup.getTimedOut()) {
+                        throw new AgentFailure("flow agent", "the warm-up at F = " + wf + " timed out ("
+                                + out.warmup.getReceived() + " of " + out.warmup.getSent() + " messages came back)",
+                                false);
+                    }
+                }
                 FSearch.Measure measure = (f, phase) -> {
                     FlowResult r = probe(hub, link, f);
                     if (r.getSamplesCount() == 0) {
@@ -101,27 +134,38 @@ public final class ThroughputRun {
                                 + (r.getTimedOut() ? " (timed out: " + r.getReceived() + " of " + r.getSent()
                                 + " messages came back)" : ""), false);
                     }
-                    ThroughputStats st = ThroughputStats.of(r.getSamplesList().stream().mapToDouble(d -> d).toArray());
-                    FSearch.Probe p = new FSearch.Probe(f, st.median(), st.mean(), st.stddev(), st.n(), phase);
-                    out.probes.add(p);
-                    return p;
+                    ThroughputStats st = ThroughputStats.of(r);
+                    out.probes.add(st);
+                    out.phases.add(phase);
+                    return st.probe(phase);
                 };
                 long f = inFlight;
                 if (f == 0) {
-                    out.search = new FSearch(measure, progress).run(settings.maxExponent());
-                    f = out.search.optimal();
+                    FSearch search = new FSearch(measure, progress, settings.remeasure(), settings.maxProbes());
+                    out.searchMethod = search.method(settings.maxExponent());
+                    out.search = search.run(settings.maxExponent());
+                    f = (settings.pick() == Pick.KNEE ? out.search.knee() : out.search.peak()).inFlight();
+                    if (out.search.drifted()) {
+                        io.msgscope.analysis.stats.MedianInterval c = out.search.peakThroughput().medianInterval();
+                        io.msgscope.analysis.stats.MedianInterval p = out.search.peak().interval();
+                        out.warnings.add(String.format(Locale.ROOT, "the peak's fresh probes at F = %d (median %.0f "
+                                + "[%.0f, %.0f] msg/s) disagree with the probes that chose it (%.0f [%.0f, %.0f]): the "
+                                + "system changed during the search, so peak and knee are unreliable; repeat on a "
+                                + "quieter machine", out.search.peak().inFlight(), out.search.peakThroughput().median(),
+                                c.lower(), c.upper(), out.search.peak().median(), p.lower(), p.upper()));
+                    }
                     if (!out.search.fell()) {
-                        out.warnings.add("throughput still rose at F = 10^" + settings.maxExponent()
-                                + "; the optimum may lie higher (raise --max-exponent)");
+                        out.warnings.add("throughput never clearly fell up to F = 10^" + settings.maxExponent()
+                                + "; the peak may lie higher (raise --max-exponent)");
                     }
                 }
                 out.finalResult = probe(hub, flowLink, f);
-                out.finalStats = ThroughputStats.of(out.finalResult.getSamplesList().stream()
-                        .mapToDouble(d -> d).toArray());
+                out.finalStats = ThroughputStats.of(out.finalResult);
                 if (out.finalResult.getTimedOut() || out.finalStats.n() < settings.samples()) {
                     out.failure = String.format(Locale.ROOT, "the final probe at F = %d took %d of %d samples%s", f,
                             out.finalStats.n(), settings.samples(), out.finalResult.getTimedOut() ? " (timed out)" : "");
                 }
+                judge(out, f);
             } catch (AgentFailure e) {
                 out.failure = e.getMessage();
                 out.usageFailure = e.usage();
@@ -137,11 +181,45 @@ public final class ThroughputRun {
         return out;
     }
 
+    /** The warnings and notes on the final measurement: stationarity, in flight, agreement with the search. */
+    static void judge(Outcome out, long f) {
+        ThroughputStats st = out.finalStats;
+        if (st == null || st.n() == 0) {
+            return;
+        }
+        String w = st.stationarityWarning();
+        if (!w.isEmpty()) {
+            out.warnings.add(w);
+        }
+        String n = st.inFlightNote();
+        if (!n.isEmpty()) {
+            out.notes.add(n);
+        }
+        if (out.search != null) {
+            FSearch.Point p = out.search.points().stream().filter(x -> x.inFlight() == f).findFirst().orElse(null);
+            if (p != null) {
+                io.msgscope.analysis.stats.SampleSummary s = p == out.search.peak() ? out.search.peakThroughput()
+                        : p.summary();
+                if (FSearch.disagree(s, st.samples())) {
+                    out.warnings.add(String.format(Locale.ROOT, "the final median %.0f msg/s [%.0f, %.0f] disagrees "
+                            + "with the search's at F = %d, %.0f msg/s [%.0f, %.0f]: the system drifted during the run",
+                            st.median(), st.samples().medianInterval().lower(), st.samples().medianInterval().upper(), f,
+                            s.median(), s.medianInterval().lower(), s.medianInterval().upper()));
+                }
+            }
+        }
+    }
+
     private FlowResult probe(ControlHub hub, AgentLink link, long f) throws AgentFailure {
         long skip = (long) Math.ceil(settings.skipFactor() * f);
-        long timeoutMs = 60_000 + skip / 100;
+        return probe(hub, link, f, settings.samples(), skip, settings.probeWarmupNs());
+    }
+
+    private FlowResult probe(ControlHub hub, AgentLink link, long f, int samples, long skip, long warmupNs)
+            throws AgentFailure {
+        long timeoutMs = 60_000 + skip / 100 + warmupNs / 1_000_000;
         link.send(Envelope.newBuilder().setFlowProbe(FlowProbe.newBuilder().setInFlight(f)
-                .setSamples(settings.samples()).setThresholdNs(settings.thresholdNs()).setSkip(skip)
+                .setSamples(samples).setThresholdNs(settings.thresholdNs()).setSkip(skip).setWarmupNs(warmupNs)
                 .setTimeoutMs(timeoutMs)).build());
         return hub.await(link, timeoutMs + 60_000, "the throughput probe at F = " + f,
                 Envelope.BodyCase.FLOW_RESULT).getFlowResult();

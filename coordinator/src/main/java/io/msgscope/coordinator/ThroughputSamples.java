@@ -1,6 +1,8 @@
 package io.msgscope.coordinator;
 
 import io.msgscope.analysis.output.GnuplotScripts;
+import io.msgscope.analysis.stats.SampleSummary;
+import io.msgscope.analysis.stats.Stationarity;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +24,18 @@ public final class ThroughputSamples {
     private ThroughputSamples() {
     }
 
-    /** Writes samples.dat and samples.gp into dir; nothing when there are no samples. Returns the file names. */
+    /** The same from the sample values alone (the report re-draws a summary.json's samples). */
     public static List<String> write(Path dir, List<Double> samples, double median) throws IOException {
+        return write(dir, samples, SampleSummary.of(samples.stream().mapToDouble(Double::doubleValue).toArray()));
+    }
+
+    /**
+     * Writes samples.dat and samples.gp into dir; nothing when there are no samples. Returns the file
+     * names. The plot draws the median with its 95 % interval as a band and, when the stationarity
+     * check flagged a change point, a vertical line where it found it.
+     */
+    public static List<String> write(Path dir, List<Double> samples, SampleSummary summary) throws IOException {
+        double median = summary.median();
         if (samples.isEmpty()) {
             return List.of();
         }
@@ -51,22 +63,36 @@ public final class ThroughputSamples {
                 set format y "%%.0f"
                 set yrange [0:*]
                 set key top right
+                set object 1 rectangle from graph 0, first %.3f to graph 1, first %.3f fillcolor rgb "#dddddd" fillstyle solid 0.5 noborder behind
+                %s
                 plot "samples.dat" using 1:2 with linespoints pt 7 ps 0.6 title "sample", \\
-                     %.3f with lines lw 2 dt 2 title "median"
+                     %.3f with lines lw 2 dt 2 title "median (band: its 95%% interval)"
                 set output "samples-histogram.png"
                 set title "Distribution of the throughput samples (%d bins of %.0f msg/s)"
                 set xlabel "throughput [msg/s]"
                 set ylabel "samples per bin"
                 set format x "%%.0f"
                 set format y "%%g"
+                unset object 1
+                unset arrow 1
                 set autoscale
                 set yrange [0:*]
                 set style fill solid 0.6 border -1
                 width = %.6f
                 bin(x) = width * floor((x - %.6f) / width) + %.6f + width / 2
                 plot "samples.dat" using (bin($2)):(1.0) smooth frequency with boxes title "samples"
-                """, GnuplotScripts.TERMINAL, median, median, bins, width, width, min, min);
+                """, GnuplotScripts.TERMINAL, median, summary.medianInterval().lower(), summary.medianInterval().upper(),
+                changeMark(summary.stationarity()), median, bins, width, width, min, min);
         Files.writeString(dir.resolve(GP), gp, StandardCharsets.UTF_8);
         return List.of(DAT, GP);
+    }
+
+    private static String changeMark(Stationarity st) {
+        if (!st.changePoint()) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "set arrow 1 from first %.1f, graph 0 to first %.1f, graph 1 nohead lw 2 "
+                + "lc rgb \"red\"\nset label 2 \"change point (not steady)\" at first %.1f, graph 0.95 offset 1,0",
+                st.changeIndex() - 0.5, st.changeIndex() - 0.5, st.changeIndex() - 0.5);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.msgscope.analysis.AnalysisResult;
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
+import io.msgscope.analysis.output.GnuplotScripts;
 import io.msgscope.core.RunSpec;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class ConsoleSummaryTest {
     void sentenceForACompleteRun() {
         RunOutcome out = handOutcome();
         String s = ConsoleSummary.sentence(out, analyse(out));
-        assertEquals("1,500 messages of 64 B: received at 969,000 msg/s (RT median 1,000,000 msg/s over M=100); "
+        assertEquals("1,500 messages of 64 B: received at 969,000 msg/s over the run (RT median 1,000,000 msg/s over M=100); "
                 + "latency p50 2 µs, p99 2 µs, max 50 µs; 0 lost", s);
         assertTrue(s.contains("1,500"));
         assertTrue(s.contains("64 B"));
@@ -84,5 +85,31 @@ class ConsoleSummaryTest {
         out.sent = 1_000;
         String s = ConsoleSummary.sentence(out, analyse(out));
         assertEquals("1,000 messages of 64 B: received at n/a msg/s; no latency measured; 1,000 lost", s);
+    }
+
+    /**
+     * issue 17: a receiver that reads 1,000 messages at once, 1 ns apart, every 1 ms receives 1 M msg/s;
+     * over M = 100 its RT is mostly the parse rate, and the sentence says so. Over windows of at least
+     * 1 ms RT is the receive rate again, and the sentence names the windows.
+     */
+    @Test
+    void aParseRateIsNeverPrintedAsAReceiveRate() {
+        RunOutcome out = new RunOutcome(RunSpec.builder().count(10_000).window(100).size(64).build(), "r");
+        for (int i = 0; i < 10_000; i++) {
+            out.sendNs[i] = 1_000L * i;
+            out.recvNs[i] = 1_000_000L * (i / 1000 + 1) + i % 1000;
+        }
+        out.sent = 10_000;
+        out.received = 10_000;
+        Trace t = new Trace(10_000, out.sendNs, null, out.recvNs);
+        AnalysisResult m2 = TraceAnalysis.analyse(t, 100);
+        String s = ConsoleSummary.sentence(out, m2);
+        assertTrue(s.contains("over M=100: the rate of parsing messages read together, not a receive rate"), s);
+        GnuplotScripts.ThroughputAxis axis = ConsoleSummary.throughputAxis(out, m2);
+        assertTrue(axis.yMax() > 0 && axis.note().startsWith("y axis clipped"), axis.toString());
+        AnalysisResult spanned = TraceAnalysis.analyse(t, 100, 1_000_000);
+        String s2 = ConsoleSummary.sentence(out, spanned);
+        assertTrue(s2.contains("(RT median 1,000,000 msg/s over windows of >= 100 messages and >= 1 ms)"), s2);
+        assertTrue(Double.isNaN(ConsoleSummary.throughputAxis(out, spanned).yMax()));
     }
 }

@@ -36,10 +36,10 @@ class AmqpThroughputIT {
         assertEquals(0, p.waitFor(300), () -> name + ": " + TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
         JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
         assertEquals("ok", s.get("status").asText());
-        long lo = s.get("search").get("bounds").get(0).asLong();
-        long hi = s.get("search").get("bounds").get(1).asLong();
-        long f = s.get("search").get("optimal_in_flight").asLong();
-        assertTrue(lo <= f && f <= hi && hi - lo < 0.01 * (lo + hi) / 2 + 1, lo + " <= " + f + " <= " + hi);
+        long peak = s.get("search").get("peak").get("in_flight").asLong();
+        long knee = s.get("search").get("knee").get("in_flight").asLong();
+        assertTrue(knee <= peak, knee + " > " + peak);
+        assertEquals(knee, s.get("result").get("in_flight").asLong(), "the final measurement at the knee");
         // a server-named queue: amq.gen-... on RabbitMQ, tmp_... on Qpid
         assertTrue(!s.get("destination").asText().isEmpty(), "no server-named queue reported");
         JsonNode r = s.get("result");

@@ -61,14 +61,30 @@ class ThroughputIT {
         assertTrue(probes.size() >= 3);
         assertEquals(1, probes.get(0).get("in_flight").asLong());
         assertEquals(10, probes.get(1).get("in_flight").asLong());
-        long optimal = s.get("search").get("optimal_in_flight").asLong();
-        long lo = s.get("search").get("bounds").get(0).asLong();
-        long hi = s.get("search").get("bounds").get(1).asLong();
-        assertTrue(lo <= optimal && optimal <= hi && hi - lo < 0.01 * (lo + hi) / 2 + 1, lo + " " + optimal + " " + hi);
-        assertEquals(optimal, s.get("result").get("in_flight").asLong());
+        // issue 17: peak and knee, the knee within the peak's interval, the final measurement at the knee
+        JsonNode search = s.get("search");
+        long peak = search.get("peak").get("in_flight").asLong();
+        long knee = search.get("knee").get("in_flight").asLong();
+        assertTrue(knee <= peak, knee + " > " + peak);
+        assertEquals(peak, search.get("optimal_in_flight").asLong());
+        assertEquals(knee, search.get("chosen_in_flight").asLong());
+        assertEquals("knee", search.get("pick").asText());
+        assertEquals(knee, s.get("result").get("in_flight").asLong());
+        double floor = search.get("knee").get("within_peak_interval_from_msg_s").asDouble();
+        assertTrue(knee == peak || search.get("knee").get("median_msg_s").asDouble() >= floor, search.toString());
+        assertTrue(search.get("method").asText().contains("golden-section"), search.get("method").asText());
+        assertTrue(search.get("probes_taken").asInt() <= 40);
+        JsonNode r = s.get("result");
+        assertEquals(2, r.get("median_ci95_msg_s").size());
+        assertTrue(r.get("median_ci95_msg_s").get(0).asDouble() <= r.get("median_msg_s").asDouble());
+        assertTrue(r.get("stationarity").has("steady"));
+        assertTrue(r.get("messages_in_flight").get("counted_at_arrivals").asDouble() > 0);
+        assertTrue(r.get("sampling_period").get("rate_msg_s").asDouble() > 0);
+        assertTrue(s.get("warmup").get("elapsed_ms").asDouble() >= 3000);
         List<String> lines = Files.readAllLines(out.resolve("search.dat"));
-        assertEquals("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase", lines.get(0));
-        assertEquals(probes.size() + 1, lines.size());
+        assertEquals("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase ci_low_msg_s ci_high_msg_s "
+                + "latency_p50_us mean_in_flight", lines.get(0));
+        assertEquals(probes.size() + 3, lines.size()); // header, two comment lines
         assertTrue(Files.readString(out.resolve("search.gp")).contains("set logscale x"));
         assertTrue(p.out().contains("F = 1 "), p.out());
     }

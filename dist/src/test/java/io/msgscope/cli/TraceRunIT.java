@@ -71,8 +71,13 @@ class TraceRunIT {
         assertEquals(200_000, lat.get("n").asLong());
         assertTrue(lat.get("min").asDouble() > 0);
         assertTrue(lat.get("median").asDouble() <= lat.get("p99").asDouble());
-        assertEquals(200_000 - 100, s.get("series").get("st_msg_s").get("n").asLong());
+        // ST over windows of >= 100 messages and >= 10 ms (issue 17): undefined for the first 10 ms
+        long st = s.get("series").get("st_msg_s").get("n").asLong();
+        assertTrue(st > 100_000 && st <= 200_000 - 100, "ST values " + st);
+        assertEquals(">= 100 messages and >= 10 ms", s.get("throughput").get("st_rt_windows").asText());
         assertTrue(s.get("identity_check").get("holds").asBoolean());
+        assertTrue(s.get("identity_check").get("trace_dat").get("holds").asBoolean());
+        assertEquals(200_000, s.get("identity_check").get("trace_dat").get("rows").asLong());
         assertEquals(200_000 - 100, s.get("identity_check").get("checked").asLong());
         JsonNode agents = s.get("environment").get("agents");
         for (String role : List.of("sender", "receiver", "relay")) {
@@ -157,7 +162,8 @@ class TraceRunIT {
             assertTrue(header.startsWith("#"), header);
             String[] cols = header.substring(1).trim().split("\\s+");
             assertEquals(List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s", "cpu_sender_pct",
-                    "cpu_broker_pct", "cpu_receiver_pct", "net_rx_bytes_s", "net_rx_packets_s"), List.of(cols));
+                    "cpu_broker_pct", "cpu_receiver_pct", "net_rx_bytes_s", "net_rx_packets_s", "st_window", "rt_window"),
+                    List.of(cols));
             String line;
             long rows = 0;
             while ((line = r.readLine()) != null) {
@@ -170,10 +176,11 @@ class TraceRunIT {
                 long send = Long.parseLong(f[1]);
                 long recv = Long.parseLong(f[2]);
                 assertEquals(recv - send, Long.parseLong(f[3]), line);
-                if (rows < 100) {
+                int stWindow = Integer.parseInt(f[f.length - 2]); // messages ST spans: >= 100 and >= 10 ms, 0 = undefined
+                if (rows < 100 || stWindow == 0) {
                     assertEquals("NaN", f[4], line);
                 } else {
-                    assertTrue(Double.parseDouble(f[4]) > 0, line);
+                    assertTrue(stWindow >= 100 && Double.parseDouble(f[4]) > 0, line);
                 }
                 rows++;
             }

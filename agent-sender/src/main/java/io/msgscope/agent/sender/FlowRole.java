@@ -28,9 +28,12 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Seed 000's single client program (A1, A5-A7): one process with two connections — the publisher
  * and the consumer — and a fixed number F of messages in flight. The producer sends F messages,
- * then one more for each message consumed; the consumer skips the first ~2F messages, then takes
- * throughput samples over groups of messages spanning at least the threshold (~10 ms), until it
- * has enough. Between probes the pipeline is drained, so every probe starts empty.
+ * then one more for each message consumed; the consumer warms up — until it has received more than
+ * the probe's {@code skip} (~2F, A7) messages and the probe's warm-up time has passed, both — then
+ * takes throughput samples over groups of messages spanning at least the threshold (~10 ms), until
+ * it has enough. It also reports the sampling period itself (messages, duration, process, producer
+ * and consumer CPU over it) and the counted mean in flight. A probe of 0 samples is a warm-up only.
+ * Between probes the pipeline is drained, so every probe starts empty.
  */
 public final class FlowRole implements AgentRole {
     private final Drivers drivers;
@@ -48,7 +51,11 @@ public final class FlowRole implements AgentRole {
         this.drivers = drivers;
     }
 
-    /** The consumer side: counts, and samples throughput; one object for the whole session. */
+    /**
+     * The consumer side: counts, warms up, and samples throughput; one object for the whole session.
+     * Everything here runs on the delivering thread (the client's I/O thread or the poll loop), once
+     * per message, without allocating; the warm-up's end and the sampling's end read the clocks once.
+     */
     private static final class Consumer implements MessageHandler {
         volatile long received;
         volatile boolean done;
@@ -56,41 +63,88 @@ public final class FlowRole implements AgentRole {
         volatile boolean producerParked;
         /** While the producer is parked: the received count at which the consumer wakes it. */
         volatile long wakeAt = Long.MAX_VALUE;
+        /** Messages the producer has sent, published with a release store (no fence on the send path). */
+        final java.util.concurrent.atomic.AtomicLong sentCount = new java.util.concurrent.atomic.AtomicLong();
+        RoleThread producer;
         long skip;
+        long warmupNs;
+        long startNs;
         long thresholdNs;
         double[] samples;
         int taken;
+        boolean sampling;
         long groupStartNs;
         long groupCount;
         long epochOffset;
+        // the warm-up and the sampling period (issue 17)
+        long warmupReceived;
+        long warmupElapsedNs;
+        long samplingStartNs;
+        long samplingEndNs;
+        long sampledMessages;
+        long inFlightSum;
+        long inFlightCount;
+        long processCpu0;
+        long processCpu1;
+        long producerCpu0;
+        long producerCpu1;
+        long consumerCpu0;
+        long consumerCpu1;
+        Thread samplingThread;
         final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(1_000L, 10_000_000_000L, 3);
 
-        void reset(long skip, long thresholdNs, int samples) {
+        void reset(long skip, long warmupNs, long thresholdNs, int samples) {
             this.skip = skip;
+            this.warmupNs = warmupNs;
             this.thresholdNs = thresholdNs;
             this.samples = new double[samples];
             taken = 0;
+            sampling = false;
             groupStartNs = 0;
             groupCount = 0;
-            received = 0;
-            done = false;
+            warmupReceived = 0;
+            warmupElapsedNs = 0;
+            samplingStartNs = 0;
+            samplingEndNs = 0;
+            sampledMessages = 0;
+            inFlightSum = 0;
+            inFlightCount = 0;
+            processCpu0 = processCpu1 = producerCpu0 = producerCpu1 = consumerCpu0 = consumerCpu1 = 0;
+            samplingThread = null;
             latency.reset();
+            startNs = System.nanoTime();
+            sentCount.set(0);
+            received = 0; // volatile writes last: the delivering thread reads `received` first
+            done = false;
         }
 
         @Override
         public void onMessage(ByteBuffer buffer, int offset) {
             final long t = System.nanoTime();
+            final long sentNow = sentCount.get(); // before `received` moves, which lets the producer send more
             final long n = received + 1;
             received = n; // single writer: the delivery thread
             if (producerParked && n >= wakeAt) {
                 LockSupport.unpark(producerThread);
             }
-            if (done || n <= skip) {
+            if (done) {
                 return;
+            }
+            if (!sampling) {
+                // warm-up: by messages (skip, ~2F, A7) and by time, both (issue 17)
+                if (n <= skip || t - startNs < warmupNs) {
+                    return;
+                }
+                startSampling(t, n);
+                if (done) {
+                    return;
+                }
             }
             // latency from the header's epoch send time, taken on this box by this process (M1, Q1)
             long l = t + epochOffset - WireHeader.sendTime(buffer, offset);
             latency.recordValue(Math.min(Math.max(l, 0), 10_000_000_000L));
+            inFlightSum += sentNow - n + 1; // in flight when this message arrived, itself included
+            inFlightCount++;
             if (groupStartNs == 0) {
                 groupStartNs = t;
                 return;
@@ -99,12 +153,35 @@ public final class FlowRole implements AgentRole {
             final long span = t - groupStartNs;
             if (span >= thresholdNs) {
                 samples[taken++] = groupCount * 1e9 / span;
+                sampledMessages += groupCount;
                 groupStartNs = t;
                 groupCount = 0;
                 if (taken == samples.length) {
-                    done = true;
+                    endSampling(t);
                 }
             }
+        }
+
+        private void startSampling(long t, long n) {
+            sampling = true;
+            warmupReceived = n - 1;
+            warmupElapsedNs = t - startNs;
+            samplingStartNs = t;
+            samplingThread = Thread.currentThread();
+            processCpu0 = io.msgscope.core.CpuClock.processCpuNs();
+            producerCpu0 = producer == null ? -1 : producer.cpuNs();
+            consumerCpu0 = io.msgscope.core.CpuClock.threadCpuNs();
+            if (samples.length == 0) { // a warm-up-only probe
+                endSampling(t);
+            }
+        }
+
+        private void endSampling(long t) {
+            samplingEndNs = t;
+            processCpu1 = io.msgscope.core.CpuClock.processCpuNs();
+            producerCpu1 = producer == null ? -1 : producer.cpuNs();
+            consumerCpu1 = Thread.currentThread() == samplingThread ? io.msgscope.core.CpuClock.threadCpuNs() : -1;
+            done = true;
         }
     }
 
@@ -173,7 +250,8 @@ public final class FlowRole implements AgentRole {
         final long inFlight = probe.getInFlight();
         final Consumer c = handler;
         c.producerThread = Thread.currentThread();
-        c.reset(probe.getSkip(), probe.getThresholdNs(), probe.getSamples());
+        c.producer = producer;
+        c.reset(probe.getSkip(), probe.getWarmupNs(), probe.getThresholdNs(), probe.getSamples());
         c.epochOffset = clock.epochMinusMono();
         final long cpu0 = io.msgscope.core.CpuClock.processCpuNs();
         final long alloc0 = producer.allocatedBytes();
@@ -184,12 +262,14 @@ public final class FlowRole implements AgentRole {
         final long t0 = System.nanoTime();
         final long deadline = t0 + TimeUnit.MILLISECONDS.toNanos(probe.getTimeoutMs());
         final long wakeBatch = wakeBatch(inFlight);
+        final java.util.concurrent.atomic.AtomicLong sentCount = c.sentCount;
         long sent = 0;
         boolean timedOut = false;
         while (!c.done && !closed) {
             if (sent - c.received < inFlight) {
                 WireHeader.writeSendTime(buf, 0, System.nanoTime() + epochOffset);
                 WireHeader.writeSequence(buf, 0, sent);
+                sentCount.lazySet(sent + 1); // counted before the send: the consumer may see it before send returns
                 pub.send(buf, 0, size);
                 sent++;
                 continue;
@@ -218,7 +298,22 @@ public final class FlowRole implements AgentRole {
         for (int i = 0; i < c.taken; i++) {
             r.addSamples(c.samples[i]);
         }
+        if (c.sampling) {
+            r.setWarmupReceived(c.warmupReceived).setWarmupElapsedNs(c.warmupElapsedNs);
+        }
+        if (c.done && c.sampling) {
+            r.setSampledMessages(c.sampledMessages).setSamplingNs(c.samplingEndNs - c.samplingStartNs)
+                    .setSamplingProcessCpuNs(cpuDelta(c.processCpu0, c.processCpu1))
+                    .setSamplingProducerCpuNs(cpuDelta(c.producerCpu0, c.producerCpu1))
+                    .setSamplingConsumerCpuNs(cpuDelta(c.consumerCpu0, c.consumerCpu1))
+                    .setMeanInFlight(c.inFlightCount == 0 ? Double.NaN : (double) c.inFlightSum / c.inFlightCount);
+        }
         return r.build();
+    }
+
+    /** b − a for two CPU readings, −1 when either is unknown. */
+    private static long cpuDelta(long a, long b) {
+        return a < 0 || b < 0 ? -1 : b - a; // ABSENT is Long.MIN_VALUE
     }
 
     /**

@@ -121,6 +121,59 @@ public final class CpuWindows {
         return new StepSeries(name, every, count, values);
     }
 
+    /**
+     * The time-weighted figures of a counter sampled every Nth message (issue 17): over the span from
+     * the first to the last present slot, {@code rate = scale·ΔU/ΔT} — every nanosecond counts once,
+     * whatever the length of the window it fell in, which is what /proc reports for the same span —
+     * and {@code perMessage = ΔU / messages} for the messages the span covers. The mean of the
+     * per-window rates ({@link StepSeries#stats()}) weighs a 1 ms window as much as a 1 s one; with
+     * windows of very different lengths the two differ, and this one is the CPU share.
+     *
+     * @param rate          scale·ΔU/ΔT over the span (NaN when fewer than two slots are present)
+     * @param spanNs        ΔT
+     * @param counterDelta  ΔU
+     * @param messages      messages between the first and the last present slot
+     * @param perMessage    ΔU per message (unscaled: ns of CPU per message for a CPU counter)
+     * @param windowMinNs   the shortest span between consecutive present slots
+     * @param windowMedianNs the lower median of those spans
+     * @param windowMaxNs   the longest
+     */
+    public record TimeWeighted(double rate, long spanNs, long counterDelta, long messages, double perMessage,
+            long windowMinNs, long windowMedianNs, long windowMaxNs) {
+        static final TimeWeighted NONE = new TimeWeighted(Double.NaN, 0, 0, 0, Double.NaN, 0, 0, 0);
+    }
+
+    /** {@link TimeWeighted} of one counter; slots as in {@link #rate}. A counter that went backwards gives NONE. */
+    public static TimeWeighted timeWeighted(long[] sampleNs, long[] counter, int every, long count, double scale) {
+        int windows = StepSeries.windowCount(count, every);
+        checkSlots(sampleNs, counter, windows);
+        int first = -1;
+        int last = -1;
+        int present = 0;
+        long[] spans = new long[windows + 1];
+        int k = 0;
+        for (int s = 0; s <= windows; s++) {
+            if (present(sampleNs, counter, s)) {
+                if (first < 0) {
+                    first = s;
+                } else {
+                    spans[k++] = sampleNs[s] - sampleNs[last];
+                }
+                last = s;
+                present++;
+            }
+        }
+        if (present < 2 || sampleNs[last] <= sampleNs[first] || counter[last] < counter[first]) {
+            return TimeWeighted.NONE;
+        }
+        long dt = sampleNs[last] - sampleNs[first];
+        long du = counter[last] - counter[first];
+        long messages = Math.min((long) last * every, count) - (long) first * every;
+        Arrays.sort(spans, 0, k);
+        return new TimeWeighted(scale * (double) du / dt, dt, du, messages,
+                messages > 0 ? (double) du / messages : Double.NaN, spans[0], spans[(k - 1) / 2], spans[k - 1]);
+    }
+
     /** scale·ΔU/ΔT between present slots i &lt; j, NaN for a non-positive ΔT or an unexplained negative ΔU. */
     static double spanRate(long[] sampleNs, long[] counter, int i, int j, long wrapModulus, double scale) {
         long dt = sampleNs[j] - sampleNs[i];

@@ -49,11 +49,49 @@ public final class GnuplotScripts {
      * trace.dat, so that gnuplot draws a few thousand rows rather than millions.
      */
     public static List<Path> writeAll(Path dir, boolean hasCorrected, boolean envelope) throws IOException {
+        return writeAll(dir, hasCorrected, envelope, ThroughputAxis.PLAIN);
+    }
+
+    /**
+     * How the ST/RT plot is labelled and scaled (issue 17): the windows the values span, and an upper
+     * limit of the y axis with the reason, so that bursts parsed at once (RT over M messages of a
+     * receiver reading many per system call) do not flatten the plot.
+     *
+     * @param windows what each value spans, e.g. "M = 100 messages"; empty = say nothing
+     * @param yMax    the top of the y axis, NaN = automatic
+     * @param note    why the axis is clipped (shown in the title); empty when not clipped
+     */
+    public record ThroughputAxis(String windows, double yMax, String note) {
+        public static final ThroughputAxis PLAIN = new ThroughputAxis("", Double.NaN, "");
+    }
+
+    /** As {@link #writeAll(Path, boolean, boolean)}, the ST/RT plot labelled and scaled by {@code axis}. */
+    public static List<Path> writeAll(Path dir, boolean hasCorrected, boolean envelope, ThroughputAxis axis)
+            throws IOException {
         Path latency = write(dir.resolve(LATENCY), envelope ? latencyEnvelopeScript(hasCorrected)
                 : latencyScript(hasCorrected));
         Path histogram = write(dir.resolve(LATENCY_HISTOGRAM), histogramScript());
-        Path throughput = write(dir.resolve(THROUGHPUT), envelope ? throughputEnvelopeScript() : throughputScript());
+        Path throughput = write(dir.resolve(THROUGHPUT), withAxis(envelope ? throughputEnvelopeScript()
+                : throughputScript(), axis));
         return List.of(latency, histogram, throughput);
+    }
+
+    /** The throughput script with the windows in its title and, when given, a clipped y axis. */
+    static String withAxis(String script, ThroughputAxis axis) {
+        if (axis.windows().isEmpty() && Double.isNaN(axis.yMax())) {
+            return script;
+        }
+        String extra = (axis.windows().isEmpty() ? "" : " over windows of " + axis.windows())
+                + (axis.note().isEmpty() ? "" : "\n" + axis.note());
+        int title = script.indexOf("set title \"") + "set title \"".length();
+        int close = script.indexOf('"', title);
+        String out = script.substring(0, close) + extra.replace("\"", "'").replace("\n", "\\n")
+                + script.substring(close);
+        if (!Double.isNaN(axis.yMax())) {
+            out = out.replace("set format y", String.format(java.util.Locale.ROOT, "set yrange [0:%.1f]%nset format y",
+                    axis.yMax()));
+        }
+        return out;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.msgscope.analysis.output;
 
+import io.msgscope.analysis.RateWindow;
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
 import io.msgscope.analysis.cpu.StepSeries;
@@ -63,6 +64,25 @@ public final class TraceDatWriter {
 
     /** Writes the rows with {@code extra} columns to {@code out} (not closed). */
     public static void write(OutputStream out, Trace trace, int window, List<StepSeries> extra) throws IOException {
+        write(out, trace, window, 0, extra);
+    }
+
+    /**
+     * Writes the trace with ST/RT over {@link RateWindow}s of at least {@code minSpanNs} (0: M2's
+     * windows of M messages); with a minimum span two more columns after the extra ones,
+     * {@code st_window} and {@code rt_window}, say how many messages each value spans (0 = undefined).
+     */
+    public static void write(Path file, Trace trace, int window, long minSpanNs, List<StepSeries> extra)
+            throws IOException {
+        checkExtra(trace, extra);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+            write(out, trace, window, minSpanNs, extra);
+        }
+    }
+
+    /** Writes the rows to {@code out} (not closed); see {@link #write(Path, Trace, int, long, List)}. */
+    public static void write(OutputStream out, Trace trace, int window, long minSpanNs, List<StepSeries> extra)
+            throws IOException {
         checkExtra(trace, extra);
         if (window < 1) {
             throw new IllegalArgumentException("window M must be >= 1, was " + window);
@@ -81,14 +101,24 @@ public final class TraceDatWriter {
         if (intended != null) {
             line.ascii(" intended_ns latency_corrected_ns");
         }
+        final boolean spanned = minSpanNs > 0;
         final StepSeries[] steps = extra.toArray(new StepSeries[0]);
         for (StepSeries step : steps) {
             line.ch(' ').ascii(step.name());
         }
+        if (spanned) { // last, so that every other column keeps its number
+            line.ascii(" st_window rt_window");
+        }
         line.newline();
-        line.ascii("# M=").number(window)
-                .ascii("; times in ns relative to run start; latency clamped at 0; NaN = undefined")
-                .newline();
+        if (spanned) {
+            line.ascii("# ST/RT over windows of ").ascii(RateWindow.describe(window, minSpanNs))
+                    .ascii(" (st_window, rt_window: messages per window, 0 = undefined)");
+        } else {
+            line.ascii("# M=").number(window);
+        }
+        line.ascii("; times in ns relative to run start; latency clamped at 0; NaN = undefined").newline();
+        final RateWindow sendWindows = new RateWindow(send, window, minSpanNs);
+        final RateWindow recvWindows = new RateWindow(recv, window, minSpanNs);
         if (steps.length > 0) {
             line.ascii("# step columns: one value per window of N messages (");
             for (int c = 0; c < steps.length; c++) {
@@ -108,8 +138,15 @@ public final class TraceDatWriter {
                 line.nan();
             }
             line.ch(' ');
-            rate(line, send, i, window).ch(' ');
-            rate(line, recv, i, window);
+            final int sw = spanned ? sendWindows.lengthAt(i) : 0;
+            final int rw = spanned ? recvWindows.lengthAt(i) : 0;
+            if (spanned) {
+                rate(line, send, i, sw).ch(' ');
+                rate(line, recv, i, rw);
+            } else {
+                rate(line, send, i, window).ch(' ');
+                rate(line, recv, i, window);
+            }
             if (intended != null) {
                 long t = intended[i];
                 line.ch(' ');
@@ -122,6 +159,9 @@ public final class TraceDatWriter {
             }
             for (StepSeries step : steps) {
                 line.ch(' ').fixed(step.valueAt(i), 2);
+            }
+            if (spanned) {
+                line.ch(' ').number(sw).ch(' ').number(rw);
             }
             line.newline();
         }
@@ -137,8 +177,16 @@ public final class TraceDatWriter {
      * @throws IllegalArgumentException if there is no such column
      */
     public static int columnOf(Trace trace, List<StepSeries> extra, String name) {
+        return columnOf(trace, 0, extra, name);
+    }
+
+    /** The same for a trace.dat written with a minimum span (st_window, rt_window come after the extras). */
+    public static int columnOf(Trace trace, long minSpanNs, List<StepSeries> extra, String name) {
         Objects.requireNonNull(name, "name");
         List<String> fixed = fixedColumns(trace);
+        if (minSpanNs > 0 && (name.equals("st_window") || name.equals("rt_window"))) {
+            return fixed.size() + extra.size() + (name.equals("st_window") ? 1 : 2);
+        }
         int index = fixed.indexOf(name);
         if (index >= 0) {
             return index + 1;
@@ -177,8 +225,9 @@ public final class TraceDatWriter {
         return t == Trace.ABSENT ? line.nan() : line.number(t - start);
     }
 
+    /** The rate over the {@code window} messages ending at i; NaN for window 0 or i &lt; window. */
     private static AsciiLineBuffer rate(AsciiLineBuffer line, long[] times, int i, int window) throws IOException {
-        if (i < window) {
+        if (window == 0 || i < window) {
             return line.nan();
         }
         long t = times[i];

@@ -1,5 +1,6 @@
 package io.msgscope.analysis.output;
 
+import io.msgscope.analysis.RateWindow;
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
 import io.msgscope.analysis.cpu.StepSeries;
@@ -58,14 +59,26 @@ public final class TraceEnvelope {
     /** Writes the envelope of {@code trace} (ST/RT over window M) with step medians of {@code steps}. */
     public static void write(Path file, Trace trace, int window, List<StepSeries> steps, int buckets)
             throws IOException {
+        write(file, trace, window, 0, steps, buckets);
+    }
+
+    /** The same with ST/RT over {@link RateWindow}s of at least {@code minSpanNs}. */
+    public static void write(Path file, Trace trace, int window, long minSpanNs, List<StepSeries> steps, int buckets)
+            throws IOException {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
-            write(out, trace, window, steps, buckets);
+            write(out, trace, window, minSpanNs, steps, buckets);
         }
     }
 
     /** Writes the rows to {@code out} (not closed). */
     public static void write(OutputStream out, Trace trace, int window, List<StepSeries> steps, int buckets)
             throws IOException {
+        write(out, trace, window, 0, steps, buckets);
+    }
+
+    /** Writes the rows to {@code out} (not closed), ST/RT over {@link RateWindow}s of at least {@code minSpanNs}. */
+    public static void write(OutputStream out, Trace trace, int window, long minSpanNs, List<StepSeries> steps,
+                             int buckets) throws IOException {
         Objects.requireNonNull(steps, "steps");
         if (window < 1) {
             throw new IllegalArgumentException("window M must be >= 1, was " + window);
@@ -78,8 +91,11 @@ public final class TraceEnvelope {
         AsciiLineBuffer line = new AsciiLineBuffer(out, 1 << 16);
         line.ascii("# ").ascii(String.join(" ", columns(trace, steps))).newline();
         line.ascii("# ").number(b).ascii(" buckets of consecutive messages over ").number(n)
-                .ascii("; min, lower median and max of each bucket's defined values; M=").number(window)
+                .ascii("; min, lower median and max of each bucket's defined values; ")
+                .ascii(minSpanNs == 0 ? "M=" + window : "ST/RT over windows of " + RateWindow.describe(window, minSpanNs))
                 .ascii("; latency in us; NaN = no defined value in the bucket").newline();
+        RateWindow sendWindows = new RateWindow(send, window, minSpanNs);
+        RateWindow recvWindows = new RateWindow(recv, window, minSpanNs);
         int maxBucket = b == 0 ? 0 : (int) (firstOf(1, b, n) + 1);
         double[] scratch = new double[maxBucket];
         double[] mmm = new double[3];
@@ -94,8 +110,8 @@ public final class TraceEnvelope {
                 }
             }
             triple(line, scratch, m, mmm, 3);
-            triple(line, scratch, rates(send, from, to, window, scratch), mmm, 1);
-            triple(line, scratch, rates(recv, from, to, window, scratch), mmm, 1);
+            triple(line, scratch, rates(sendWindows, from, to, scratch), mmm, 1);
+            triple(line, scratch, rates(recvWindows, from, to, scratch), mmm, 1);
             if (intended != null) {
                 m = 0;
                 for (int i = from; i < to; i++) {
@@ -126,16 +142,12 @@ public final class TraceEnvelope {
     }
 
     /** Fills scratch with the defined windowed rates (msg/s) of messages [from, to); returns how many. */
-    private static int rates(long[] times, int from, int to, int window, double[] scratch) {
+    private static int rates(RateWindow windows, int from, int to, double[] scratch) {
         int m = 0;
-        for (int i = Math.max(from, window); i < to; i++) {
-            long t = times[i];
-            long t0 = times[i - window];
-            if (t != Trace.ABSENT && t0 != Trace.ABSENT) {
-                double r = TraceAnalysis.throughputMsgPerSec(t - t0, window);
-                if (!Double.isNaN(r) && !Double.isInfinite(r)) {
-                    scratch[m++] = r;
-                }
+        for (int i = from; i < to; i++) {
+            double r = windows.rateAt(i);
+            if (!Double.isNaN(r) && !Double.isInfinite(r)) {
+                scratch[m++] = r;
             }
         }
         return m;

@@ -180,4 +180,44 @@ class CpuWindowsTest {
         }
         assertTrue(Double.isNaN(vl[4]));
     }
+
+    /**
+     * Windows of very different lengths (issue 17): two 1 ms windows at 100 % and one 1 s window at
+     * 10 %. Per window the mean is (100 + 100 + 10)/3 = 70 %; per unit of time it is
+     * (1 + 1 + 100) ms / 1002 ms = 10.18 %, which is what /proc shows over the same second.
+     */
+    @Test
+    void timeWeightedMeanAgainstWindowsOfVeryDifferentLengths() {
+        long[] t = {0, 1 * MS, 2 * MS, 1002 * MS};
+        long[] u = {0, 1 * MS, 2 * MS, 102 * MS};
+        StepSeries s = rate(t, u, 10, 30);
+        assertArrayEquals(new double[] {100, 100, 10}, s.values(), EPS);
+        assertEquals(70, s.stats().mean(), EPS);
+        CpuWindows.TimeWeighted w = CpuWindows.timeWeighted(t, u, 10, 30, PCT);
+        assertEquals(100.0 * 102 / 1002, w.rate(), EPS);
+        assertEquals(1002 * MS, w.spanNs());
+        assertEquals(102 * MS, w.counterDelta());
+        assertEquals(30, w.messages());
+        assertEquals(102.0 * MS / 30, w.perMessage(), EPS); // 3.4 ms of CPU per message
+        assertEquals(1 * MS, w.windowMinNs());
+        assertEquals(1 * MS, w.windowMedianNs());
+        assertEquals(1000 * MS, w.windowMaxNs());
+    }
+
+    @Test
+    void timeWeightedSkipsAbsentEndsAndCountsOnlyTheCoveredMessages() {
+        // every=10, count=25: 3 windows, slots at messages 0, 10, 20 and after 25. Slot 0 absent:
+        // the span runs from slot 1 (message 10) to slot 3 (after message 25): 15 messages.
+        long[] t = {A, 10 * MS, 20 * MS, 40 * MS};
+        long[] u = {A, 0, 5 * MS, 15 * MS};
+        CpuWindows.TimeWeighted w = CpuWindows.timeWeighted(t, u, 10, 25, PCT);
+        assertEquals(100.0 * 15 / 30, w.rate(), EPS);
+        assertEquals(15, w.messages());
+        assertEquals(1.0 * MS, w.perMessage(), EPS);
+        // one present slot, or a counter that went backwards: nothing to say
+        assertTrue(Double.isNaN(CpuWindows.timeWeighted(new long[] {A, A, 5, A}, new long[] {A, A, 1, A}, 10, 25, PCT)
+                .rate()));
+        assertTrue(Double.isNaN(CpuWindows.timeWeighted(new long[] {0, 10, 20, 30}, new long[] {9, 8, 7, 6}, 10, 25,
+                PCT).rate()));
+    }
 }

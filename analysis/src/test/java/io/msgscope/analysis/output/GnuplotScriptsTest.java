@@ -42,4 +42,20 @@ class GnuplotScriptsTest {
         String latency = Files.readString(dir.resolve("latency.gp"), StandardCharsets.UTF_8);
         assertTrue(latency.contains("using 1:($8/1000.0)"));
     }
+
+    /** issue 17: the ST/RT plot says what its windows span and, when clipped, why. */
+    @Test
+    void theThroughputPlotNamesItsWindowsAndClipsWithAReason() throws IOException {
+        GnuplotScripts.writeAll(dir, false, false, new GnuplotScripts.ThroughputAxis("M = 100 messages", 1_263_000,
+                "y clipped at 3x the run's average rate: RT over M messages of bursts read at once"));
+        String t = Files.readString(dir.resolve("throughput.gp"), StandardCharsets.UTF_8);
+        assertTrue(t.contains("set title \"Sender throughput ST and receiver throughput RT per message over windows of "
+                + "M = 100 messages\\ny clipped at 3x"), t);
+        assertTrue(t.contains("set yrange [0:1263000.0]\nset format y"), t);
+        GnuplotScripts.writeAll(dir, false, true, new GnuplotScripts.ThroughputAxis(">= 100 messages and >= 10 ms",
+                Double.NaN, ""));
+        t = Files.readString(dir.resolve("throughput.gp"), StandardCharsets.UTF_8);
+        assertTrue(t.contains("min, median and max per bucket over windows of >= 100 messages and >= 10 ms\""), t);
+        assertFalse(t.contains("yrange"), t);
+    }
 }

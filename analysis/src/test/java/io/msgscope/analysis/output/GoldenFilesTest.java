@@ -40,6 +40,10 @@ class GoldenFilesTest {
             TraceDatWriter.write(dir.resolve("trace-rate.dat"), HandTraces.rateMode(), 2);
             assertGolden("trace-rate.dat", dir.resolve("trace-rate.dat"));
 
+            // ST/RT over windows of >= 2 messages and >= 500 ns, hand-walked in RateWindowTest
+            TraceDatWriter.write(dir.resolve("trace-spanned.dat"), HandTraces.plain(), 2, 500, java.util.List.of());
+            assertGolden("trace-spanned.dat", dir.resolve("trace-spanned.dat"));
+
             AnalysisResult result = TraceAnalysis.analyse(lossy, 2);
             HistogramWriter.withBins(4).write(dir.resolve("h.dat"), lossy, result);
             assertGolden("latency-histogram.dat", dir.resolve("h.dat"));

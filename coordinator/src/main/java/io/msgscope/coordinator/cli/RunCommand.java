@@ -3,6 +3,7 @@ package io.msgscope.coordinator.cli;
 import io.msgscope.analysis.AnalysisResult;
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
+import io.msgscope.analysis.TraceFileCheck;
 import io.msgscope.analysis.output.GnuplotScripts;
 import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.analysis.output.HistogramWriter;
@@ -87,6 +88,12 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--window", paramLabel = "M", defaultValue = "100",
             description = "M of SO/RO/ST/RT (M2), 1..count-1 (default: ${DEFAULT-VALUE}).")
     int window;
+
+    @Option(names = "--window-min-time", paramLabel = "MS", defaultValue = "10",
+            description = "SO/RO/ST/RT windows also span at least this long (more than M messages when needed), so "
+                    + "that RT is a receive rate, not the rate of parsing one read; 0 = exactly M (M2), 0-60000 "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double windowMinTimeMs;
 
     @Option(names = "--padding", paramLabel = "zeros|random", defaultValue = "zeros",
             description = "Payload after the header (R2) (default: ${DEFAULT-VALUE}).")
@@ -211,6 +218,9 @@ public final class RunCommand implements Callable<Integer> {
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
         }
+        if (!(windowMinTimeMs >= 0) || windowMinTimeMs > 60_000) {
+            throw new SpecException("--window-min-time", "must be between 0 and 60000 ms, got " + windowMinTimeMs);
+        }
         if (overlap < 1 || overlap > 100) {
             throw new SpecException("--histogram-overlap", "must be between 1 (no overlap) and 100, got " + overlap);
         }
@@ -293,19 +303,21 @@ public final class RunCommand implements Callable<Integer> {
         CpuReport cpu = CpuReport.build(outcome, brokerCpu);
         // trace.dat, the largest file, is written on a second thread while the analysis runs
         ExecutorService writer = Executors.newSingleThreadExecutor(r -> new Thread(r, "msgscope-trace-dat"));
+        final long minSpan = Math.round(windowMinTimeMs * 1e6);
         Future<?> traceDat = writer.submit(() -> {
-            TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window(), cpu.columns());
+            TraceDatWriter.write(dir.resolve(TraceDatWriter.FILE_NAME), trace, outcome.spec.window(), minSpan,
+                    cpu.columns());
             return null;
         });
         writer.shutdown();
-        AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window());
+        AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window(), minSpan);
         long tAnalysis = System.nanoTime();
         judge(outcome, a);
         List<String> files = new ArrayList<>();
         files.add(TraceDatWriter.FILE_NAME);
         boolean envelope = trace.count() > envelopeAbove;
         if (envelope) {
-            TraceEnvelope.write(dir.resolve(TraceEnvelope.FILE_NAME), trace, outcome.spec.window(), cpu.columns(),
+            TraceEnvelope.write(dir.resolve(TraceEnvelope.FILE_NAME), trace, outcome.spec.window(), minSpan, cpu.columns(),
                     envelopeBuckets);
             files.add(TraceEnvelope.FILE_NAME);
         }
@@ -314,7 +326,8 @@ public final class RunCommand implements Callable<Integer> {
         HdrOutput.writeAll(dir, a, startEpochMs, System.currentTimeMillis());
         files.add(HdrOutput.HLOG_FILE_NAME);
         files.add(HdrOutput.HGRM_FILE_NAME);
-        for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended(), envelope)) {
+        for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended(), envelope,
+                ConsoleSummary.throughputAxis(outcome, a))) {
             files.add(p.getFileName().toString());
         }
         for (Path p : cpu.writeScripts(dir, trace, envelope)) {
@@ -326,15 +339,25 @@ public final class RunCommand implements Callable<Integer> {
             files.add(p.getFileName().toString());
         }
         long tDist = System.nanoTime();
-        for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), cpu.columns(), bins,
+        for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), minSpan, cpu.columns(), bins,
                 overlap)) {
             files.add(p.getFileName().toString());
         }
         long tHist = System.nanoTime();
         awaitTraceDat(traceDat);
+        // the self-check on the values as written (M12, issue 17): trace.dat read back, independently
+        TraceFileCheck fileCheck = TraceFileCheck.check(dir.resolve(TraceDatWriter.FILE_NAME), a,
+                outcome.spec.window(), minSpan);
+        if (!fileCheck.holds() && !outcome.failed()) {
+            outcome.failure = "the self-check on trace.dat failed: " + fileCheck.firstProblem();
+        }
         long tTraceDat = System.nanoTime();
         files.add(SummaryJson.FILE_NAME);
         Map<String, Object> summary = SummaryJson.build(outcome, a, EnvironmentInfo.current(), startedAt, files);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> identity = (Map<String, Object>) summary.get("identity_check");
+        identity.put("trace_dat", fileCheck.toMap());
+        identity.put("holds", a.identity().holds() && fileCheck.holds());
         if (!cpu.summary().isEmpty()) {
             summary.put("cpu", cpu.summary());
         }

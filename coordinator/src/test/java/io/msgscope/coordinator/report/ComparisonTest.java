@@ -27,7 +27,7 @@ class ComparisonTest {
         Path d = parent.resolve(name);
         Files.createDirectories(d);
         Files.writeString(d.resolve("summary.json"), String.format(java.util.Locale.ROOT, """
-                {"driver": "%s", "status": "ok", "spec": {"count": %d, "size": %d, "rate": %s},
+                {"mode": "trace", "driver": "%s", "status": "ok", "spec": {"count": %d, "size": %d, "rate": %s},
                  "counters": {"messages_lost": 0},
                  "throughput": {"receive_msg_s": 19999.5, "receive_bytes_s": 1279968},
                  "latency": {"latency_min_us": 10, "latency_mean_us": 150, "latency_p50_us": %s,

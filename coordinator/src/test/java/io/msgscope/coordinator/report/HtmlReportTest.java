@@ -30,7 +30,7 @@ class HtmlReportTest {
         assertFalse(html.contains("<b>3"), "raw tag from failure reason");
         assertTrue(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
         assertTrue(html.contains("lost &lt;b&gt;3&lt;/b&gt; &amp; more"));
-        assertTrue(html.contains("<title>msgscope run run&lt;1&gt;</title>"), html);
+        assertTrue(html.contains("<title>msgscope trace run&lt;1&gt;</title>"), html);
         assertTrue(html.contains("<img src=\"latency.png\""));
         assertTrue(html.contains("<img src=\"my%20plot.png\""));
         assertTrue(html.indexOf("latency.png") < html.indexOf("my%20plot.png"), "known plots first");
