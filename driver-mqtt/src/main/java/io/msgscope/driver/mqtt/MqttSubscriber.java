@@ -10,6 +10,7 @@ import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAck;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.suback.Mqtt5SubAckReasonCode;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Fault;
+import io.msgscope.core.driver.HandOver;
 import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3SubAckException;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5SubAckException;
 import io.msgscope.core.driver.MessageHandler;

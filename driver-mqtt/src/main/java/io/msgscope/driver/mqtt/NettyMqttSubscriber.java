@@ -3,6 +3,7 @@ package io.msgscope.driver.mqtt;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Fault;
+import io.msgscope.core.driver.HandOver;
 import io.msgscope.core.driver.MessageHandler;
 import io.msgscope.core.driver.Subscriber;
 import io.netty.buffer.ByteBuf;

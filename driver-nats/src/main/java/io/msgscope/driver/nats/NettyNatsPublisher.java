@@ -205,6 +205,9 @@ final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
     }
 
     private void checkAlive() throws IOException {
+        if (conn.lostWhy() != null) {
+            countServerError(); // before the throw: the caller reads the counters next
+        }
         conn.checkAlive("after " + sent + " messages");
     }
 
@@ -214,12 +217,22 @@ final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
      */
     @Override
     public void onLost() {
+        countServerError();
+    }
+
+    /**
+     * Counts the server's -ERR once, from whichever comes first: the event loop seeing the connection end, or
+     * the sender finding it ended (the -ERR is parsed before the channel closes, so a sender can get there first).
+     */
+    private void countServerError() {
         String why = conn.lostWhy();
         String prefix = "the server sent -ERR";
-        if (!conn.closedByUs() && why != null && why.startsWith(prefix)) {
+        if (!conn.closedByUs() && why != null && why.startsWith(prefix) && serverErrorCounted.compareAndSet(false, true)) {
             counts.error("NATS at " + s.address() + " sent -ERR" + why.substring(prefix.length()));
         }
     }
+
+    private final java.util.concurrent.atomic.AtomicBoolean serverErrorCounted = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** A PING behind everything queued; returns when its PONG came, i.e. the server has processed every PUB. */
     @Override

@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -37,9 +36,7 @@ final class NettyNatsSubscriber implements Subscriber, NatsConnection.Owner {
 
     private final NatsSettings s;
     private final NatsConnection conn;
-    private final Delivery delivery = new Delivery();
-    private final AtomicBoolean endedOnce = new AtomicBoolean();
-    private volatile Consumer<String> ended;
+    private final io.msgscope.core.driver.HandOver delivery = new io.msgscope.core.driver.HandOver();
     private ByteBuffer copy = ByteBuffer.allocate(0); // event loop only
     private volatile long slowConsumer;
 
@@ -100,15 +97,10 @@ final class NettyNatsSubscriber implements Subscriber, NatsConnection.Owner {
 
     @Override
     public void onLost() {
-        delivery.count.lost();
-        fireEnded();
-    }
-
-    private void fireEnded() {
-        Consumer<String> e = ended;
-        if (e != null && conn.lostWhy() != null && !conn.closedByUs() && endedOnce.compareAndSet(false, true)) {
-            e.accept(conn.lostReason());
+        if (conn.closedByUs()) {
+            delivery.closing(); // our own close is not a loss to report
         }
+        delivery.lost(conn.lostReason());
     }
 
     @Override
@@ -118,9 +110,8 @@ final class NettyNatsSubscriber implements Subscriber, NatsConnection.Owner {
 
     @Override
     public void start(MessageHandler handler, Consumer<String> ended) {
-        this.ended = ended;
-        delivery.start(handler, conn.channel.eventLoop());
-        fireEnded(); // lost before the start: say so now
+        // what arrived before goes to the handler on the event loop too; a connection lost before is reported at once
+        delivery.start(handler, ended, conn.channel.eventLoop());
     }
 
     @Override
@@ -157,6 +148,7 @@ final class NettyNatsSubscriber implements Subscriber, NatsConnection.Owner {
 
     @Override
     public void close() {
+        delivery.closing();
         conn.close();
     }
 }

@@ -1,8 +1,6 @@
-package io.msgscope.driver.mqtt;
+package io.msgscope.core.driver;
 
 import io.msgscope.core.WireHeader;
-import io.msgscope.core.driver.DeliveryCount;
-import io.msgscope.core.driver.MessageHandler;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,7 +9,8 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * The delivery side of both MQTT subscribers (HiveMQ and the Netty engine): the client's I/O thread
+ * The delivery side of the push-based subscribers (MQTT's HiveMQ and Netty engines, NATS's Netty
+ * engine; one piece, since drivers never depend on each other): the client's I/O thread
  * hands each payload to the receiver's handler first thing (Q2) and keeps payloads shorter than the
  * header aside as {@code short_payloads} (issue 5). Two ways to get the handler:
  * <ul>
@@ -25,8 +24,8 @@ import java.util.function.Consumer;
  * over in order by whichever thread gets there first once the handler is known. Their receive time is
  * that of the hand-over; they are warm-up messages in practice.
  */
-final class HandOver {
-    final DeliveryCount count = new DeliveryCount();
+public final class HandOver {
+    private final DeliveryCount count = new DeliveryCount();
     private final ArrayList<ByteBuffer> pending = new ArrayList<>();
     private volatile MessageHandler handler;
     private volatile boolean early;
@@ -39,7 +38,7 @@ final class HandOver {
     private boolean push;
 
     /** I/O thread: one message's payload, {@code [position, limit)} of a little-endian buffer. */
-    void deliver(ByteBuffer payload) {
+    public void deliver(ByteBuffer payload) {
         final MessageHandler h = handler;
         if (h == null || early) {
             deliverEarly(payload);
@@ -82,7 +81,7 @@ final class HandOver {
     }
 
     /** Receiver thread: as {@link io.msgscope.core.driver.Subscriber#poll}. */
-    int poll(MessageHandler handler, long timeoutMs) {
+    public int poll(MessageHandler handler, long timeoutMs) {
         if (this.handler != handler) {
             synchronized (pending) {
                 if (push) {
@@ -102,7 +101,16 @@ final class HandOver {
      * itself; what arrived before is handed over first, here, in order. A connection that ended before this
      * call is reported through {@code ended} at once.
      */
-    void start(MessageHandler handler, Consumer<String> ended) {
+    public void start(MessageHandler handler, Consumer<String> ended) {
+        start(handler, ended, Runnable::run);
+    }
+
+    /**
+     * As {@link #start(MessageHandler, Consumer)}, handing over what arrived before on {@code drainOn} (an
+     * engine's event loop, so that every delivery, the early ones too, runs on the I/O thread). Until that
+     * task ran, a new message from the I/O thread hands the early ones over first itself: the order holds.
+     */
+    public void start(MessageHandler handler, Consumer<String> ended, java.util.concurrent.Executor drainOn) {
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(ended, "ended");
         String why;
@@ -113,11 +121,15 @@ final class HandOver {
             push = true;
             this.ended = ended;
             this.handler = handler;
-            if (early) {
-                drainPending(handler);
-            }
             why = takeEnd();
         }
+        drainOn.execute(() -> {
+            synchronized (pending) {
+                if (early) {
+                    drainPending(handler);
+                }
+            }
+        });
         if (why != null) {
             ended.accept(why);
         }
@@ -127,7 +139,7 @@ final class HandOver {
      * Any thread, once: the connection ended for this one-line reason. Polling sees -1 from now on; in push
      * mode {@code ended} hears it, unless the subscriber is being closed by its owner.
      */
-    void lost(String why) {
+    public void lost(String why) {
         count.lost();
         String report;
         Consumer<String> e;
@@ -144,7 +156,7 @@ final class HandOver {
     }
 
     /** The owner closes the subscriber: its end is not reported through {@code ended}. */
-    void closing() {
+    public void closing() {
         synchronized (pending) {
             closing = true;
         }
@@ -159,7 +171,7 @@ final class HandOver {
         return lostWhy;
     }
 
-    long shortPayloads() {
+    public long shortPayloads() {
         return shortPayloads;
     }
 }
