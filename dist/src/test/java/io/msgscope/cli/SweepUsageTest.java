@@ -55,7 +55,8 @@ class SweepUsageTest {
         "mqtt | version=3,4         | version=4 | --opt version: must be 3 (MQTT 3.1.1) or 5",
         "nats | storage=file,disk   | storage=disk | --opt storage: must be file or memory",
         "zmq  | hwm=0,-1            | hwm=-1    | --opt hwm: must be between 0 and 2147483647",
-        "tcp  | nodelay=true        | nodelay=true | is not an option of the tcp driver; it knows none"})
+        "tcp  | via=relay,hop       | via=hop   | --opt via: must be",
+        "tcp  | wobble=true         | wobble=true | is not an option of the tcp driver; it knows advertise, bind, nodelay, port, via"})
     void everyOptionValueIsCheckedByTheDriverBeforeAnyPointRuns(String driver, String values, String bad,
                                                                  String expected) {
         List<String> a = new ArrayList<>(List.of("--driver", driver, "--opt-values", values));

@@ -122,6 +122,11 @@ public final class Comparison {
         return num(s.json().path("cpu").path(role).path("stats").path("median"), "%.1f");
     }
 
+    /** Issue 17: CPU time over elapsed time, what /proc shows; the per-window median beside it is not a time average. */
+    private static String cpuTimeWeighted(SummaryView s, String role) {
+        return num(s.json().path("cpu").path(role).path("time_weighted").path("mean_pct"), "%.1f");
+    }
+
     private static Row latency(String name, String field) {
         return new Row("latency " + name + " [µs]", s -> num(s.latencyUs(field), "%.1f"));
     }
@@ -151,9 +156,12 @@ public final class Comparison {
             latency("p99", "p99"),
             latency("p99.9", "p999"),
             latency("max", "max"),
-            new Row("CPU sender median [% core]", s -> cpu(s, "sender")),
-            new Row("CPU broker median [% core]", s -> cpu(s, "broker")),
-            new Row("CPU receiver median [% core]", s -> cpu(s, "receiver")),
+            new Row("CPU sender time-weighted [% core]", s -> cpuTimeWeighted(s, "sender")),
+            new Row("CPU broker time-weighted [% core]", s -> cpuTimeWeighted(s, "broker")),
+            new Row("CPU receiver time-weighted [% core]", s -> cpuTimeWeighted(s, "receiver")),
+            new Row("CPU sender median per window [% core]", s -> cpu(s, "sender")),
+            new Row("CPU broker median per window [% core]", s -> cpu(s, "broker")),
+            new Row("CPU receiver median per window [% core]", s -> cpu(s, "receiver")),
             new Row("client CPU per message [ns]", s -> num(s.clientCpuNsPerMessage(), "%.0f")),
             new Row("distribution", s -> s.json().path("distribution").path("verdict").asText("–")));
 

@@ -349,7 +349,8 @@ public final class HtmlReport {
             addCpuRow(rows, role, r);
             addCpuRow(rows, role + " process", r.path("process"));
         }
-        h.table(List.of("series", "median", "mean", "robust deviation", "min", "max", "source"), rows);
+        h.table(List.of("series", "time-weighted mean", "median per window", "mean per window", "robust deviation",
+                "min", "max", "source"), rows);
     }
 
     private static void addCpuRow(List<List<String>> rows, String name, JsonNode r) {
@@ -357,7 +358,9 @@ public final class HtmlReport {
         if (!st.isObject()) {
             return;
         }
-        rows.add(List.of(name, Html.value(st.get("median")), Html.value(st.get("mean")),
+        // issue 17: CPU time over elapsed time first; the window statistics weigh long and short windows alike
+        rows.add(List.of(name, Html.value(r.path("time_weighted").get("mean_pct")), Html.value(st.get("median")),
+                Html.value(st.get("mean")),
                 Html.value(st.get("robust_deviation")), Html.value(st.get("min")), Html.value(st.get("max")),
                 r.path("source").asText("")));
     }

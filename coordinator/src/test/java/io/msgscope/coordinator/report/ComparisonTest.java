@@ -34,7 +34,8 @@ class ComparisonTest {
                              "latency_p95_us": 400, "latency_p99_us": 900, "latency_p999_us": 2000, "latency_max_us": 5000},
                  "series": {"latency_ns": {"p50": %s, "p90": 300000, "p95": 400000, "p99": 900000,
                                            "p99_9": 2000000, "p99_99": 4000000, "max": 5000000}},
-                 "cpu": {"sender": {"stats": {"median": 71.25}}, "receiver": {"stats": {"median": 19}}},
+                 "cpu": {"sender": {"stats": {"median": 71.25}, "time_weighted": {"mean_pct": 20.5}},
+                         "receiver": {"stats": {"median": 19}}},
                  "distribution": {"verdict": "unimodal | tidy"}}
                 """, driver, count, size, rate, p50Ns / 1000, p50Ns));
         return d;
@@ -73,7 +74,8 @@ class ComparisonTest {
         assertEquals(ExitCodes.OK, compare(out, err, "--force", "--out", o.toString(), a.toString(), b.toString()));
         assertTrue(out.toString().contains("| driver | tcp | amqp |"), out.toString());
         assertTrue(out.toString().contains("| latency p50 [µs] | 100.0 | 300.0 |"), out.toString());
-        assertTrue(out.toString().contains("| CPU sender median [% core] | 71.3 | 71.3 |"), out.toString());
+        assertTrue(out.toString().contains("| CPU sender median per window [% core] | 71.3 | 71.3 |"), out.toString());
+        assertTrue(out.toString().contains("| CPU sender time-weighted [% core] | 20.5 | 20.5 |"), out.toString());
         assertTrue(out.toString().contains("unimodal \\| tidy"), out.toString());
         assertTrue(Files.readString(o.resolve("compare.md")).startsWith("| field | tcp-a | amqp-b |"));
         String dat = Files.readString(o.resolve("compare.dat"));
