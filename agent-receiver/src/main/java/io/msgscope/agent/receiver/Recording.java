@@ -53,13 +53,11 @@ final class Recording implements MessageHandler {
         Histogram recycleIntended;
     }
 
-    private final int size;
     private final long epochMinusMono;
     private final List<Slot> slots = new CopyOnWriteArrayList<>();
     private final ThreadLocal<Slot> mine = ThreadLocal.withInitial(this::newSlot);
 
-    Recording(int size, long epochMinusMono) {
-        this.size = size;
+    Recording(long epochMinusMono) {
         this.epochMinusMono = epochMinusMono;
     }
 
@@ -117,10 +115,6 @@ final class Recording implements MessageHandler {
             c[3] += s.overRange;
         }
         return c;
-    }
-
-    long bytesPerMessage() {
-        return size;
     }
 
     /** I/O threads that have delivered at least one message. */

@@ -85,7 +85,7 @@ public final class SubscribersRole implements AgentRole {
         }
         this.spec = spec;
         this.driver = DriverSpecs.driverOf(drivers, spec);
-        this.recording = new Recording(spec.getSize(), clock.epochMinusMono());
+        this.recording = new Recording(clock.epochMinusMono());
         return Ready.newBuilder().setRole(Role.SUBSCRIBERS).build();
     }
 
