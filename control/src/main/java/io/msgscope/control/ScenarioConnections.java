@@ -77,6 +77,8 @@ public final class ScenarioConnections<T extends AutoCloseable> {
      */
     public void putCounters(Map<String, Long> m) {
         m.putAll(context.connects().counters());
+        // a connection that could not be made is an error of its kind too (errors_refused, errors_connect_failed)
+        context.connects().failedByKind().forEach((k, n) -> m.merge(k.field(), n, Long::sum));
         m.put("connections_target", (long) ramp.target());
         if (ramp.done()) {
             m.put("connections_not_attempted", (long) ramp.notAttempted());

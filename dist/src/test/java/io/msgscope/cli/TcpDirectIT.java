@@ -73,7 +73,7 @@ class TcpDirectIT {
         try (BufferedReader r = Files.newBufferedReader(out.resolve("trace.dat"), StandardCharsets.US_ASCII)) {
             String[] cols = r.readLine().substring(1).trim().split("\\s+");
             assertEquals(List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s", "cpu_sender_pct",
-                    "cpu_receiver_pct", "net_rx_bytes_s", "net_rx_packets_s"), List.of(cols));
+                    "cpu_receiver_pct", "net_rx_bytes_s", "net_rx_packets_s", "st_window", "rt_window"), List.of(cols));
         }
         assertEquals(N, DriverRunIT.dataRows(out.resolve("trace.dat")));
     }

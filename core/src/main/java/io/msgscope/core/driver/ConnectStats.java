@@ -66,6 +66,11 @@ public final class ConnectStats {
         return m;
     }
 
+    /** Connections that could not be made, by kind (a copy). */
+    public synchronized Map<Fault.Kind, Long> failedByKind() {
+        return new EnumMap<>(failed);
+    }
+
     /** One line per failure kind: {@code "refused x3: <first reason>"}; empty when every connection opened. */
     public synchronized String failureSummary() {
         StringBuilder b = new StringBuilder();
