@@ -223,16 +223,19 @@ final class NettyNatsPublisher implements Publisher, NatsConnection.Owner {
     /**
      * Counts the server's -ERR once, from whichever comes first: the event loop seeing the connection end, or
      * the sender finding it ended (the -ERR is parsed before the channel closes, so a sender can get there first).
+     * Synchronized, not a flag alone: whichever comes second returns only once the first has counted, so the
+     * caller that goes on to read the counters sees the error.
      */
-    private void countServerError() {
+    private synchronized void countServerError() {
         String why = conn.lostWhy();
         String prefix = "the server sent -ERR";
-        if (!conn.closedByUs() && why != null && why.startsWith(prefix) && serverErrorCounted.compareAndSet(false, true)) {
+        if (!serverErrorCounted && !conn.closedByUs() && why != null && why.startsWith(prefix)) {
+            serverErrorCounted = true;
             counts.error("NATS at " + s.address() + " sent -ERR" + why.substring(prefix.length()));
         }
     }
 
-    private final java.util.concurrent.atomic.AtomicBoolean serverErrorCounted = new java.util.concurrent.atomic.AtomicBoolean();
+    private boolean serverErrorCounted; // guarded by this
 
     /** A PING behind everything queued; returns when its PONG came, i.e. the server has processed every PUB. */
     @Override
