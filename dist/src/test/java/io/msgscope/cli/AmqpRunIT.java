@@ -87,6 +87,35 @@ class AmqpRunIT {
         assertTrue(s.get("latency").get("latency_p50_us").asDouble() > 0);
     }
 
+    /** Issue 19: quorum and stream queues in trace mode, every message accounted for, the queue named as such. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"quorum", "stream"})
+    void aTraceRunThroughAQuorumQueueOrAStreamAccountsForEveryMessage(String type) throws Exception {
+        Path out = tmp.resolve("type-" + type);
+        MsgscopeProcess p = run(out, "--opt", "queue_type=" + type, "--opt", "confirm=100");
+        int rc = p.waitFor(180);
+        assertEquals(0, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertEquals("ok", s.get("status").asText());
+        assertTrue(s.get("topology").asText().contains("msgscope-" + type + "-"), s.get("topology").asText());
+        assertEquals(type, s.get("spec").get("driver_options").get("queue_type").asText());
+        JsonNode c = s.get("counters");
+        assertEquals(20_000, c.get("messages_received").asLong());
+        assertEquals(20_000, c.get("messages_acked").asLong());
+        assertEquals(0, c.get("messages_lost").asLong());
+        assertEquals(0, c.get("duplicates").asLong());
+        assertEquals(20_000, traceRows(out.resolve("trace.dat")));
+    }
+
+    @Test
+    void whatAStreamCannotHonourIsBadUsage() throws Exception {
+        MsgscopeProcess p = run(tmp.resolve("stream-auto-ack"), "--opt", "queue_type=stream", "--opt", "auto_ack=true");
+        Usage.assertUsageError(p, "--opt auto_ack");
+        MsgscopeProcess q = run(tmp.resolve("quorum-transient"), "--opt", "queue_type=quorum", "--opt",
+                "persistent=false");
+        Usage.assertUsageError(q, "--opt persistent");
+    }
+
     @Test
     void publisherConfirmsAreCountedForTheMeasuredMessages() throws Exception {
         Path out = tmp.resolve("confirm");

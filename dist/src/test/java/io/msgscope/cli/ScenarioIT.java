@@ -47,20 +47,26 @@ class ScenarioIT {
             "amqp, fan-in,       4, 1, confirm=100",
             "amqp, fan-out,      1, 4, confirm=100",
             "amqp, straight-run, 4, 4, confirm=100",
-            "amqp, round-robin,  4, 4, confirm=100"})
+            "amqp, round-robin,  4, 4, confirm=100",
+            // issue 19: RabbitMQ's durable queue types (several options separated by ';')
+            "amqp, fan-out,      1, 4, confirm=100;queue_type=stream",
+            "amqp, round-robin,  4, 4, confirm=100;queue_type=quorum"})
     void everyMessageIsDeliveredAsTheScenarioSays(String driver, String scenario, int p, int s, String opt)
             throws Exception {
         boolean js = opt.startsWith("consumer=");
         requireBroker(driver.equals("mqtt") ? 1883 : driver.equals("amqp") ? 5672 : 4222,
                 driver.equals("mqtt") ? "Mosquitto" : driver.equals("amqp") ? "RabbitMQ" : "nats-server");
-        Path out = tmp.resolve(driver + "-" + scenario);
+        Path out = tmp.resolve(driver + "-" + scenario + "-" + opt.replaceAll("[^a-z0-9]+", "_"));
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("scenario",
                 "--driver", driver, "--scenario", scenario, "--publishers", "" + p, "--subscribers", "" + s,
-                "--rate", "200", "--duration", "2", "--warmup", "1", "--opt", opt, "--out", out.toString()));
+                "--rate", "200", "--duration", "2", "--warmup", "1", "--out", out.toString()));
+        for (String o : opt.split(";")) {
+            args.addAll(java.util.List.of("--opt", o));
+        }
         if (js) {
             args.addAll(java.util.List.of("--opt", "jetstream=true", "--opt", "storage=memory"));
         }
-        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + driver + "-" + scenario),
+        MsgscopeProcess proc = MsgscopeProcess.start(tmp.resolve("wd-" + out.getFileName()),
                 args.toArray(String[]::new));
         JsonNode j = proc.awaitOkSummary(out, 120);
         long sent = ScenarioResults.assertEveryMessageDelivered(j, scenario, p, s, 200, 2);

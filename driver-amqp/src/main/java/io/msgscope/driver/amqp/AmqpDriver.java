@@ -107,17 +107,22 @@ public final class AmqpDriver implements Driver {
             if (prefetch > 0) {
                 ch.basicQos(prefetch);
             }
+            QueueTypes.require(o.queueType(), c, address);
             String queue;
             if (!o.routed()) {
-                // server-named, non-durable, non-exclusive, auto-delete; only the default exchange's binding (A1)
-                queue = ch.queueDeclare("", false, false, true, null).getQueue();
+                queue = o.queueType() == AmqpOptions.QueueType.CLASSIC
+                        // server-named, non-durable, non-exclusive, auto-delete; only the default exchange's binding (A1)
+                        ? ch.queueDeclare("", false, false, true, null).getQueue()
+                        : QueueTypes.declareOwn(ch, o.queueType());
             } else {
                 ensureExchange(c, o, address);
-                queue = o.group().isEmpty()
+                queue = !o.group().isEmpty()
+                        // shared by the group: named, non-exclusive, auto-delete once its last consumer leaves
+                        ? declareGroupQueue(ch, o, address)
+                        : o.queueType() == AmqpOptions.QueueType.CLASSIC
                         // its own: server-named, exclusive (gone with the connection), auto-delete
                         ? ch.queueDeclare("", false, true, true, null).getQueue()
-                        // shared by the group: named, non-exclusive, auto-delete once its last consumer leaves
-                        : declareGroupQueue(ch, o, address);
+                        : QueueTypes.declareOwn(ch, o.queueType());
                 ch.queueBind(queue, o.exchange(), o.topic());
             }
             return new AmqpSubscriber(o, address, c, ch, dispatch, queue, spec.messageSize());
@@ -166,7 +171,9 @@ public final class AmqpDriver implements Driver {
 
     private static String declareGroupQueue(Channel ch, AmqpOptions o, String address) throws IOException {
         try {
-            return ch.queueDeclare(o.group(), false, false, true, null).getQueue();
+            return o.queueType() == AmqpOptions.QueueType.CLASSIC
+                    ? ch.queueDeclare(o.group(), false, false, true, null).getQueue()
+                    : ch.queueDeclare(o.group(), true, false, false, QueueTypes.arguments(o.queueType())).getQueue();
         } catch (IOException | ShutdownSignalException e) {
             ShutdownSignalException s = AmqpConnections.shutdownCause(e);
             throw new IOException("amqp: cannot declare the shared queue '" + o.group() + "' at " + address + ": "

@@ -38,10 +38,33 @@ import java.util.Set;
  *                    (the default in run and throughput modes, one connection per side): amqp-client's
  *                    classic blocking sockets, a reader thread per connection (what PerfTest uses), cheaper per
  *                    message for a connection or two (docs/drivers/amqp.md)
+ * @param queueType   {@code queue_type}: {@code classic} (the default: seed 000's server-named, auto-delete queue,
+ *                    A2), {@code quorum} or {@code stream} (RabbitMQ 3.9 and later): a named, durable queue of that
+ *                    type, which msgscope deletes when the subscriber closes; a stream is read from the next
+ *                    message on with a prefetch and manual acks
  */
 public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
                           int confirm, int prefetch, int multiAck, boolean tlsVerify, String topic, String exchange,
-                          String group, boolean nio) {
+                          String group, boolean nio, QueueType queueType) {
+
+    /** The queue types of RabbitMQ's {@code x-queue-type}: what a queue keeps and how it is read. */
+    public enum QueueType {
+        /** Seed 000's queue (A2): server-named, auto-delete, in memory unless persistent. */
+        CLASSIC,
+        /** Raft-replicated, always durable; named, since a quorum queue cannot be server-named or auto-delete. */
+        QUORUM,
+        /** An append-only log read without removing: every consumer of it sees every message. */
+        STREAM;
+
+        String argument() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** Quorum and stream queues keep every message on disk whatever the delivery mode says. */
+        boolean durable() {
+            return this != CLASSIC;
+        }
+    }
 
     public static final String AUTO_ACK = "auto_ack";
     public static final String TX_SIZE = "tx_size";
@@ -56,9 +79,10 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String EXCHANGE = "exchange";
     public static final String GROUP = "group";
     public static final String IO = "io";
+    public static final String QUEUE_TYPE = "queue_type";
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE);
 
     /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
     public static final String DEFAULT_EXCHANGE = "amq.topic";
@@ -68,6 +92,11 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     /** basic.qos prefetch-count is a short (0-65535) in AMQP 0-9-1. */
     static final int MAX_PREFETCH = 65_535;
     static final int MAX_WINDOW = 1 << 24;
+    /**
+     * A stream consumer must have a prefetch (RabbitMQ refuses basic.consume without one): this many when
+     * {@code prefetch} is not given, as many as a fast consumer keeps busy without holding much in its client.
+     */
+    static final int STREAM_PREFETCH = 1_000;
 
     /** Reads and cross-checks every option; bad values and bad combinations name the option. */
     public static AmqpOptions of(DriverSpec spec) {
@@ -76,7 +105,21 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
         int txSize = (int) spec.longOption(TX_SIZE, 0, 0, MAX_WINDOW);
         boolean mandatory = spec.boolOption(MANDATORY, false);
         boolean immediate = spec.boolOption(IMMEDIATE, false);
-        boolean persistent = spec.boolOption(PERSISTENT, false);
+        QueueType queueType = queueType(spec.option(QUEUE_TYPE, "classic"));
+        boolean persistent = spec.boolOption(PERSISTENT, queueType.durable());
+        if (queueType.durable() && !persistent) {
+            throw new SpecException("--opt " + PERSISTENT, "false cannot be honoured by a " + queueType.argument()
+                    + " queue (it keeps every message on disk whatever the delivery mode); drop it or use "
+                    + "--opt queue_type=classic");
+        }
+        if (queueType.durable() && immediate) {
+            throw new SpecException("--opt " + IMMEDIATE, "cannot be used with --opt queue_type=" + queueType.argument()
+                    + " (a RabbitMQ queue type, and RabbitMQ 3.0 and later refuse the flag); drop it");
+        }
+        if (queueType == QueueType.STREAM && autoAck) {
+            throw new SpecException("--opt " + AUTO_ACK, "cannot be used with --opt queue_type=stream: a stream "
+                    + "consumer must acknowledge (its prefetch credit comes back with the acks); drop --opt " + AUTO_ACK);
+        }
         int confirm = (int) spec.longOption(CONFIRM, 0, 0, MAX_WINDOW);
         int prefetch = (int) spec.longOption(PREFETCH, 0, 0, MAX_PREFETCH);
         int multiAck = (int) spec.longOption(MULTI_ACK, 1, 1, MAX_WINDOW);
@@ -117,6 +160,10 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
             throw new SpecException("--opt " + GROUP, "is a queue shared by the subscribers of one topic: it needs --opt "
                     + TOPIC);
         }
+        if (queueType == QueueType.STREAM && !group.isEmpty()) {
+            throw new SpecException("--opt " + GROUP, "cannot share a stream: every consumer of a stream reads every "
+                    + "message (reads do not remove), so there is no round-robin; use --opt queue_type=quorum or classic");
+        }
         if (group.startsWith("amq.")) {
             throw new SpecException("--opt " + GROUP, "must not start with 'amq.' (queue names the brokers reserve), got '"
                     + group + "'");
@@ -130,7 +177,16 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
                     + "per connection), got '" + spec.option(IO, "") + "'");
         };
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
-                tlsVerify, topic, exchange, group, nio);
+                tlsVerify, topic, exchange, group, nio, queueType);
+    }
+
+    private static QueueType queueType(String v) {
+        return switch (v.toLowerCase(java.util.Locale.ROOT)) {
+            case "classic" -> QueueType.CLASSIC;
+            case "quorum" -> QueueType.QUORUM;
+            case "stream" -> QueueType.STREAM;
+            default -> throw new SpecException("--opt " + QUEUE_TYPE, "must be classic, quorum or stream, got '" + v + "'");
+        };
     }
 
     /** A short-string option: absent = {@code dflt}; given, 1 to 255 bytes of UTF-8. */
@@ -172,6 +228,9 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
 
     /** The basic.qos prefetch count to set, 0 = none: {@code prefetch}, or the bound consumer transactions need. */
     int effectivePrefetch() {
+        if (queueType == QueueType.STREAM && prefetch == 0) {
+            return Math.min(MAX_PREFETCH, Math.max(STREAM_PREFETCH, Math.max(multiAck, txSize + TX_PREFETCH_SLACK)));
+        }
         if (prefetch > 0 || autoAck || txSize == 0) {
             return prefetch;
         }

@@ -36,6 +36,10 @@ final class AmqpScenarios implements ScenarioSupport {
                         + "round-robin group's queue); do not give it (use --topic-prefix for the topics)");
             }
         }
+        if (scenario == Scenario.ROUND_ROBIN && "stream".equalsIgnoreCase(user.get(AmqpOptions.QUEUE_TYPE))) {
+            throw new SpecException("--opt " + AmqpOptions.QUEUE_TYPE, "stream cannot do round-robin: every consumer "
+                    + "of a stream reads every message; use quorum or classic");
+        }
         if (user.containsKey(AmqpOptions.IO)) {
             return user;
         }

@@ -194,7 +194,8 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     private void startConsuming() throws IOException {
         try {
-            consumerTag = channel.basicConsume(queue, autoAck, "", false, false, null, this);
+            consumerTag = channel.basicConsume(queue, autoAck, "", false, false,
+                    QueueTypes.consumeArguments(options.queueType()), this);
         } catch (IOException | ShutdownSignalException e) {
             ShutdownSignalException s = AmqpConnections.shutdownCause(e);
             throw new IOException("amqp: cannot consume from queue '" + queue + "' at " + address + ": "
@@ -362,6 +363,8 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         try {
             if (!group.isEmpty() && connection.isOpen() && channel.isOpen()) {
                 deleteGroupQueueIfLast();
+            } else if (group.isEmpty() && options.queueType().durable() && connection.isOpen()) {
+                deleteOwnQueue();
             }
             if (connection.isOpen()) {
                 connection.close(AmqpConnections.CLOSE_TIMEOUT_MS);
@@ -371,6 +374,25 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         } finally {
             connection.abort(AmqpConnections.CLOSE_TIMEOUT_MS);
             executor.shutdownNow();
+        }
+    }
+
+    /**
+     * A quorum or stream queue of this subscriber's own is durable and named, so nothing removes it with the
+     * connection: deleted here, on a fresh channel when the broker closed the consuming one (issue 19).
+     */
+    private void deleteOwnQueue() {
+        try {
+            String tag = consumerTag;
+            if (tag != null && channel.isOpen()) {
+                channel.basicCancel(tag);
+            }
+            Channel ch = channel.isOpen() ? channel : connection.createChannel();
+            ch.queueDelete(queue);
+        } catch (IOException | ShutdownSignalException e) {
+            // the broker closed the connection: the queue expires (quorum) or stays named in the log (stream)
+            System.err.println("amqp: could not delete queue '" + queue + "' at " + address + ": "
+                    + AmqpConnections.describe(e) + "; remove it with: rabbitmqctl delete_queue " + queue);
         }
     }
 

@@ -126,6 +126,13 @@ class AmqpDriverIT {
             a.add(Arguments.of(b, Map.of("tx_size", "10", "prefetch", "100")));
             if (b == Broker.RABBITMQ) {
                 a.add(Arguments.of(b, Map.of("tx_size", "10")));
+                // issue 19: RabbitMQ's durable queue types
+                a.add(Arguments.of(b, Map.of("queue_type", "quorum")));
+                a.add(Arguments.of(b, Map.of("queue_type", "quorum", "confirm", "100", "prefetch", "200")));
+                a.add(Arguments.of(b, Map.of("queue_type", "quorum", "auto_ack", "true")));
+                a.add(Arguments.of(b, Map.of("queue_type", "stream")));
+                a.add(Arguments.of(b, Map.of("queue_type", "stream", "confirm", "100", "multi_ack", "10")));
+                a.add(Arguments.of(b, Map.of("queue_type", "stream", "io", "blocking")));
             }
             a.add(Arguments.of(b, Map.of("persistent", "true")));
             a.add(Arguments.of(b, Map.of("confirm", "100")));
@@ -158,6 +165,45 @@ class AmqpDriverIT {
         long tx = Long.parseLong(opts.getOrDefault("tx_size", "0"));
         assertEquals(tx > 0 ? N / tx : 0, o.publisher().get("producer_tx_commits"), "producer transactions");
         assertEquals(tx > 0 ? N / tx : 0, o.subscriber().get("consumer_tx_commits"), "consumer transactions");
+    }
+
+    /** Issue 19: a quorum or stream queue is named, durable, of its type, and gone once the subscriber closed. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"quorum", "stream"})
+    void aDurableQueueTypeIsDeclaredAsSuchAndDeletedWhenTheSubscriberCloses(String type) throws Exception {
+        AmqpDriver d = new AmqpDriver();
+        String uri = Broker.RABBITMQ.uri();
+        String queue;
+        ConnectionFactory f = new ConnectionFactory();
+        f.setUri(uri);
+        try (Connection c = f.newConnection()) {
+            try (Subscriber sub = d.openSubscriber(spec(uri, Map.of("queue_type", type)))) {
+                queue = sub.destination();
+                assertTrue(queue.startsWith("msgscope-" + type + "-"), queue);
+                // the broker checks a redeclaration for equivalence: the same type and arguments pass, ...
+                c.createChannel().queueDeclare(queue, true, false, false,
+                        QueueTypes.arguments(AmqpOptions.QueueType.valueOf(type.toUpperCase(java.util.Locale.ROOT))));
+                // ... a transient or auto-delete one is refused
+                IOException other = assertThrows(IOException.class, () -> c.createChannel().queueDeclare(queue, false,
+                        false, true, null));
+                assertTrue(String.valueOf(other.getCause()).contains("PRECONDITION_FAILED"),
+                        String.valueOf(other.getCause()));
+                assertEquals(0, sub.poll(new InOrder(), 0));
+            }
+            Channel ch = c.createChannel();
+            IOException gone = assertThrows(IOException.class, () -> ch.queueDeclarePassive(queue));
+            assertTrue(String.valueOf(gone.getCause()).contains("NOT_FOUND"), String.valueOf(gone.getCause()));
+        }
+    }
+
+    @Test
+    void aDurableQueueTypeOnABrokerWithoutItIsRefusedNamingTheOption() throws Exception {
+        AmqpDriver d = new AmqpDriver();
+        IOException e = assertThrows(IOException.class,
+                () -> d.openSubscriber(spec(Broker.QPID.uri(), Map.of("queue_type", "quorum"))));
+        assertTrue(e.getMessage().startsWith("amqp: --opt queue_type=quorum needs RabbitMQ 3.8 or later"),
+                e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
     }
 
     @ParameterizedTest

@@ -26,7 +26,7 @@ class AmqpOptionsTest {
     @Test
     void defaultsAreTheSeedsPlainSetUp() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of()));
-        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", false), o);
+        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", false, AmqpOptions.QueueType.CLASSIC), o);
         assertFalse(o.routed(), "run and throughput modes: the default exchange and the queue's name (A1)");
     }
 
@@ -45,9 +45,36 @@ class AmqpOptionsTest {
     void everyOptionIsRead() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
                 "persistent", "on", "prefetch", "50", "multi_ack", "10")));
-        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", false), o);
+        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", false, AmqpOptions.QueueType.CLASSIC), o);
         assertEquals(100, AmqpOptions.of(spec(Map.of("confirm", "100"))).confirm());
         assertTrue(AmqpOptions.of(spec(Map.of("auto_ack", "true"))).autoAck());
+    }
+
+    /** Issue 19: quorum and stream queues are durable; what they cannot honour is refused naming the option. */
+    @Test
+    void queueTypesAreReadAndWhatTheyCannotHonourIsRefused() {
+        AmqpOptions q = AmqpOptions.of(spec(Map.of("queue_type", "quorum")));
+        assertEquals(AmqpOptions.QueueType.QUORUM, q.queueType());
+        assertTrue(q.persistent(), "a quorum queue keeps every message on disk: delivery mode 2 says so");
+        assertEquals(0, q.effectivePrefetch());
+        AmqpOptions st = AmqpOptions.of(spec(Map.of("queue_type", "STREAM")));
+        assertEquals(AmqpOptions.QueueType.STREAM, st.queueType());
+        assertEquals(AmqpOptions.STREAM_PREFETCH, st.effectivePrefetch(), "a stream consumer needs a prefetch");
+        assertEquals(50, AmqpOptions.of(spec(Map.of("queue_type", "stream", "prefetch", "50"))).effectivePrefetch());
+        assertEquals(2_500, AmqpOptions.of(spec(Map.of("queue_type", "stream", "tx_size", "2000"))).effectivePrefetch());
+        assertEquals(AmqpOptions.QueueType.CLASSIC, AmqpOptions.of(spec(Map.of("queue_type", "classic"))).queueType());
+
+        assertEquals("--opt queue_type", refused(Map.of("queue_type", "lazy")).option());
+        SpecException transientQuorum = refused(Map.of("queue_type", "quorum", "persistent", "false"));
+        assertEquals("--opt persistent", transientQuorum.option());
+        assertTrue(transientQuorum.getMessage().contains("quorum"), transientQuorum.getMessage());
+        assertEquals("--opt persistent", refused(Map.of("queue_type", "stream", "persistent", "false")).option());
+        assertEquals("--opt immediate", refused(Map.of("queue_type", "quorum", "immediate", "true")).option());
+        assertEquals("--opt auto_ack", refused(Map.of("queue_type", "stream", "auto_ack", "true")).option());
+        assertEquals("--opt group", refused(Map.of("queue_type", "stream", "topic", "a.b", "group", "g")).option());
+        // what a quorum queue can do stays allowed
+        AmqpOptions.of(spec(Map.of("queue_type", "quorum", "auto_ack", "true")));
+        AmqpOptions.of(spec(Map.of("queue_type", "quorum", "topic", "a.b", "group", "g")));
     }
 
     @Test

@@ -69,6 +69,17 @@ class AmqpScenariosTest {
         assertEquals(Map.of("io", "blocking"), s.options(Scenario.FAN_IN, Map.of("io", "blocking")));
     }
 
+    /** Issue 19: a stream is read whole by every consumer, so it serves fan-out but never round-robin. */
+    @Test
+    void aStreamCannotBeSharedRoundRobin() {
+        SpecException e = assertThrows(SpecException.class,
+                () -> s.options(Scenario.ROUND_ROBIN, Map.of("queue_type", "stream")));
+        assertEquals("--opt queue_type", e.option());
+        assertTrue(e.getMessage().contains("round-robin"), e.getMessage());
+        assertEquals("stream", s.options(Scenario.FAN_OUT, Map.of("queue_type", "stream")).get("queue_type"));
+        assertEquals("quorum", s.options(Scenario.ROUND_ROBIN, Map.of("queue_type", "quorum")).get("queue_type"));
+    }
+
     /** Q6: losses fail the run with confirms (or transactions) and manual acks, not otherwise. */
     @Test
     void reliableWithConfirmsOrTransactionsAndManualAcks() {
