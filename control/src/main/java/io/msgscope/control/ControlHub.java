@@ -108,6 +108,26 @@ public final class ControlHub implements AutoCloseable {
     /** Waits up to {@code timeoutMs} for a frame of one of the given kinds from {@code from}. */
     public Envelope await(AgentLink from, long timeoutMs, String what, Envelope.BodyCase... expected)
             throws AgentFailure {
+        return await(from, timeoutMs, what, null, null, expected);
+    }
+
+    /**
+     * Like {@link #await}, but only {@code from} matters (issue 16: the survivors' uploads after a fault): another
+     * agent's ERROR frames and its death are set aside, handed to {@code setAside} as one line each, instead of
+     * ending the wait, and so is an ERROR frame of {@code from} itself that {@code stale} accepts — one it sent
+     * before it was asked, such as its measurement's failure before an upload request.
+     */
+    public Envelope awaitOnly(AgentLink from, long timeoutMs, String what,
+                              java.util.function.Predicate<String> stale,
+                              java.util.function.Consumer<String> setAside, Envelope.BodyCase... expected)
+            throws AgentFailure {
+        return await(from, timeoutMs, what, stale, setAside, expected);
+    }
+
+    private Envelope await(AgentLink from, long timeoutMs, String what, java.util.function.Predicate<String> stale,
+                           java.util.function.Consumer<String> setAside, Envelope.BodyCase... expected)
+            throws AgentFailure {
+        boolean onlyFrom = setAside != null;
         Set<Envelope.BodyCase> kinds = EnumSet.noneOf(Envelope.BodyCase.class);
         kinds.addAll(List.of(expected));
         for (Iterator<Inbound> it = early.iterator(); it.hasNext(); ) {
@@ -137,7 +157,7 @@ public final class ControlHub implements AutoCloseable {
                 throw new AgentFailure(from.name(), "interrupted during " + what, false);
             }
             if (in == null) {
-                for (AgentLink l : links) {
+                for (AgentLink l : onlyFrom ? List.of(from) : links) {
                     String dead = l.closing() ? null : l.deathReason();
                     if (dead != null) {
                         throw new AgentFailure(l.name(), dead + " during " + what, false);
@@ -148,6 +168,10 @@ public final class ControlHub implements AutoCloseable {
             if (in.env() == null) {
                 closed.add(in.from());
                 if (in.from().closing()) {
+                    continue;
+                }
+                if (onlyFrom && in.from() != from) {
+                    setAside.accept(in.from().name() + ": " + in.from().lossReason());
                     continue;
                 }
                 throw new AgentFailure(in.from().name(), in.from().lossReason() + " during " + what, false);
@@ -170,6 +194,11 @@ public final class ControlHub implements AutoCloseable {
                 continue;
             }
             taken(in);
+            if (env.getBodyCase() == Envelope.BodyCase.ERROR && onlyFrom
+                    && (in.from() != from || stale.test(env.getError().getMessage()))) {
+                setAside.accept(in.from().name() + ": " + env.getError().getMessage());
+                continue;
+            }
             if (env.getBodyCase() == Envelope.BodyCase.ERROR) {
                 throw new AgentFailure(in.from().name(), env.getError().getMessage(), env.getError().getUsage(),
                         env.getError().getKind());

@@ -72,6 +72,39 @@ class AgentServerTest {
         return AgentLink.connect(hub, role, HOST, server.port(), TIMEOUT_MS, () -> null);
     }
 
+    /**
+     * Issue 16: an agent whose measurement failed still uploads its trace. The plain wait ends on its earlier ERROR
+     * frame; the wait for one agent's upload sets that stale error aside and takes the chunks.
+     */
+    @Test
+    void aFailedMeasurementsTraceIsStillUploadedPastItsStaleError() throws Exception {
+        ControlHub hub = hub();
+        AgentLink link = connect(hub, Role.RELAY);
+        link.send(Envelope.newBuilder().setSpec(RunSpec.newBuilder().setCount(FakeRole.FAILING_COUNT)).build());
+        hub.await(link, TIMEOUT_MS, "set-up", Envelope.BodyCase.READY);
+        factory.made.get(factory.made.size() - 1).upload = new long[] {11, 22, 33};
+        link.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.MEASURE)).build());
+        AgentFailure f = assertThrows(AgentFailure.class,
+                () -> hub.await(link, TIMEOUT_MS, "measure", Envelope.BodyCase.PHASE_DONE));
+        assertTrue(f.getMessage().contains("sending failed after 3"), f.getMessage());
+
+        // the same error once more, unread, before the upload request: the upload must look past it
+        link.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.MEASURE)).build());
+        Thread.sleep(200);
+        link.send(Envelope.newBuilder().setUploadRequest(io.msgscope.proto.UploadRequest.newBuilder()
+                .setChunkValues(Frames.CHUNK_VALUES)).build());
+        List<String> aside = new java.util.ArrayList<>();
+        Envelope chunk = hub.awaitOnly(link, TIMEOUT_MS, "upload", m -> !m.startsWith("upload"), aside::add,
+                Envelope.BodyCase.CHUNK, Envelope.BodyCase.UPLOAD_DONE);
+        assertEquals(Envelope.BodyCase.CHUNK, chunk.getBodyCase());
+        assertEquals(3, chunk.getChunk().getValueCount());
+        assertEquals(Envelope.BodyCase.UPLOAD_DONE, hub.awaitOnly(link, TIMEOUT_MS, "upload",
+                m -> !m.startsWith("upload"), aside::add, Envelope.BodyCase.CHUNK, Envelope.BodyCase.UPLOAD_DONE)
+                .getBodyCase());
+        assertEquals(1, aside.size(), aside::toString);
+        assertTrue(aside.get(0).contains("sending failed after 3"), aside::toString);
+    }
+
     @Test
     void handshakeAndARunStep() throws Exception {
         ControlHub hub = hub();

@@ -28,6 +28,8 @@ final class FakeRole implements AgentRole {
     }
 
     static final int INGRESS_PORT = 40_001;
+    /** A spec of this count makes the measurement fail, as a sender whose broker went away. */
+    static final long FAILING_COUNT = 7;
 
     final List<String> calls = new CopyOnWriteArrayList<>();
     final CountDownLatch closed = new CountDownLatch(1);
@@ -52,6 +54,10 @@ final class FakeRole implements AgentRole {
     @Override
     public void start(Phase phase, PhaseListener listener) {
         calls.add("start " + phase);
+        if (spec.getCount() == FAILING_COUNT && phase == Phase.MEASURE) {
+            listener.failed("sending failed after 3 measured messages: Connection reset");
+            return;
+        }
         listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(spec.getCount()).build());
     }
 

@@ -76,7 +76,11 @@ public final class ConsoleSummary {
             sb.append(" (from the intended send time: p50 ").append(HumanFormat.duration(c.p50()))
                     .append(", p99 ").append(HumanFormat.duration(c.p99())).append(")");
         }
-        sb.append("; ").append(HumanFormat.count(a.lost())).append(" lost");
+        if (out.lossKnown()) {
+            sb.append("; ").append(HumanFormat.count(a.lost())).append(" lost");
+        } else {
+            sb.append("; lost unknown (no ").append(String.join(" or ", out.tracesMissing)).append(" trace)");
+        }
         if (out.duplicates > 0) {
             sb.append(", ").append(HumanFormat.count(out.duplicates)).append(" duplicated");
         }

@@ -47,6 +47,16 @@ public final class RunOutcome {
     public final Map<String, Long> hotThreadAllocatedBytes = new LinkedHashMap<>();
     public boolean sendUploaded;
     public boolean recvUploaded;
+    /** True once the sender's (receiver's) measurement report came with its count; else counted from the trace. */
+    public boolean sentReported;
+    public boolean receivedReported;
+    /** Roles whose trace upload failed: the loss over what both sides recorded is then unknown (issue 16). */
+    public final java.util.Set<String> tracesMissing = new java.util.TreeSet<>();
+
+    /** Lost = sent − received over what both sides recorded, known only when both traces came. */
+    public boolean lossKnown() {
+        return tracesMissing.isEmpty();
+    }
     /** Null when the run succeeded. */
     public String failure;
     public boolean usageFailure;

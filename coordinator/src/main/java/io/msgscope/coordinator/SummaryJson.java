@@ -80,14 +80,18 @@ public final class SummaryJson {
 
         Map<String, Object> c = new LinkedHashMap<>();
         int size = out.spec.size();
-        c.put("messages_sent", out.sent);
-        c.put("messages_received", out.received);
-        c.put("messages_lost", a.lost());
+        // a count neither reported nor recorded in an uploaded trace is unknown, not 0 (issue 16)
+        boolean sentKnown = out.sentReported || !out.tracesMissing.contains("sender");
+        boolean receivedKnown = out.receivedReported || !out.tracesMissing.contains("receiver");
+        c.put("messages_sent", sentKnown ? out.sent : null);
+        c.put("messages_received", receivedKnown ? out.received : null);
+        // lost = sent - received over what both recorded: unknown unless both traces came (issue 16)
+        c.put("messages_lost", out.lossKnown() ? a.lost() : null);
         c.put("duplicates", out.duplicates);
         c.put("reordered", out.reordered);
         c.put("out_of_range", out.outOfRange);
-        c.put("bytes_sent", out.sent * size);
-        c.put("bytes_received", out.received * size);
+        c.put("bytes_sent", sentKnown ? out.sent * size : null);
+        c.put("bytes_received", receivedKnown ? out.received * size : null);
         c.put("warmup_received", out.warmupReceived);
         c.put("relay_forwarded", out.relayForwarded < 0 ? null : out.relayForwarded);
         c.put("negative_latencies_clamped", a.clampedNegative());

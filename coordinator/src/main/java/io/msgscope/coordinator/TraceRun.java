@@ -161,6 +161,7 @@ public final class TraceRun {
                 PhaseDone sent = hub.await(sender, measureDeadlineMs(), "the measurement",
                         Envelope.BodyCase.PHASE_DONE).getPhaseDone();
                 out.sent = sent.getSent();
+                out.sentReported = true;
                 out.sampling.put("sender", new long[] {sent.getSamples(), sent.getSamplingNs()});
                 out.hotThreadAllocatedBytes.put("sender", sent.getHotThreadAllocatedBytes());
                 receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
@@ -169,6 +170,7 @@ public final class TraceRun {
                         "the measurement", Envelope.BodyCase.PHASE_DONE).getPhaseDone();
                 out.measureWallNs = System.nanoTime() - t0;
                 out.received = got.getReceived();
+                out.receivedReported = true;
                 out.duplicates = got.getDuplicates();
                 out.reordered = got.getReordered();
                 out.outOfRange = got.getOutOfRange();
@@ -206,6 +208,7 @@ public final class TraceRun {
                 log.println("run failed: " + f.getMessage());
             }
             uploadAll(hub, out, sender, receiver, probe);
+            countFromTraces(out);
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {
                 if (l != null) {
                     l.send(Envelope.newBuilder().setBye(Bye.getDefaultInstance()).build());
@@ -213,6 +216,33 @@ public final class TraceRun {
             }
         }
         return out;
+    }
+
+    /**
+     * After a fault the agents' measurement reports may never have come: the counts are then taken from the
+     * traces that were uploaded (issue 16), so summary.json agrees with trace.dat, and say so.
+     */
+    static void countFromTraces(RunOutcome out) {
+        if (!out.sentReported && out.sendUploaded) {
+            out.sent = recorded(out.sendNs);
+            out.warnings.add("messages_sent (" + out.sent + ") counted from the sender's uploaded trace: its "
+                    + "measurement report never came");
+        }
+        if (!out.receivedReported && out.recvUploaded) {
+            out.received = recorded(out.recvNs);
+            out.warnings.add("messages_received (" + out.received + ") counted from the receiver's uploaded trace: "
+                    + "its measurement report never came");
+        }
+    }
+
+    private static long recorded(long[] times) {
+        long n = 0;
+        for (long t : times) {
+            if (t != Long.MIN_VALUE) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Uploads from every agent that still answers, even after a failure (no lost data). */
@@ -229,6 +259,7 @@ public final class TraceRun {
                 upload(hub, sender, out);
                 out.sendUploaded = true;
             } catch (AgentFailure f) {
+                out.tracesMissing.add("sender");
                 note(out, "sender trace upload: " + f.getMessage());
             }
         }
@@ -237,8 +268,16 @@ public final class TraceRun {
                 upload(hub, receiver, out);
                 out.recvUploaded = true;
             } catch (AgentFailure f) {
+                out.tracesMissing.add("receiver");
                 note(out, "receiver trace upload: " + f.getMessage());
             }
+        }
+    }
+
+    private static void setAside(RunOutcome out, String message) {
+        String w = "during the uploads: " + message;
+        if (!out.warnings.contains(w) && (out.failure == null || !out.failure.contains(message))) {
+            out.warnings.add(w);
         }
     }
 
@@ -255,7 +294,10 @@ public final class TraceRun {
                 .setChunkValues(Frames.CHUNK_VALUES)).build());
         long deadlineMs = 60_000 + spec.count() / 100;
         while (true) {
-            Envelope env = hub.await(link, deadlineMs, "the " + Frames.name(link.role()) + " trace upload",
+            // only this agent matters now: another's failure, or this one's failure before it was asked to upload
+            // (e.g. its measurement's), is set aside as a warning, so a survivor's trace is never dropped (issue 16)
+            Envelope env = hub.awaitOnly(link, deadlineMs, "the " + Frames.name(link.role()) + " trace upload",
+                    message -> !message.startsWith("upload"), aside -> setAside(out, aside),
                     Envelope.BodyCase.CHUNK, Envelope.BodyCase.UPLOAD_DONE);
             if (env.getBodyCase() == Envelope.BodyCase.UPLOAD_DONE) {
                 return;

@@ -1,0 +1,108 @@
+package io.msgscope.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Issue 16: a trace run whose relay, sender, receiver or broker is killed during the measurement keeps what every
+ * surviving agent recorded. The run ends (no hang) with exit 1, summary.json says failed and why, and its counts
+ * agree with trace.dat: messages the sender recorded, messages the receiver recorded, lost over what both
+ * recorded, and a count no surviving agent could give is null, not 0.
+ */
+class TraceFaultIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    /** What trace.dat holds: rows with a send time, with a receive time, and with a send time only. */
+    record Rows(long sent, long received, long sentOnly) {
+        static Rows of(Path traceDat) throws Exception {
+            long s = 0;
+            long r = 0;
+            long only = 0;
+            try (BufferedReader in = Files.newBufferedReader(traceDat, StandardCharsets.UTF_8)) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (line.startsWith("#")) {
+                        continue;
+                    }
+                    String[] f = line.split(" ", 4);
+                    boolean hasSend = !f[1].equals("NaN");
+                    boolean hasRecv = !f[2].equals("NaN");
+                    s += hasSend ? 1 : 0;
+                    r += hasRecv ? 1 : 0;
+                    only += hasSend && !hasRecv ? 1 : 0;
+                }
+            }
+            return new Rows(s, r, only);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} killed during the measurement")
+    @ValueSource(strings = {"relay", "sender", "receiver", "broker"})
+    void everySurvivorsTraceIsWrittenAndTheSummaryAgreesWithIt(String victim) throws Exception {
+        PrivateBroker broker = victim.equals("broker") ? PrivateBroker.start(tmp.resolve("mosquitto")) : null;
+        try {
+            Path out = tmp.resolve("run-" + victim);
+            List<String> args = new ArrayList<>(List.of("run", "--count", "300000", "--rate", "20000",
+                    "--warmup", "1000", "--out", out.toString()));
+            if (broker != null) {
+                args.addAll(List.of("--driver", "mqtt", "--uri", broker.uri(), "--opt", "qos=1"));
+            }
+            MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-" + victim), args.toArray(String[]::new));
+            ProcessHandle agent = broker != null ? null : TraceRunIT.awaitChild(p.process, victim, 60_000);
+            TraceRunIT.awaitLine(p.stderr, "measuring:", 90_000);
+            Thread.sleep(3_000); // some 60,000 messages into the 15 s measurement
+            if (broker != null) {
+                broker.kill();
+            } else {
+                agent.destroyForcibly();
+            }
+            int rc = p.waitFor(180);
+            assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+            JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+            assertEquals("failed", s.get("status").asText(), s::toString);
+            assertFalse(s.get("failure_reason").asText().isBlank(), s::toString);
+            JsonNode c = s.get("counters");
+            Rows rows = Rows.of(out.resolve("trace.dat"));
+            String why = "counters " + c + " vs trace.dat " + rows + "; warnings " + s.get("warnings");
+            if (victim.equals("sender")) {
+                assertTrue(c.get("messages_sent").isNull(), why);
+                assertTrue(c.get("messages_lost").isNull(), why);
+            } else {
+                assertTrue(rows.sent() > 10_000, why);
+                assertEquals(rows.sent(), c.get("messages_sent").asLong(), why);
+            }
+            if (victim.equals("receiver")) {
+                assertTrue(c.get("messages_received").isNull(), why);
+                assertTrue(c.get("messages_lost").isNull(), why);
+            } else {
+                assertTrue(rows.received() > 10_000, why);
+                assertEquals(rows.received(), c.get("messages_received").asLong(), why);
+            }
+            if (victim.equals("relay") || victim.equals("broker")) {
+                assertEquals(rows.sentOnly(), c.get("messages_lost").asLong(), why);
+                assertTrue(s.get("latency").get("latency_p50_us").isNumber(), why);
+            }
+        } finally {
+            if (broker != null) {
+                broker.close();
+            }
+        }
+    }
+}
