@@ -217,7 +217,9 @@ public final class ThroughputRun {
 
     private FlowResult probe(ControlHub hub, AgentLink link, long f, int samples, long skip, long warmupNs)
             throws AgentFailure {
-        long timeoutMs = 60_000 + skip / 100 + warmupNs / 1_000_000;
+        // each sample spans at least the threshold: a long probe (--samples 8000 of 10 ms) needs that time and more
+        long samplingMs = samples * settings.thresholdNs() / 1_000_000;
+        long timeoutMs = 60_000 + 2 * samplingMs + skip / 100 + warmupNs / 1_000_000;
         link.send(Envelope.newBuilder().setFlowProbe(FlowProbe.newBuilder().setInFlight(f)
                 .setSamples(samples).setThresholdNs(settings.thresholdNs()).setSkip(skip).setWarmupNs(warmupNs)
                 .setTimeoutMs(timeoutMs)).build());

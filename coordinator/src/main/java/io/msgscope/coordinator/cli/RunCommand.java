@@ -17,6 +17,7 @@ import io.msgscope.coordinator.CpuReport;
 import io.msgscope.coordinator.DistributionReport;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.LocalAgents;
+import io.msgscope.coordinator.ResultsFolder;
 import io.msgscope.coordinator.RunOutcome;
 import io.msgscope.coordinator.SummaryJson;
 import io.msgscope.coordinator.TraceRun;
@@ -260,6 +261,11 @@ public final class RunCommand implements Callable<Integer> {
         String runId = dir.getFileName().toString();
         String startedAt = Instant.now().toString();
         long startEpochMs = System.currentTimeMillis();
+        // summary.json first, as a failed placeholder: a crash, a kill or a full disk from here on leaves it (issue 16)
+        ResultsFolder folder = ResultsFolder.reserveOrSay(dir, "trace", runId, startedAt, stdout);
+        if (folder == null) {
+            return ExitCodes.FAILED;
+        }
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         CorePlan cores = pinOption.plan(drv, driverOptions, remote);
         for (String w : cores.warnings()) {
@@ -288,16 +294,29 @@ public final class RunCommand implements Callable<Integer> {
             } catch (IOException e) {
                 outcome = new RunOutcome(spec, runId);
                 outcome.failure = "cannot start the agents: " + e.getMessage();
-                return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
+                return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
             }
             outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
                     .forcePingPong(forcePingPong).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
         }
-        return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs);
+        return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
     }
 
     private int finish(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, BrokerCpu brokerCpu,
-                       String startedAt, long startEpochMs) throws IOException {
+                       String startedAt, long startEpochMs, ResultsFolder folder) throws IOException {
+        try {
+            return writeResults(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
+        } catch (ResultsFolder.WriteFailed e) {
+            Map<String, Object> known = new java.util.LinkedHashMap<>();
+            known.put("measurement_failure", outcome.failure);
+            known.put("counters", Map.of("messages_sent", outcome.sent, "messages_received", outcome.received));
+            folder.sayFailed(e, known, stdout);
+            return ExitCodes.FAILED;
+        }
+    }
+
+    private int writeResults(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, BrokerCpu brokerCpu,
+                             String startedAt, long startEpochMs, ResultsFolder folder) throws IOException {
         long t0 = System.nanoTime();
         Trace trace = new Trace(outcome.spec.count(), outcome.sendNs, outcome.intendedNs, outcome.recvNs);
         CpuReport cpu = CpuReport.build(outcome, brokerCpu);
@@ -316,35 +335,36 @@ public final class RunCommand implements Callable<Integer> {
         List<String> files = new ArrayList<>();
         files.add(TraceDatWriter.FILE_NAME);
         boolean envelope = trace.count() > envelopeAbove;
-        if (envelope) {
-            TraceEnvelope.write(dir.resolve(TraceEnvelope.FILE_NAME), trace, outcome.spec.window(), minSpan, cpu.columns(),
-                    envelopeBuckets);
-            files.add(TraceEnvelope.FILE_NAME);
-        }
-        HistogramWriter.withBins(bins).write(dir.resolve(HistogramWriter.FILE_NAME), trace, a);
-        files.add(HistogramWriter.FILE_NAME);
-        HdrOutput.writeAll(dir, a, startEpochMs, System.currentTimeMillis());
-        files.add(HdrOutput.HLOG_FILE_NAME);
-        files.add(HdrOutput.HGRM_FILE_NAME);
-        for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended(), envelope,
-                ConsoleSummary.throughputAxis(outcome, a))) {
-            files.add(p.getFileName().toString());
-        }
-        for (Path p : cpu.writeScripts(dir, trace, envelope)) {
-            files.add(p.getFileName().toString());
-        }
-        long tFiles = System.nanoTime();
+        long tFiles;
+        long tDist;
+        long tHist;
         DistributionReport dist = DistributionReport.of(trace, a);
-        for (Path p : dist.write(dir, a, bins, overlap, envelope)) {
-            files.add(p.getFileName().toString());
+        try {
+            writeFiles(dir, outcome, trace, a, cpu, minSpan, envelope, startEpochMs, files, folder);
+            tFiles = System.nanoTime();
+            folder.write("the latency distribution and peaks files", () -> {
+                for (Path p : dist.write(dir, a, bins, overlap, envelope)) {
+                    files.add(p.getFileName().toString());
+                }
+            });
+            tDist = System.nanoTime();
+            folder.write("the series histograms", () -> {
+                for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), minSpan,
+                        cpu.columns(), bins, overlap)) {
+                    files.add(p.getFileName().toString());
+                }
+            });
+            tHist = System.nanoTime();
+        } catch (ResultsFolder.WriteFailed e) {
+            // trace.dat is written on its own thread: wait for it, so the failure summary says whether it is whole
+            try {
+                folder.write(TraceDatWriter.FILE_NAME, () -> awaitTraceDat(traceDat));
+            } catch (ResultsFolder.WriteFailed alsoTraceDat) {
+                // listed in partial_files
+            }
+            throw e;
         }
-        long tDist = System.nanoTime();
-        for (Path p : DistributionReport.writeSeriesHistograms(dir, trace, outcome.spec.window(), minSpan, cpu.columns(), bins,
-                overlap)) {
-            files.add(p.getFileName().toString());
-        }
-        long tHist = System.nanoTime();
-        awaitTraceDat(traceDat);
+        folder.write(TraceDatWriter.FILE_NAME, () -> awaitTraceDat(traceDat));
         // the self-check on the values as written (M12, issue 17): trace.dat read back, independently
         TraceFileCheck fileCheck = TraceFileCheck.check(dir.resolve(TraceDatWriter.FILE_NAME), a,
                 outcome.spec.window(), minSpan);
@@ -366,7 +386,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         summary.put("distribution", dist.summary());
         summary.put("peaks", dist.peaksSummary());
-        SummaryJson.write(dir.resolve(SummaryJson.FILE_NAME), summary);
+        folder.commit(summary);
         long tEnd = System.nanoTime();
         log.printf(Locale.ROOT, "analysis and output: %.2f s (series aggregates %.2f s, envelope/histogram/hdr/scripts"
                         + " %.2f s, distribution and peaks %.2f s, series histograms %.2f s, waiting for trace.dat %.2f s,"
@@ -393,6 +413,33 @@ public final class RunCommand implements Callable<Integer> {
             return outcome.usageFailure ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    /** The smaller result files, each through the folder so a failure names it. */
+    private void writeFiles(Path dir, RunOutcome outcome, Trace trace, AnalysisResult a, CpuReport cpu, long minSpan,
+                            boolean envelope, long startEpochMs, List<String> files, ResultsFolder folder)
+            throws ResultsFolder.WriteFailed {
+        if (envelope) {
+            folder.write(TraceEnvelope.FILE_NAME, () -> TraceEnvelope.write(dir.resolve(TraceEnvelope.FILE_NAME), trace,
+                    outcome.spec.window(), minSpan, cpu.columns(), envelopeBuckets));
+            files.add(TraceEnvelope.FILE_NAME);
+        }
+        folder.write(HistogramWriter.FILE_NAME, () -> HistogramWriter.withBins(bins)
+                .write(dir.resolve(HistogramWriter.FILE_NAME), trace, a));
+        files.add(HistogramWriter.FILE_NAME);
+        folder.write(HdrOutput.HLOG_FILE_NAME + " and " + HdrOutput.HGRM_FILE_NAME,
+                () -> HdrOutput.writeAll(dir, a, startEpochMs, System.currentTimeMillis()));
+        files.add(HdrOutput.HLOG_FILE_NAME);
+        files.add(HdrOutput.HGRM_FILE_NAME);
+        folder.write("the gnuplot scripts (*.gp)", () -> {
+            for (Path p : GnuplotScripts.writeAll(dir, trace.hasIntended(), envelope,
+                    ConsoleSummary.throughputAxis(outcome, a))) {
+                files.add(p.getFileName().toString());
+            }
+            for (Path p : cpu.writeScripts(dir, trace, envelope)) {
+                files.add(p.getFileName().toString());
+            }
+        });
     }
 
     private static void awaitTraceDat(Future<?> f) throws IOException {

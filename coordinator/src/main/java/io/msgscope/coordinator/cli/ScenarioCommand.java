@@ -187,6 +187,15 @@ public final class ScenarioCommand implements Callable<Integer> {
             drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
         }
         Path dir = output.prepare();
+        // with summary.json asked, a failed placeholder first: a crash or a full disk leaves it readable (issue 16)
+        io.msgscope.coordinator.ResultsFolder folder = null;
+        if (formats.contains("json")) {
+            folder = io.msgscope.coordinator.ResultsFolder.reserveOrSay(dir, "scenario", dir.getFileName().toString(),
+                    java.time.Instant.now().toString(), stdout);
+            if (folder == null) {
+                return ExitCodes.FAILED;
+            }
+        }
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
@@ -220,7 +229,16 @@ public final class ScenarioCommand implements Callable<Integer> {
         if (broker != null) {
             broker.putInto(r.fields, r.notes);
         }
-        List<Path> files = new ArrayList<>(ScenarioWriters.write(r, dir, formats));
+        List<Path> files;
+        try {
+            files = new ArrayList<>(ScenarioWriters.write(r, dir, formats, folder));
+        } catch (io.msgscope.coordinator.ResultsFolder.WriteFailed e) {
+            if (folder == null) {
+                throw e;
+            }
+            folder.sayFailed(e, Map.of("results", r.fields), stdout);
+            return ExitCodes.FAILED;
+        }
         stdout.print(ScenarioWriters.markdown(r));
         stdout.println("status: " + r.header.get("status")
                 + (r.header.get("failure_reason") == null ? "" : " (" + r.header.get("failure_reason") + ")"));

@@ -6,6 +6,7 @@ import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.FSearch;
+import io.msgscope.coordinator.ResultsFolder;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.ThroughputRun;
 import io.msgscope.coordinator.ThroughputSamples;
@@ -190,6 +191,11 @@ public final class ThroughputCommand implements Callable<Integer> {
         Driver drv = checked.driver();
         Path dir = output.prepare();
         String startedAt = Instant.now().toString();
+        ResultsFolder folder = ResultsFolder.reserveOrSay(dir, "throughput", dir.getFileName().toString(), startedAt,
+                stdout);
+        if (folder == null) {
+            return ExitCodes.FAILED;
+        }
         ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, (long) (thresholdMs * 1e6),
                 skipFactor, maxExponent, (long) (warmupMs * 1e6), warmupMessages, (long) (probeWarmupMs * 1e6),
                 remeasure, maxProbes, checked.pick());
@@ -208,7 +214,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             } catch (IOException e) {
                 o = new ThroughputRun.Outcome();
                 o.failure = "cannot start the agents: " + e.getMessage();
-                return finish(stdout, dir, spec, f, o, startedAt);
+                return finish(stdout, dir, spec, f, o, startedAt, folder);
             }
             if (warmupMs > 0 || warmupMessages > 0) {
                 stdout.printf(Locale.ROOT, "warming up (discarded): at least %s ms and %s messages at F = %s%n",
@@ -228,13 +234,23 @@ public final class ThroughputCommand implements Callable<Integer> {
                 stdout.flush();
             });
         }
-        return finish(stdout, dir, spec, f, o, startedAt);
+        return finish(stdout, dir, spec, f, o, startedAt, folder);
     }
 
     private int finish(PrintWriter stdout, Path dir, RunSpec spec, long requested, ThroughputRun.Outcome o,
-                       String startedAt) throws IOException {
+                       String startedAt, ResultsFolder folder) throws IOException {
+        try {
+            return writeResults(stdout, dir, spec, requested, o, startedAt, folder);
+        } catch (ResultsFolder.WriteFailed e) {
+            folder.sayFailed(e, Map.of("measurement_failure", String.valueOf(o.failure)), stdout);
+            return ExitCodes.FAILED;
+        }
+    }
+
+    private int writeResults(PrintWriter stdout, Path dir, RunSpec spec, long requested, ThroughputRun.Outcome o,
+                             String startedAt, ResultsFolder folder) throws IOException {
         List<String> files = new ArrayList<>();
-        writeSearch(dir, o, files);
+        folder.write("the F search files", () -> writeSearch(dir, o, files));
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
         root.put("mode", "throughput");
@@ -362,12 +378,13 @@ public final class ThroughputCommand implements Callable<Integer> {
             r.put("producer_allocated_bytes", o.finalResult.getHotThreadAllocatedBytes());
             r.put("sample_values_msg_s", o.finalResult.getSamplesList());
             root.put("result", r);
-            files.addAll(ThroughputSamples.write(dir, o.finalResult.getSamplesList(), fs.samples()));
+            folder.write("the throughput sample files",
+                    () -> files.addAll(ThroughputSamples.write(dir, o.finalResult.getSamplesList(), fs.samples())));
         }
         root.put("notes", o.notes);
         files.add("summary.json");
         root.put("files", files);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("summary.json").toFile(), root);
+        folder.commit(root);
         if (o.search != null) {
             io.msgscope.analysis.stats.SampleSummary pc = o.search.peakThroughput();
             stdout.println("peak: " + describe(o.search.peak()) + String.format(Locale.ROOT,

@@ -23,18 +23,44 @@ public final class ScenarioWriters {
 
     /** Writes the formats asked (json, csv, md) plus the time series and its gnuplot script; returns the files. */
     public static List<Path> write(ScenarioResult r, Path dir, List<String> formats) throws IOException {
+        return write(r, dir, formats, null);
+    }
+
+    /**
+     * The same through a {@link io.msgscope.coordinator.ResultsFolder} (issue 16) when summary.json is asked: each
+     * file's failure names it, summary.json replaces the run's placeholder last and atomically.
+     */
+    public static List<Path> write(ScenarioResult r, Path dir, List<String> formats,
+                                   io.msgscope.coordinator.ResultsFolder folder) throws IOException {
         List<Path> files = new ArrayList<>();
         for (String f : formats) {
             switch (f) {
-                case "json" -> files.add(write(dir.resolve("summary.json"), json(r)));
-                case "csv" -> files.add(write(dir.resolve("summary.csv"), csv(r)));
-                case "md" -> files.add(write(dir.resolve("summary.md"), markdown(r)));
+                case "json" -> { } // last, below
+                case "csv" -> files.add(write(folder, dir.resolve("summary.csv"), csv(r)));
+                case "md" -> files.add(write(folder, dir.resolve("summary.md"), markdown(r)));
                 default -> throw new IllegalArgumentException("unknown format " + f);
             }
         }
-        files.add(write(dir.resolve("timeseries.dat"), timeseries(r)));
-        files.add(write(dir.resolve("timeseries.gp"), gnuplot(r)));
+        files.add(write(folder, dir.resolve("timeseries.dat"), timeseries(r)));
+        files.add(write(folder, dir.resolve("timeseries.gp"), gnuplot(r)));
+        if (formats.contains("json")) {
+            Path summary = dir.resolve("summary.json");
+            if (folder != null) {
+                folder.commit(json(r).getBytes(StandardCharsets.UTF_8));
+            } else {
+                write(summary, json(r));
+            }
+            files.add(0, summary);
+        }
         return files;
+    }
+
+    private static Path write(io.msgscope.coordinator.ResultsFolder folder, Path p, String text) throws IOException {
+        if (folder == null) {
+            return write(p, text);
+        }
+        folder.write(p.getFileName().toString(), () -> write(p, text));
+        return p;
     }
 
     private static Path write(Path p, String text) throws IOException {
