@@ -3,6 +3,10 @@
 # run on the same broker (issue 4). Alternates the two tools REPEATS times on two settings:
 #   A: 1 producer, 1 consumer, 32 B, auto-ack  (PerfTest's usual 16 B is below msgscope's 32-byte header)
 #   B: 1 producer, 1 consumer, 1000 B, manual ack, prefetch 100
+#   C: 1 producer, 1 consumer, 64 B, a quorum queue, manual ack, prefetch 1000 (issue 19)
+#   D: 1 producer, 1 consumer, 64 B, a stream, manual ack, prefetch 1000 (issue 19)
+# CASES=C,D (the letters) runs only those. PerfTest's named quorum queues and streams are durable:
+# each is deleted after its run (rabbitmqctl delete_queue; sudo when plain rabbitmqctl cannot reach the node).
 # and reports: sustained msg/s (PerfTest: receiving rate avg; msgscope: median at the auto-found F),
 # client CPU per message (the whole client process's user+system CPU / messages received), and
 # latency p50 (PerfTest: unlimited-rate consumer latency median; msgscope: at the found F).
@@ -14,7 +18,7 @@ repeats="${2:-3}"
 seconds="${3:-20}"
 uri="${AMQP_URI:-amqp://guest:guest@127.0.0.1:5672/%2f}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
+jar="${MSGSCOPE_JAR:-$root/dist/target/msgscope.jar}"  # a copy keeps a rebuild from swapping it mid-run
 [ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
 (cd "$root" && ./mvnw -q -B -f benchmarks/scripts/perftest-pom.xml dependency:build-classpath \
   -Dmdep.outputFile="$out/perftest.cp")
@@ -30,6 +34,12 @@ def run(cmd, log):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
+def rabbitmqctl(*args):
+    for ctl in (["rabbitmqctl"], ["sudo", "-n", "rabbitmqctl"]):
+        if subprocess.run(ctl + list(args), capture_output=True).returncode == 0:
+            return True
+    return False
+
 def perftest(name, size, extra):
     log = f"{out}/{name}.log"
     cpu = run(["java", "-cp", cp, "com.rabbitmq.perf.PerfTest", "-h", ptest_uri, "-x", "1", "-y", "1",
@@ -38,6 +48,8 @@ def perftest(name, size, extra):
     rate = float(re.search(r"receiving rate avg: (\d+)", text).group(1))
     lat = re.search(r"consumer latency min/median/75th/95th/99th (\d+)/(\d+)/", text)
     received = rate * seconds
+    if "-u" in extra:
+        rabbitmqctl("delete_queue", extra[extra.index("-u") + 1])
     return {"msg_s": rate, "p50_us": float(lat.group(2)) if lat else None, "cpu_us_per_msg": cpu * 1e6 / received}
 
 def msgscope(name, size, opts):
@@ -53,7 +65,14 @@ def msgscope(name, size, opts):
             "search_probes": len(s["probes"])}
 
 cases = {"A_32B_autoack": (32, ["-a"], ["auto_ack=true"]),
-         "B_1000B_ack_prefetch100": (1000, ["-q", "100"], ["prefetch=100"])}
+         "B_1000B_ack_prefetch100": (1000, ["-q", "100"], ["prefetch=100"]),
+         "C_64B_quorum_prefetch1000": (64, ["-qq", "-u", "perftest-qq", "-q", "1000"],
+                                       ["queue_type=quorum", "prefetch=1000"]),
+         "D_64B_stream_prefetch1000": (64, ["-sq", "-u", "perftest-sq", "-q", "1000"],
+                                       ["queue_type=stream", "prefetch=1000"])}
+wanted = [c.strip() for c in os.environ.get("CASES", "").split(",") if c.strip()]
+if wanted:
+    cases = {k: v for k, v in cases.items() if k.split("_")[0] in wanted}
 results = {}
 for case, (size, pflags, mopts) in cases.items():
     results[case] = {"perftest": [], "msgscope": []}
@@ -63,7 +82,7 @@ for case, (size, pflags, mopts) in cases.items():
 json.dump(results, open(f"{out}/results.json", "w"), indent=2)
 for case, r in results.items():
     med = lambda tool, k: statistics.median(x[k] for x in r[tool] if x[k] is not None)
-    print(f"## {case} ({repeats} alternating runs each)")
+    print(f"## {case} ({repeats} alternating runs each, load1 at the end {os.getloadavg()[0]:.2f})")
     for tool in ("perftest", "msgscope"):
         print(f"  {tool:9s} msg/s {[round(x['msg_s']) for x in r[tool]]}  p50 us {[x['p50_us'] for x in r[tool]]}"
               f"  CPU us/msg {[round(x['cpu_us_per_msg'], 2) for x in r[tool]]}"

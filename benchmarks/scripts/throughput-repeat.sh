@@ -20,7 +20,7 @@ repeats="${2:-5}"
 size="${3:-64}"
 uri="${AMQP_URI:-amqp://guest:guest@127.0.0.1:5672/%2f}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
+jar="${MSGSCOPE_JAR:-$root/dist/target/msgscope.jar}"  # a copy keeps a rebuild from swapping it mid-run
 [ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package -pl dist -am)
 ctl=(rabbitmqctl)
 if ! rabbitmqctl -q status >/dev/null 2>&1; then ctl=(sudo -n rabbitmqctl); fi
@@ -107,8 +107,13 @@ count = {"in_flight": f, "samples": samples}
 start = time.time()
 with open(f"{d}.log", "w") as log:
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    time.sleep(15)  # JVM and agent start, 3 s session warm-up, the probe's own warm-up
-    consumers = rabbit("list_consumers", "queue_name", "consumer_tag") or []
+    consumers = []
+    for _ in range(120):  # the JVMs and agents start (slower on a loaded box), then the consumer appears
+        consumers = rabbit("list_consumers", "queue_name", "consumer_tag") or []
+        if consumers or proc.poll() is not None:
+            break
+        time.sleep(1)
+    time.sleep(12)  # the session warm-up (>= 3 s and 20,000 messages) and the probe's own warm-up
     a = read_send_oct()
     time.sleep(55)  # each read's time is known to about +-0.3 s (the CLI's start-up): under 1 % of 55 s
     b = read_send_oct()
