@@ -73,7 +73,24 @@ public final class LocalAgents implements AutoCloseable {
             if (process.isAlive()) {
                 return null;
             }
-            return "agent process " + process.pid() + " exited with code " + process.exitValue() + lastLine();
+            return "agent process " + process.pid() + " " + exitStatus(process.exitValue()) + lastLine();
+        }
+
+        /** "exited with code 3", or for a status above 128 (the JVM's and the shell's way) the signal that killed it. */
+        static String exitStatus(int code) {
+            if (code > 128 && code < 160) {
+                int sig = code - 128;
+                String name = switch (sig) {
+                    case 9 -> " (SIGKILL)";
+                    case 15 -> " (SIGTERM)";
+                    case 2 -> " (SIGINT)";
+                    case 6 -> " (SIGABRT)";
+                    case 11 -> " (SIGSEGV)";
+                    default -> "";
+                };
+                return "was killed by signal " + sig + name + " (exit code " + code + ")";
+            }
+            return "exited with code " + code;
         }
 
         private String lastLine() {
@@ -131,12 +148,29 @@ public final class LocalAgents implements AutoCloseable {
             agents.add(a);
             return a;
         } catch (Exception e) {
-            p.destroyForcibly();
-            Agent dead = new Agent(role, p, log, -1);
-            String why = p.isAlive() ? "did not report its control port within " + timeoutMs + " ms"
-                    : dead.deathReason();
-            throw new IOException(Frames.name(role) + " agent: " + why);
+            throw new IOException(Frames.name(role) + " agent: " + startFailure(p, log, e, timeoutMs));
         }
+    }
+
+    /**
+     * Why an agent did not report its port, the process killed if it still runs: its exit status and last log line
+     * when its output ended (it died or was killed during start-up), the time-out only when it was still running.
+     */
+    static String startFailure(Process p, Path log, Exception e, long timeoutMs) {
+        boolean outputEnded = e instanceof java.util.concurrent.ExecutionException;
+        try {
+            if (outputEnded) {
+                p.waitFor(5, TimeUnit.SECONDS); // its output ended: it is exiting, let it finish
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        if (p.isAlive()) {
+            p.destroyForcibly();
+            return outputEnded ? "closed its output without reporting its control port (process " + p.pid() + " killed)"
+                    : "did not report its control port within " + timeoutMs + " ms (process " + p.pid() + " killed)";
+        }
+        return new Agent(null, p, log, -1).deathReason() + " before it reported its control port";
     }
 
     private static void pump(Process p, OutputStream logOut, CompletableFuture<Integer> port) {

@@ -30,15 +30,17 @@ import java.util.function.Supplier;
  * driven by a coordinator over the control channel (D7).
  */
 @Command(name = "agent", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run an agent: sender, receiver, relay (the broker-probe agent in relay mode) or probe",
-                "(the broker-probe agent in sidecar mode, sampling a broker process's CPU on its host), or flow",
-                "(seed 000's client: publisher and consumer in one process, for msgscope throughput).",
-                "Prints 'msgscope agent ROLE listening on HOST:PORT' once it listens."},
-        footer = {"", "Off loopback an agent requires --tls-dir (mutual TLS, certificates from 'msgscope certs') "
-                + "and/or the shared secret (--secret-file).",
-                "", "Exit codes: 0 served and exited, 1 a --once agent stopped without serving (no coordinator "
-                + "within --connect-deadline, or its --parent-pid exited), 2 bad usage (e.g. --listen address in "
-                + "use, a certificate that expired)."})
+        description = {"Run an agent: sender, receiver, relay (the broker-probe agent in relay mode) or probe (the "
+                               + "broker-probe agent in sidecar mode, sampling a broker process's CPU on its host), or flow (seed "
+                               + "000's client: publisher and consumer in one process, for msgscope throughput). Prints 'msgscope "
+                               + "agent ROLE listening on HOST:PORT' once it listens."},
+        footer = {"",
+                  "Off loopback an agent requires --tls-dir (mutual TLS, certificates from 'msgscope certs') "
+                          + "and/or the shared secret (--secret-file).",
+                  "",
+                  "Exit codes: 0 served and exited, 1 a --once agent stopped without serving (no coordinator "
+                          + "within --connect-deadline, or its --parent-pid exited), 2 bad usage (e.g. --listen address in "
+                          + "use, a certificate that expired)."})
 public final class AgentCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;

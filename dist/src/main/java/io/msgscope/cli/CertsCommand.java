@@ -24,13 +24,14 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "certs", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Certificates for mutual TLS on the control channel (--tls-dir): a private CA for the test "
-                + "network, then a key and certificate per host, agents and coordinators alike.",
-                "  msgscope certs init ca/",
-                "  msgscope certs issue --ca ca/ --host agent1.lab --host 10.0.0.11   (writes ca/agent1.lab/)",
-                "Copy each host's folder to it (key.pem stays 0600) and give it as --tls-dir; keep ca/ca-key.pem "
-                        + "off the test network."},
+                               + "network, then a key and certificate per host, agents and coordinators alike.",
+                       "  msgscope certs init ca/",
+                       "  msgscope certs issue --ca ca/ --host agent1.lab --host 10.0.0.11   (writes ca/agent1.lab/)",
+                       "Copy each host's folder to it (key.pem stays 0600) and give it as --tls-dir; keep ca/ca-key.pem "
+                               + "off the test network."},
         subcommands = {CertsCommand.Init.class, CertsCommand.Issue.class},
-        footer = {"", "Exit codes: 0 written, 2 bad usage (e.g. a CA already in the folder)."})
+        footer = {"",
+                  "Exit codes: 0 written, 2 bad usage (e.g. a CA already in the folder)."})
 public final class CertsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -44,7 +45,8 @@ public final class CertsCommand implements Callable<Integer> {
     /** {@code certs init DIR}: a new CA (EC P-256), ca.pem and ca-key.pem (0600). */
     @Command(name = "init", mixinStandardHelpOptions = true, sortOptions = false,
             description = "Make a new CA in DIR: ca.pem (give it to every host) and ca-key.pem (0600; keep it safe).",
-            footer = {"", "Exit codes: 0 written, 2 bad usage (e.g. DIR already holds a CA)."})
+            footer = {"",
+                      "Exit codes: 0 written, 2 bad usage (e.g. DIR already holds a CA)."})
     static final class Init implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -77,7 +79,8 @@ public final class CertsCommand implements Callable<Integer> {
     @Command(name = "issue", mixinStandardHelpOptions = true, sortOptions = false,
             description = "Issue a key and certificate for a host, signed by the CA: OUT gets key.pem (0600), "
                     + "cert.pem and ca.pem, ready to be that host's --tls-dir.",
-            footer = {"", "Exit codes: 0 written, 2 bad usage (e.g. no CA in --ca)."})
+            footer = {"",
+                      "Exit codes: 0 written, 2 bad usage (e.g. no CA in --ca)."})
     static final class Issue implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -23,7 +23,8 @@ import java.util.concurrent.Callable;
                 CertsCommand.class},
         description = "Measures messaging systems message by message: nanosecond traces, honest statistics, "
                 + "gnuplot-ready results.",
-        footer = {"", "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
+        footer = {"",
+                  "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
 public final class Main implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -65,9 +66,10 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    private static String oneLine(String s) {
+    /** The first line of a message; picocli's "option option '--opt'" (a map option's format error) said once. */
+    static String oneLine(String s) {
         int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
+        return (nl < 0 ? s : s.substring(0, nl)).replace("option option '", "option '");
     }
 
     @Override

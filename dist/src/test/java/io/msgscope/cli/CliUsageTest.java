@@ -97,6 +97,21 @@ class CliUsageTest {
                 "between 1 and count-1 (999)", "2000");
     }
 
+    /** Issue 18: a short run names --count and the default window, not an option the user never gave. */
+    @Test
+    void aCountWithinTheDefaultWindowNamesTheCount() {
+        String line = assertUsageError(run("run", "--count", "100", "--out", out()), "--count", "M = 100", "got 100",
+                "smaller --window");
+        assertFalse(line.startsWith("msgscope run: --window"), line);
+    }
+
+    /** Issue 18: a map option without '=' is named once ("option '--opt'"), not "option option". */
+    @Test
+    void anOptWithoutAValueIsNamedOnce() {
+        String line = assertUsageError(run("run", "--opt", "qos", "--out", out()), "option '--opt'", "KEY=VALUE", "qos");
+        assertFalse(line.contains("option option"), line);
+    }
+
     @Test
     void sizeBelowTheHeader() {
         assertUsageError(run("run", "--size", "8", "--out", out()), "--size", "between 32", "got 8");
@@ -157,7 +172,7 @@ class CliUsageTest {
                 "--source-addresses");
         assertUsageError(run("scenario", "--driver", "mqtt", "--publishers", "100001", "--out", out()),
                 "--publishers", "between 1 and 100000");
-        assertUsageError(run("scenario", "--out", out()), "--driver", "scenario mode needs a driver with topics");
+        assertUsageError(run("scenario", "--driver", "tcp", "--out", out()), "--driver", "scenario mode needs a driver with topics");
         assertUsageError(run("run", "--agent", "sender=127.0.0.1:7000", "--agent", "sender=127.0.0.1:7001",
                 "--out", out()), "--agent", "sender is given 2 times");
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written");

@@ -18,10 +18,11 @@ import java.util.concurrent.Callable;
  * there. Lists each thing it removes (or, with {@code --dry-run}, would remove), by msgscope's own names.
  */
 @Command(name = "clean", mixinStandardHelpOptions = true,
-        description = {"Remove what msgscope made on a broker and a run left behind (e.g. JetStream streams",
-                "MSGSCOPE_* after the server was killed mid-run), listing each; --dry-run only lists."},
-        footer = {"", "Exit codes: 0 ok (also when nothing was left), 1 the broker could not be reached or refused,",
-                "2 bad usage."})
+        description = {"Remove what msgscope made on a broker and a run left behind (e.g. JetStream streams MSGSCOPE_* "
+                               + "after the server was killed mid-run), listing each; --dry-run only lists."},
+        footer = {"",
+                  "Exit codes: 0 ok (also when nothing was left), 1 the broker could not be reached or refused, 2 "
+                          + "bad usage."})
 public final class CleanCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;

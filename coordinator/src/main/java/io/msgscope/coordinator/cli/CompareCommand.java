@@ -21,14 +21,15 @@ import java.util.concurrent.Callable;
 
 /** {@code msgscope compare DIR1 DIR2 ...}: runs side by side. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Put results side by side (Markdown table; --out: compare.md/.dat/.gp).",
-                "Run folders of any mode (run, throughput, scenario) of different drivers or brokers:",
-                "the latency percentiles overlaid in compare.gp. Refuses results of different modes",
-                "or settings (trace runs: size, count, rate; throughput: size, in-flight; scenarios:",
-                "scenario, size, publishers, subscribers, rate, duration) unless --force.",
-                "Sweep folders over the same parameter: msg/s, p50 and p99 against it, one curve each."},
-        footer = {"", "Exit codes: 0 ok, 1 plotting failed or a summary.json that is not a msgscope summary, 2 bad usage or",
-                "runs not comparable."})
+        description = {"Put results side by side (Markdown table; --out: compare.md/.dat/.gp). Run folders of any mode "
+                               + "(run, throughput, scenario) of different drivers or brokers: the latency percentiles overlaid "
+                               + "in compare.gp. Refuses results of different modes or settings (trace runs: size, count, rate; "
+                               + "throughput: size, in-flight; scenarios: scenario, size, publishers, subscribers, rate, "
+                               + "duration) unless --force. Sweep folders over the same parameter: msg/s, p50 and p99 against it, "
+                               + "one curve each."},
+        footer = {"",
+                  "Exit codes: 0 ok, 1 plotting failed or a summary.json that is not a msgscope summary, 2 bad "
+                          + "usage or runs not comparable."})
 public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;

@@ -3,7 +3,7 @@ package io.msgscope.coordinator.cli;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --plot} of {@code run}, {@code throughput} and {@code sweep}: render the gnuplot scripts the
+ * {@code --plot} of {@code run}, {@code throughput}, {@code scenario} and {@code sweep}: render the gnuplot scripts the
  * command wrote into its results folder to PNG once it is done (M9); without it the scripts are left
  * for {@code msgscope plot}.
  */

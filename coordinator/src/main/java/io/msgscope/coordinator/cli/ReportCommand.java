@@ -14,14 +14,14 @@ import java.util.concurrent.Callable;
 
 /** {@code msgscope report DIR}: a self-contained HTML page of a run or sweep folder. */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Write a self-contained HTML report DIR/index.html of a results folder or sweep.",
-                "For a folder of run, throughput or scenario (summary.json) or a sweep folder",
-                "(sweep.json; each point with data gets its own page, a point without is listed):",
-                "summary, status, environment, plots, tables and the settings to reproduce it.",
-                "Inline CSS, images by relative path, no scripts, no network. Missing PNGs are rendered",
-                "when gnuplot is installed."},
-        footer = {"", "Exit codes: 0 ok, 1 the folder's summary.json is empty, not JSON or not a msgscope summary,",
-                "2 bad usage (not a run or sweep folder)."})
+        description = {"Write a self-contained HTML report DIR/index.html of a results folder or sweep. For a folder of "
+                               + "run, throughput or scenario (summary.json) or a sweep folder (sweep.json; each point with data "
+                               + "gets its own page, a point without is listed): summary, status, environment, plots, tables and "
+                               + "the settings to reproduce it. Inline CSS, images by relative path, no scripts, no network. "
+                               + "Missing PNGs are rendered when gnuplot is installed."},
+        footer = {"",
+                  "Exit codes: 0 ok, 1 the folder's summary.json is empty, not JSON or not a msgscope summary, 2 "
+                          + "bad usage (not a run or sweep folder)."})
 public final class ReportCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;

@@ -55,10 +55,11 @@ import java.util.concurrent.Callable;
  * receiver over raw TCP on loopback, each agent its own JVM (M1, M5, D3, D5, D6).
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Trace run on the embedded default: a sender, a relay (broker-probe agent) and a receiver,",
-                "each its own JVM on this box, raw TCP over loopback. Per-message O_n/I_n in memory,",
-                "statistics after the run (seed 001: M1-M6, M9, M12)."},
-        footer = {"", "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage."})
+        description = {"Trace run on the embedded default: a sender, a relay (broker-probe agent) and a receiver, each "
+                               + "its own JVM on this box, raw TCP over loopback. Per-message O_n/I_n in memory, statistics after "
+                               + "the run (seed 001: M1-M6, M9, M12)."},
+        footer = {"",
+                  "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage."})
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -196,6 +197,15 @@ public final class RunCommand implements Callable<Integer> {
             description = "Buckets of consecutive messages in trace-envelope.dat, 10-1000000 (default: ${DEFAULT-VALUE}).")
     int envelopeBuckets;
 
+    /** Warnings already printed when the run started (the core plan's), not repeated at its end. */
+    private final java.util.Set<String> saidAtStart = new java.util.HashSet<>();
+
+    /** Whether the user gave this option (false where the command was built without picocli, e.g. in a test). */
+    private boolean given(String option) {
+        picocli.CommandLine.ParseResult r = commandSpec == null ? null : commandSpec.commandLine().getParseResult();
+        return r == null || r.hasMatchedOption(option);
+    }
+
     /** What the usage checks of {@code run} produce. */
     record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu) {
     }
@@ -205,6 +215,10 @@ public final class RunCommand implements Callable<Integer> {
      * it on each point's arguments before the first point runs. Throws {@link SpecException}.
      */
     Checked check() {
+        if (count >= 1 && count <= window && !given("--window")) {
+            throw new SpecException("--count", "must be above the window of M = " + window + " messages (M2) that --window "
+                    + "sets by default, got " + count + "; give a smaller --window for so short a run");
+        }
         Driver drv = driverOptions.resolve(size);
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
@@ -270,6 +284,7 @@ public final class RunCommand implements Callable<Integer> {
         CorePlan cores = pinOption.plan(drv, driverOptions, remote);
         for (String w : cores.warnings()) {
             log.println("warning: " + w);
+            saidAtStart.add(w);
         }
 
         io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
@@ -398,7 +413,9 @@ public final class RunCommand implements Callable<Integer> {
             stdout.println("latency distribution: " + dist.humpiness().verdict());
         }
         for (String w : outcome.warnings) {
-            stdout.println("warning: " + w);
+            if (!saidAtStart.contains(w)) { // summary.json has them all; the terminal hears each once
+                stdout.println("warning: " + w);
+            }
         }
         if (!a.identity().holds()) {
             stdout.println("warning: the M12 identity RO-SO = L'(n) does not hold on " + a.identity().violations()

@@ -29,14 +29,29 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** {@code msgscope scenario}: seed 002's rate x duration pub/sub scenarios (Q1-Q9) on MQTT, NATS or ZeroMQ. */
 @Command(name = "scenario", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run a pub/sub scenario (seed 002): fan-in, fan-out, straight-run or round-robin, each publisher",
-                "at --rate msg/s for --duration s after a discarded --warmup; latency from the payload's epoch-ns",
-                "timestamp (HdrHistogram 1 us-10 s, 3 digits), counters, delivery_rate = received / expected."},
-        footer = {"", "Exit codes: 0 ok, 1 run failed (an agent failed, errors such as a refused QoS or subscription, a",
-                "lost connection or short payloads, or delivery_rate < 1.0 at MQTT QoS >= 1 or NATS JetStream; results",
-                "still written, marked failed), 2 bad usage (e.g. a scenario the driver cannot do, a topic the client",
-                "or broker rejects)."})
+        description = {"Run a pub/sub scenario (seed 002): fan-in, fan-out, straight-run or round-robin, each publisher "
+                               + "at --rate msg/s for --duration s after a discarded --warmup; latency from the payload's "
+                               + "epoch-ns timestamp (HdrHistogram 1 us-10 s, 3 digits), counters, delivery_rate = received / "
+                               + "expected."},
+        footer = {"",
+                  "Exit codes: 0 ok, 1 run failed (an agent failed, errors such as a refused QoS or subscription, "
+                          + "a lost connection or short payloads, or delivery_rate < 1.0 at MQTT QoS >= 1 or NATS JetStream; "
+                          + "results still written, marked failed), 2 bad usage (e.g. a scenario the driver cannot do, a "
+                          + "topic the client or broker rejects)."},
+        defaultValueProvider = ScenarioCommand.Defaults.class)
 public final class ScenarioCommand implements Callable<Integer> {
+    /**
+     * Scenario mode's own default driver: ZeroMQ through the built-in proxy, the one pub/sub system that needs no
+     * broker (raw TCP, the other commands' default, has no topics). Every other option keeps its annotated default.
+     */
+    public static final class Defaults implements picocli.CommandLine.IDefaultValueProvider {
+        @Override
+        public String defaultValue(picocli.CommandLine.Model.ArgSpec arg) {
+            return arg.isOption() && "--driver".equals(((picocli.CommandLine.Model.OptionSpec) arg).longestName())
+                    ? "zmq" : null;
+        }
+    }
+
     @Spec
     CommandSpec commandSpec;
 
@@ -45,6 +60,9 @@ public final class ScenarioCommand implements Callable<Integer> {
 
     @Mixin
     DriverOptions driverOptions = new DriverOptions();
+
+    @Mixin
+    PlotOption plotOption = new PlotOption();
 
     @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "fan-in",
             description = "fan-in, fan-out, straight-run or round-robin (default: ${DEFAULT-VALUE}).")
@@ -244,6 +262,14 @@ public final class ScenarioCommand implements Callable<Integer> {
                 + (r.header.get("failure_reason") == null ? "" : " (" + r.header.get("failure_reason") + ")"));
         stdout.println("results: " + dir + " (" + files.size() + " files)");
         stdout.flush();
+        try {
+            if (plotOption.plot && PlotCommand.hasScripts(dir)) { // timeseries.gp
+                PlotCommand.render(dir, stdout);
+            }
+        } catch (java.io.IOException e) {
+            stdout.println("plot failed: " + e.getMessage());
+            stdout.flush();
+        }
         return "ok".equals(r.header.get("status")) ? ExitCodes.OK : ExitCodes.FAILED;
     }
 }

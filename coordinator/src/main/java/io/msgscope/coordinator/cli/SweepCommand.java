@@ -39,18 +39,20 @@ import java.util.regex.Pattern;
  * checks on each point's arguments, the driver's {@code checkOptions} for option values.
  */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run 'msgscope run' or 'msgscope throughput' over a parameter: tables, spread, plots.",
-                "One run per value of the parameter and repeat, each",
-                "into DIR/point-<value>-<repeat>/, then write sweep.dat (one row per point",
-                "and repeat), sweep-spread.dat (min/median/max over the repeats), sweep.json",
-                "and the gnuplot scripts sweep-throughput.gp and sweep-latency.gp (M7).",
-                "Every other option goes to each run unchanged, e.g. --count 100000."},
-        footer = {"", "Examples:", "  msgscope sweep --sizes 64,256,1k,4k --repeat 3 --count 200000 --rate 20000 \\",
-                "      --out results/s1 --plot",
-                "  msgscope sweep --in-flights 1,10,100,1000 --driver amqp --samples 50 --plot",
-                "  msgscope sweep --opt-values tx_size=1,10,100 --driver amqp --count 100000",
-                "  msgscope sweep --opt-values qos=0,1,2 --mode throughput --driver mqtt --in-flight 100",
-                "", "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage."})
+        description = {"Run 'msgscope run' or 'msgscope throughput' over a parameter: tables, spread, plots. One run "
+                               + "per value of the parameter and repeat, each into DIR/point-<value>-<repeat>/, then write "
+                               + "sweep.dat (one row per point and repeat), sweep-spread.dat (min/median/max over the repeats), "
+                               + "sweep.json and the gnuplot scripts sweep-throughput.gp and sweep-latency.gp (M7). Every other "
+                               + "option goes to each run unchanged, e.g. --count 100000."},
+        footer = {"",
+                  "Examples:",
+                  "  msgscope sweep --sizes 64,256,1k,4k --repeat 3 --count 200000 --rate 20000 \\",
+                  "      --out results/s1 --plot",
+                  "  msgscope sweep --in-flights 1,10,100,1000 --driver amqp --samples 50 --plot",
+                  "  msgscope sweep --opt-values tx_size=1,10,100 --driver amqp --count 100000",
+                  "  msgscope sweep --opt-values qos=0,1,2 --mode throughput --driver mqtt --in-flight 100",
+                  "",
+                  "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage."})
 public final class SweepCommand implements Callable<Integer> {
     /** The class whose {@code main} runs {@code msgscope}; a system property overrides it. */
     static final String MAIN_CLASS = System.getProperty("msgscope.main", "io.msgscope.cli.Main");

@@ -42,11 +42,12 @@ import java.util.concurrent.Callable;
  * search for the in-flight count F (A6).
  */
 @Command(name = "throughput", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Flow-controlled throughput (seed 000): one client with a publishing and a consuming",
-                "connection keeps F messages in flight; after a warm-up by time and by messages (~2F), throughput",
-                "samples over groups spanning >= the threshold; median with its 95%% interval, mean, standard",
-                "deviation, a stationarity check. F is searched for by default (A6): the peak and the knee."},
-        footer = {"", "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
+        description = {"Flow-controlled throughput (seed 000): one client with a publishing and a consuming connection "
+                               + "keeps F messages in flight; after a warm-up by time and by messages (~2F), throughput samples "
+                               + "over groups spanning >= the threshold; median with its 95%% interval, mean, standard deviation, "
+                               + "a stationarity check. F is searched for by default (A6): the peak and the knee."},
+        footer = {"",
+                  "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
 public final class ThroughputCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -426,7 +427,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         }
         stdout.println((o.failure != null ? "FAILED: " + o.failure + "; " : "") + "results in " + dir);
         stdout.flush();
-        if (plotOption.plot && hasScripts(dir)) { // search.gp with a search, samples.gp with --in-flight
+        if (plotOption.plot && PlotCommand.hasScripts(dir)) { // search.gp with a search, samples.gp with --in-flight
             PlotCommand.render(dir, stdout);
         }
         if (o.failure != null) {
@@ -470,12 +471,6 @@ public final class ThroughputCommand implements Callable<Integer> {
         m.put("mean_in_flight_littles_law", lat ? finite(p.median() * h.getMean() / 1e9) : null);
         m.put("mean_in_flight_at_arrivals", finite(p.meanInFlight()));
         return m;
-    }
-
-    private static boolean hasScripts(Path dir) throws IOException {
-        try (var files = Files.list(dir)) {
-            return files.anyMatch(f -> f.getFileName().toString().endsWith(".gp"));
-        }
     }
 
     private static void writeSearch(Path dir, ThroughputRun.Outcome o, List<String> files) throws IOException {
