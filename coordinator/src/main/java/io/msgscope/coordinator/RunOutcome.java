@@ -26,6 +26,8 @@ public final class RunOutcome {
     public long outOfRange;
     public long relayForwarded = -1;
     public long warmupReceived;
+    /** The warm-up ended with the receiver's count: {@code warmup_lost} is known (issue 16). */
+    public boolean warmupDone;
     public boolean receiverTimedOut;
     public long measureWallNs;
     /** Sample series (CPU every Nth message, network, sidecar), by series, as uploaded. */

@@ -92,7 +92,10 @@ public final class SummaryJson {
         c.put("out_of_range", out.outOfRange);
         c.put("bytes_sent", sentKnown ? out.sent * size : null);
         c.put("bytes_received", receivedKnown ? out.received * size : null);
+        c.put("warmup_sent", out.spec.warmupCount());
         c.put("warmup_received", out.warmupReceived);
+        // as in scenarios (issue 16): what never arrived of the warm-up, reported, never failed; null if it never ended
+        c.put("warmup_lost", out.warmupDone ? Math.max(0, out.spec.warmupCount() - out.warmupReceived) : null);
         c.put("relay_forwarded", out.relayForwarded < 0 ? null : out.relayForwarded);
         c.put("negative_latencies_clamped", a.clampedNegative());
         c.put("latencies_above_histogram_range", a.aboveRange());

@@ -145,6 +145,7 @@ public final class TraceRun {
                         .setSent(spec.warmupCount())).build());
                 out.warmupReceived = hub.await(receiver, warmupMs, "the warm-up", Envelope.BodyCase.PHASE_DONE)
                         .getPhaseDone().getReceived();
+                out.warmupDone = true;
                 if (out.warmupReceived < spec.warmupCount()) {
                     String w = "warm-up: " + out.warmupReceived + " of " + spec.warmupCount()
                             + " warm-up messages arrived; nothing more came for the drain timeout ("

@@ -62,6 +62,8 @@ class TraceRunIT {
         assertEquals(0, c.get("duplicates").asLong());
         assertEquals(0, c.get("out_of_range").asLong());
         assertEquals(20_000, c.get("warmup_received").asLong());
+        assertEquals(20_000, c.get("warmup_sent").asLong());
+        assertEquals(0, c.get("warmup_lost").asLong());
         assertEquals(220_000, c.get("relay_forwarded").asLong());
         assertEquals(200_000L * 64, c.get("bytes_received").asLong());
         for (String f : Q4) {

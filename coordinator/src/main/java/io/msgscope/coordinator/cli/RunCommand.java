@@ -87,6 +87,11 @@ public final class RunCommand implements Callable<Integer> {
             description = "Warm-up messages sent first and discarded (default: ${DEFAULT-VALUE}).")
     long warmup;
 
+    @Option(names = "--allow-duplicates", defaultValue = "false",
+            description = "Do not fail the run when a message is delivered more than once (at-least-once systems, e.g. "
+                    + "MQTT QoS 1); they are counted and the first arrival is measured either way (default: ${DEFAULT-VALUE}).")
+    boolean allowDuplicates;
+
     @Option(names = "--window", paramLabel = "M", defaultValue = "100",
             description = "M of SO/RO/ST/RT (M2), 1..count-1 (default: ${DEFAULT-VALUE}).")
     int window;
@@ -346,7 +351,7 @@ public final class RunCommand implements Callable<Integer> {
         writer.shutdown();
         AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window(), minSpan);
         long tAnalysis = System.nanoTime();
-        judge(outcome, a);
+        judge(outcome, a.lost(), a.sent(), allowDuplicates);
         List<String> files = new ArrayList<>();
         files.add(TraceDatWriter.FILE_NAME);
         boolean envelope = trace.count() > envelopeAbove;
@@ -471,15 +476,22 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** A run that lost messages or missed its rate is failed, visibly (STYLE "Results"). */
-    private static void judge(RunOutcome out, AnalysisResult a) {
+    /**
+     * A run that lost messages, delivered one twice or missed its rate is failed, visibly (STYLE "Results"; the
+     * duplicates rule is every mode's, issue 16: {@code --allow-duplicates} accepts them where the system promises
+     * no more than at-least-once).
+     */
+    static void judge(RunOutcome out, long lost, long sent, boolean allowDuplicates) {
         if (out.failed()) {
             return;
         }
-        if (a.lost() > 0) {
-            out.failure = a.lost() + " of " + a.sent() + " messages lost";
+        if (lost > 0) {
+            out.failure = lost + " of " + sent + " messages lost";
         } else if (out.outOfRange > 0) {
             out.failure = out.outOfRange + " messages carried a sequence outside the run";
+        } else if (out.duplicates > 0 && !allowDuplicates) {
+            out.failure = out.duplicates + " messages delivered more than once (the first arrival is measured; "
+                    + "--allow-duplicates accepts them, e.g. at MQTT QoS 1)";
         } else if (out.spec.rate() > 0) {
             double achieved = SummaryJson.rate(out.sendNs, out.sent);
             if (achieved < 0.95 * out.spec.rate()) {

@@ -64,6 +64,11 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Mixin
     PlotOption plotOption = new PlotOption();
 
+    @Option(names = "--allow-duplicates", defaultValue = "false",
+            description = "Do not fail the run when more deliveries arrive than the scenario expects (duplicates at an "
+                    + "at-least-once QoS); they are reported either way (default: ${DEFAULT-VALUE}).")
+    boolean allowDuplicates;
+
     @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "fan-in",
             description = "fan-in, fan-out, straight-run or round-robin (default: ${DEFAULT-VALUE}).")
     String scenario;
@@ -217,7 +222,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
-                new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)));
+                new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates);
         PrintWriter err = commandSpec.commandLine().getErr();
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
         stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",

@@ -45,7 +45,14 @@ public final class ScenarioRun {
     /** What the run asks for. */
     public record Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
                          int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                         long seed, String topicPrefix, Connections connections) {
+                         long seed, String topicPrefix, Connections connections, boolean allowDuplicates) {
+        /** The same with duplicates failing the run, as by default. */
+        public Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
+                      int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
+                      long seed, String topicPrefix, Connections connections) {
+            this(scenario, driver, uri, options, publishers, subscribers, rate, warmupMs, durationMs, size,
+                    randomPadding, seed, topicPrefix, connections, false);
+        }
     }
 
     /**
@@ -646,7 +653,9 @@ public final class ScenarioRun {
 
     static Histogram decode(com.google.protobuf.ByteString b) throws java.util.zip.DataFormatException {
         if (b.isEmpty()) {
-            return new Histogram(1_000, 60_000_000_000L, 3);
+            // empty: the wider of the two ranges decoded here (connect times up to 60 s, latency up to 10 s)
+            return new Histogram(io.msgscope.core.driver.ConnectStats.LOWEST_NS,
+                    io.msgscope.core.driver.ConnectStats.HIGHEST_NS, io.msgscope.core.LatencyRange.DIGITS);
         }
         return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(b.toByteArray()), 0);
     }

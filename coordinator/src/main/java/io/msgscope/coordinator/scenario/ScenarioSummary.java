@@ -94,9 +94,13 @@ public final class ScenarioSummary {
             failure = errors + " errors (" + byKind(counters) + ")"
                     + (o.firstErrors.isEmpty() ? "" : "; first: " + o.firstErrors.get(0));
         }
-        if (failure == null && received > expected) {
+        if (received > expected && c.allowDuplicates()) {
+            r.notes.add((received - expected) + " deliveries beyond the " + expected + " expected (duplicates or a "
+                    + "message to more than one group member), accepted by --allow-duplicates");
+        } else if (failure == null && received > expected) {
             failure = "received " + received + " deliveries, more than the " + expected + " the scenario allows"
-                    + (c.scenario() == Scenario.ROUND_ROBIN ? " (a message reached more than one group member)" : "");
+                    + (c.scenario() == Scenario.ROUND_ROBIN ? " (a message reached more than one group member)" : "")
+                    + "; --allow-duplicates accepts that at an at-least-once QoS";
         }
         if (failure == null && reliable && received < expected) {
             failure = "delivery_rate " + String.format(java.util.Locale.ROOT, "%.6f", delivery) + " < 1.0 at "
@@ -209,6 +213,9 @@ public final class ScenarioSummary {
         m.put("io_threads", c.connections().ioThreads());
         m.put("connect_rate", c.connections().connectRate());
         m.put("source_addresses", c.connections().sourceAddresses());
+        if (c.allowDuplicates()) {
+            m.put("allow_duplicates", true); // only when given: earlier specs keep their hashes
+        }
         return m;
     }
 

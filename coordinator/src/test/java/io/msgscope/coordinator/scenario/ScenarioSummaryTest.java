@@ -83,4 +83,26 @@ class ScenarioSummaryTest {
         assertEquals(hash, ScenarioSummary.build(b, new ScenarioRun.Outcome(), "QoS 1", true).header.get("spec_hash"));
         assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioRun.Outcome(), "QoS 2", true).header.get("spec_hash"));
     }
+
+    /** Issue 16's one rule: more deliveries than expected fail a scenario as duplicates fail a trace run, unless allowed. */
+    @Test
+    void duplicatesFailUnlessAllowedAndAreReportedEitherWay() {
+        ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+        o.publisherCounters.putAll(Map.of("messages_sent", 400L));
+        o.subscriberCounters.putAll(Map.of("messages_received", 403L));
+        ScenarioResult failed = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
+        assertEquals("failed", failed.header.get("status"));
+        assertEquals("received 403 deliveries, more than the 400 the scenario allows; --allow-duplicates accepts that "
+                + "at an at-least-once QoS", failed.header.get("failure_reason"));
+        ScenarioRun.Config c = config("", Map.of(), 1);
+        ScenarioRun.Config allowed = new ScenarioRun.Config(c.scenario(), c.driver(), c.uri(), c.options(), c.publishers(),
+                c.subscribers(), c.rate(), c.warmupMs(), c.durationMs(), c.size(), c.randomPadding(), c.seed(),
+                c.topicPrefix(), c.connections(), true);
+        ScenarioResult ok = ScenarioSummary.build(allowed, o, "QoS 1", true);
+        assertEquals("ok", ok.header.get("status"));
+        assertTrue(ok.notes.contains("3 deliveries beyond the 400 expected (duplicates or a message to more than one "
+                + "group member), accepted by --allow-duplicates"), ok.notes.toString());
+        assertEquals(403L, ok.fields.get("messages_received"));
+        assertNotEquals(failed.header.get("spec_hash"), ok.header.get("spec_hash"), "the allowance is part of the spec");
+    }
 }
