@@ -24,9 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * slot's thread publishes with release stores.
  */
 final class Recording implements MessageHandler {
-    static final long LOWEST_NS = 1_000;
-    static final long HIGHEST_NS = 10_000_000_000L;
-    static final int DIGITS = 3;
+    static final long HIGHEST_NS = io.msgscope.core.LatencyRange.HIGHEST_NS;
 
     private static final VarHandle RECEIVED;
     private static final VarHandle WARMUP;
@@ -42,8 +40,8 @@ final class Recording implements MessageHandler {
 
     /** One I/O thread's recorders and counters; written by that thread only. */
     static final class Slot {
-        final SingleWriterRecorder actual = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, DIGITS);
-        final SingleWriterRecorder intended = new SingleWriterRecorder(LOWEST_NS, HIGHEST_NS, DIGITS);
+        final SingleWriterRecorder actual = io.msgscope.core.LatencyRange.recorder();
+        final SingleWriterRecorder intended = io.msgscope.core.LatencyRange.recorder();
         volatile long received;
         volatile long warmup;
         volatile long clamped;

@@ -42,10 +42,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of the scenario drivers: the fallback keeps a driver without push delivery usable, not scalable).
  */
 public final class SubscribersRole implements AgentRole {
-    static final long LOWEST_NS = Recording.LOWEST_NS;
-    static final long HIGHEST_NS = Recording.HIGHEST_NS;
-    static final int DIGITS = Recording.DIGITS;
-
     private final Drivers drivers;
     private final Clock clock = Clock.process();
     private RunSpec spec;
@@ -69,7 +65,7 @@ public final class SubscribersRole implements AgentRole {
     }
 
     static Histogram newHistogram() {
-        return new Histogram(LOWEST_NS, HIGHEST_NS, DIGITS);
+        return io.msgscope.core.LatencyRange.histogram();
     }
 
     @Override

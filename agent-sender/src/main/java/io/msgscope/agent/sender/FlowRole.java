@@ -91,7 +91,7 @@ public final class FlowRole implements AgentRole {
         long consumerCpu0;
         long consumerCpu1;
         Thread samplingThread;
-        final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(1_000L, 10_000_000_000L, 3);
+        final org.HdrHistogram.Histogram latency = io.msgscope.core.LatencyRange.histogram();
 
         void reset(long skip, long warmupNs, long thresholdNs, int samples) {
             this.skip = skip;
@@ -142,7 +142,7 @@ public final class FlowRole implements AgentRole {
             }
             // latency from the header's epoch send time, taken on this box by this process (M1, Q1)
             long l = t + epochOffset - WireHeader.sendTime(buffer, offset);
-            latency.recordValue(Math.min(Math.max(l, 0), 10_000_000_000L));
+            latency.recordValue(io.msgscope.core.LatencyRange.clamp(l));
             inFlightSum += sentNow - n + 1; // in flight when this message arrived, itself included
             inFlightCount++;
             if (groupStartNs == 0) {

@@ -139,20 +139,9 @@ public final class DistributionWriter {
         return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
-    /** A gnuplot double-quoted string. */
+    /** A gnuplot double-quoted string (one definition: {@link io.msgscope.analysis.output.GnuplotScripts#quote}). */
     static String quote(String text) {
-        StringBuilder q = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                q.append('\\').append(c);
-            } else if (c == '\n' || c == '\r') {
-                q.append(' ');
-            } else {
-                q.append(c);
-            }
-        }
-        return q.append('"').toString();
+        return io.msgscope.analysis.output.GnuplotScripts.quote(text);
     }
 
     private static String oneLine(String text) {

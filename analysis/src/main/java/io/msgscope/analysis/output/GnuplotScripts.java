@@ -212,8 +212,8 @@ public final class GnuplotScripts {
         return s.toString();
     }
 
-    /** A gnuplot double-quoted string (backslash escapes are interpreted inside). */
-    private static String quote(String text) {
+    /** A gnuplot double-quoted string (backslash escapes are interpreted inside): quotes and backslashes escaped, line breaks made spaces. */
+    public static String quote(String text) {
         StringBuilder q = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

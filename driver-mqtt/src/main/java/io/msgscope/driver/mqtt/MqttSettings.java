@@ -23,41 +23,19 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
                     TlsClient.Settings tlsSettings) {
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
     static final int DEFAULT_QOS = 1;
+    static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
+            java.util.List.of("tcp", "mqtt"), java.util.List.of("ssl", "mqtts"), 1883, 8883);
 
     static MqttSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("mqtt", MqttDriver.OPTIONS);
         String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
         // issue 14: a URI the client would read otherwise than written is refused, its password masked
-        io.msgscope.core.Secrets.requireStrictUri("--uri", raw);
-        URI uri;
-        try {
-            uri = new URI(raw);
-        } catch (URISyntaxException e) {
-            throw new SpecException("--uri", "is not a URI: " + e.getReason() + " in "
-                    + io.msgscope.core.Secrets.uri(raw));
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        boolean tls = switch (scheme) {
-            case "tcp", "mqtt" -> false;
-            case "ssl", "mqtts" -> true;
-            default -> throw new SpecException("--uri", "must start with tcp://, mqtt://, ssl:// or mqtts://, got '"
-                    + masked(raw) + "'");
-        };
-        if (uri.getHost() == null) {
-            throw new SpecException("--uri", "names no host: '" + masked(raw) + "'");
-        }
-        int port = uri.getPort() < 0 ? (tls ? 8883 : 1883) : uri.getPort();
-        String user = spec.option("username", null);
-        String pass = spec.option("password", null);
-        if (uri.getRawUserInfo() != null) {
-            String[] up = uri.getRawUserInfo().split(":", 2);
-            if (user == null) {
-                user = URLDecoder.decode(up[0], StandardCharsets.UTF_8);
-            }
-            if (pass == null && up.length > 1) {
-                pass = URLDecoder.decode(up[1], StandardCharsets.UTF_8);
-            }
-        }
+        io.msgscope.core.driver.BrokerUri uri = io.msgscope.core.driver.BrokerUri.parse(raw, SCHEMES, spec);
+        boolean tls = uri.tls();
+        String scheme = uri.scheme();
+        int port = uri.port();
+        String user = uri.user();
+        String pass = uri.password();
         if (pass != null && user == null) {
             throw new SpecException("--opt password", "needs --opt username as well");
         }
@@ -102,7 +80,7 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
                 throw new SpecException("--opt group", "must be a share name without '/', '+' or '#', got '" + group + "'");
             }
         }
-        return new MqttSettings(uri.getHost(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight,
+        return new MqttSettings(uri.host(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight,
                 group, netty, tlsSettings);
     }
 

@@ -34,41 +34,19 @@ record NatsSettings(String url, String host, int port, String address, boolean t
                     boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
                     String password, String token, String group, boolean pull, int socketBuffer) {
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
+    static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
+            java.util.List.of("nats"), java.util.List.of("tls"), 4222, 4222);
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
     static NatsSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("nats", NatsDriver.OPTIONS);
         String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
         // issue 14: a URI the client would read otherwise than written is refused, its password masked
-        io.msgscope.core.Secrets.requireStrictUri("--uri", raw);
-        URI uri;
-        try {
-            uri = new URI(raw);
-        } catch (URISyntaxException e) {
-            throw new SpecException("--uri", "is not a URI: " + e.getReason() + " in "
-                    + io.msgscope.core.Secrets.uri(raw));
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        boolean tls = switch (scheme) {
-            case "nats" -> false;
-            case "tls" -> true;
-            default -> throw new SpecException("--uri", "must start with nats:// or tls://, got '" + io.msgscope.core.Secrets.uri(raw) + "'");
-        };
-        if (uri.getHost() == null) {
-            throw new SpecException("--uri", "names no host: '" + io.msgscope.core.Secrets.uri(raw) + "'");
-        }
-        int port = uri.getPort() < 0 ? 4222 : uri.getPort();
-        String user = spec.option("username", null);
-        String pass = spec.option("password", null);
-        if (uri.getRawUserInfo() != null) {
-            String[] up = uri.getRawUserInfo().split(":", 2);
-            if (user == null) {
-                user = URLDecoder.decode(up[0], StandardCharsets.UTF_8);
-            }
-            if (pass == null && up.length > 1) {
-                pass = URLDecoder.decode(up[1], StandardCharsets.UTF_8);
-            }
-        }
+        io.msgscope.core.driver.BrokerUri uri = io.msgscope.core.driver.BrokerUri.parse(raw, SCHEMES, spec);
+        boolean tls = uri.tls();
+        int port = uri.port();
+        String user = uri.user();
+        String pass = uri.password();
         String token = spec.option("token", null);
         if (token != null && user != null) {
             throw new SpecException("--opt token", "cannot be combined with a username");
@@ -110,8 +88,8 @@ record NatsSettings(String url, String host, int port, String address, boolean t
         }
         TlsClient.Settings tlsOpts = TlsClient.Settings.of(spec);
         boolean netty = netty(spec);
-        String address = uri.getHost() + ":" + port;
-        return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.getHost(), port, address, tls, tlsOpts,
+        String address = uri.address();
+        return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.host(), port, address, tls, tlsOpts,
                 netty, subject, js, storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec),
                 consumer.equals("pull"), spec.socketBuffer());
     }
