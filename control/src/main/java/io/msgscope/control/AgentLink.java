@@ -33,6 +33,9 @@ public final class AgentLink implements AutoCloseable {
     /** Reads held back by the hub: too many of this agent's frames are waiting to be taken. */
     volatile boolean paused;
     private volatile boolean tlsRefused;
+    /** The agent's last reported progress (messages, from its heartbeat answers) and when it last grew. */
+    private volatile long progress;
+    private volatile long progressGrewNs = System.nanoTime();
     /** Bytes of this agent's frames delivered to the hub and not yet taken (inbox and early). */
     final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** Frames and bytes kept for later because nothing waited for them (see ControlHub.await). */
@@ -109,6 +112,9 @@ public final class AgentLink implements AutoCloseable {
 
                             @Override
                             protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
+                                if (msg.getBodyCase() == Envelope.BodyCase.HEARTBEAT) {
+                                    self[0].heard(msg.getHeartbeat().getProgress());
+                                }
                                 if (msg.getBodyCase() == Envelope.BodyCase.HELLO_ACK) {
                                     // the handshake is done: run-sized frames from the next one on
                                     ControlCodec.maxFrame(ctx.pipeline(), hub.maxFrame());
@@ -257,6 +263,29 @@ public final class AgentLink implements AutoCloseable {
 
     public Role role() {
         return role;
+    }
+
+    /** Event loop: a heartbeat answer with the agent's progress. */
+    void heard(long p) {
+        if (p != progress) {
+            progress = p;
+            progressGrewNs = System.nanoTime();
+        }
+    }
+
+    /** Messages the agent's role has handled in the current phase, as its last heartbeat said (issue 18). */
+    public long progress() {
+        return progress;
+    }
+
+    /** {@link System#nanoTime} when the reported progress last changed (the link's creation before that). */
+    public long progressChangedNs() {
+        return progressGrewNs;
+    }
+
+    /** Starts a new wait for progress: the stall clock counts from now. */
+    public void progressWatchFromNow() {
+        progressGrewNs = System.nanoTime();
     }
 
     public String name() {

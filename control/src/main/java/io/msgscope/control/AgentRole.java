@@ -21,6 +21,14 @@ public interface AgentRole {
     void start(Phase phase, PhaseListener listener);
 
     /**
+     * Messages the role has handled so far in the measurement (sent, received), read on the control channel's
+     * event loop for each heartbeat answer: cheap, never blocking; 0 where the role counts none (issue 18).
+     */
+    default long progress() {
+        return 0;
+    }
+
+    /**
      * The sender finished a phase after sending {@code sent} messages (receiver only): first the warm-up
      * (so a warm-up whose messages stopped arriving can end after the drain timeout), then the measurement.
      */

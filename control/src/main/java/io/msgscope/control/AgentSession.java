@@ -228,9 +228,19 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                         .setAgentEpochNs(io.msgscope.core.Clock.process().toEpoch(now))).build());
             }
             case HEARTBEAT -> ch.writeAndFlush(Envelope.newBuilder()
-                    .setHeartbeat(Heartbeat.newBuilder().setNanos(System.nanoTime())).build());
+                    .setHeartbeat(Heartbeat.newBuilder().setNanos(System.nanoTime()).setProgress(progress())).build());
             case ABORT, BYE -> ch.close();
             default -> fail(ch, "unexpected frame " + env.getBodyCase());
+        }
+    }
+
+    /** The current role's progress for a heartbeat answer; 0 before a role exists or when it fails to say. */
+    private long progress() {
+        AgentRole r = current;
+        try {
+            return r == null ? 0 : r.progress();
+        } catch (RuntimeException e) {
+            return 0; // a heartbeat is never lost to a progress report
         }
     }
 

@@ -108,7 +108,19 @@ public final class ControlHub implements AutoCloseable {
     /** Waits up to {@code timeoutMs} for a frame of one of the given kinds from {@code from}. */
     public Envelope await(AgentLink from, long timeoutMs, String what, Envelope.BodyCase... expected)
             throws AgentFailure {
-        return await(from, timeoutMs, what, null, null, expected);
+        return await(from, timeoutMs, what, null, null, null, expected);
+    }
+
+    /**
+     * Like {@link #await}, with no fixed deadline but a stall limit (issue 18): the wait goes on while
+     * {@code watched}'s reported progress keeps changing, and fails once it has not changed for {@code stallMs}
+     * (from the call, or from the last change), naming how far it got. A slow but steady system is waited for;
+     * a stuck one is failed within {@code stallMs}.
+     */
+    public Envelope awaitProgressing(AgentLink from, AgentLink watched, long stallMs, String what,
+                                     Envelope.BodyCase... expected) throws AgentFailure {
+        watched.progressWatchFromNow();
+        return await(from, stallMs, what, null, null, watched, expected);
     }
 
     /**
@@ -121,11 +133,12 @@ public final class ControlHub implements AutoCloseable {
                               java.util.function.Predicate<String> stale,
                               java.util.function.Consumer<String> setAside, Envelope.BodyCase... expected)
             throws AgentFailure {
-        return await(from, timeoutMs, what, stale, setAside, expected);
+        return await(from, timeoutMs, what, stale, setAside, null, expected);
     }
 
+    /** @param watched null: a fixed deadline of {@code timeoutMs}; else the deadline is {@code timeoutMs} after its progress last changed */
     private Envelope await(AgentLink from, long timeoutMs, String what, java.util.function.Predicate<String> stale,
-                           java.util.function.Consumer<String> setAside, Envelope.BodyCase... expected)
+                           java.util.function.Consumer<String> setAside, AgentLink watched, Envelope.BodyCase... expected)
             throws AgentFailure {
         boolean onlyFrom = setAside != null;
         Set<Envelope.BodyCase> kinds = EnumSet.noneOf(Envelope.BodyCase.class);
@@ -146,6 +159,14 @@ public final class ControlHub implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (true) {
             long left = deadline - System.nanoTime();
+            if (left <= 0 && watched != null) {
+                deadline = watched.progressChangedNs() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+                left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AgentFailure(from.name(), "no progress for " + timeoutMs + " ms during " + what + " ("
+                            + watched.name() + " at " + watched.progress() + " messages)", false);
+                }
+            }
             if (left <= 0) {
                 throw new AgentFailure(from.name(), "no answer within " + timeoutMs + " ms during " + what, false);
             }

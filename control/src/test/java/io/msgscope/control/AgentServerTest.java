@@ -105,6 +105,33 @@ class AgentServerTest {
         assertTrue(aside.get(0).contains("sending failed after 3"), aside::toString);
     }
 
+    /** Issue 18: no fixed budget while the agent makes progress (and a stall fails within the limit, below). */
+    @Test
+    void aWaitGoesOnWhileTheAgentProgresses() throws Exception {
+        ControlHub hub = hub();
+        AgentLink link = connect(hub, Role.RELAY);
+        link.send(Envelope.newBuilder().setSpec(RunSpec.newBuilder().setCount(FakeRole.SLOW_COUNT)).build());
+        hub.await(link, TIMEOUT_MS, "set-up", Envelope.BodyCase.READY);
+        link.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.MEASURE)).build());
+        // 12 steps of 400 ms (4.8 s) against a stall limit of 2.5 s: it must wait past the limit
+        assertEquals(FakeRole.SLOW_COUNT, hub.awaitProgressing(link, link, 2_500, "measure",
+                Envelope.BodyCase.PHASE_DONE).getPhaseDone().getSent());
+        assertTrue(link.progress() > 0, "the heartbeat answers carried the progress: " + link.progress());
+    }
+
+    @Test
+    void aStalledAgentFailsTheWaitWithinTheStallLimit() throws Exception {
+        ControlHub hub = hub();
+        AgentLink link = connect(hub, Role.RELAY);
+        link.send(Envelope.newBuilder().setSpec(RunSpec.newBuilder().setCount(FakeRole.STUCK_COUNT)).build());
+        hub.await(link, TIMEOUT_MS, "set-up", Envelope.BodyCase.READY);
+        link.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.MEASURE)).build());
+        AgentFailure stuck = assertThrows(AgentFailure.class,
+                () -> hub.awaitProgressing(link, link, 1_500, "measure", Envelope.BodyCase.PHASE_DONE));
+        assertEquals(link.name() + ": no progress for 1500 ms during measure (" + link.name() + " at 0 messages)",
+                stuck.getMessage());
+    }
+
     @Test
     void handshakeAndARunStep() throws Exception {
         ControlHub hub = hub();

@@ -30,6 +30,12 @@ final class FakeRole implements AgentRole {
     static final int INGRESS_PORT = 40_001;
     /** A spec of this count makes the measurement fail, as a sender whose broker went away. */
     static final long FAILING_COUNT = 7;
+    /** A spec of this count measures slowly: 12 messages, one every 400 ms, each reported as progress. */
+    static final long SLOW_COUNT = 12;
+    /** A spec of this count never ends its measurement and reports no progress. */
+    static final long STUCK_COUNT = 13;
+
+    volatile long progress;
 
     final List<String> calls = new CopyOnWriteArrayList<>();
     final CountDownLatch closed = new CountDownLatch(1);
@@ -54,11 +60,31 @@ final class FakeRole implements AgentRole {
     @Override
     public void start(Phase phase, PhaseListener listener) {
         calls.add("start " + phase);
+        if (spec.getCount() == STUCK_COUNT && phase == Phase.MEASURE) {
+            return;
+        }
+        if (spec.getCount() == SLOW_COUNT && phase == Phase.MEASURE) {
+            Thread t = new Thread(() -> {
+                for (int i = 1; i <= SLOW_COUNT; i++) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(400_000_000L);
+                    progress = i;
+                }
+                listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(SLOW_COUNT).build());
+            });
+            t.setDaemon(true);
+            t.start();
+            return;
+        }
         if (spec.getCount() == FAILING_COUNT && phase == Phase.MEASURE) {
             listener.failed("sending failed after 3 measured messages: Connection reset");
             return;
         }
         listener.done(PhaseDone.newBuilder().setPhase(phase).setSent(spec.getCount()).build());
+    }
+
+    @Override
+    public long progress() {
+        return progress;
     }
 
     @Override

@@ -136,15 +136,15 @@ public final class TraceRun {
                 }
 
                 log.println("warm-up: " + spec.warmupCount() + " messages (discarded)");
-                long warmupMs = 60_000 + spec.warmupCount() / 10;
                 receiver.send(go(Phase.WARMUP));
                 sender.send(go(Phase.WARMUP));
-                hub.await(sender, warmupMs, "the warm-up", Envelope.BodyCase.PHASE_DONE);
+                // no fixed budget (a slow system is waited for): failed once the sender makes no progress for a minute
+                hub.awaitProgressing(sender, sender, stallMs(), "the warm-up", Envelope.BodyCase.PHASE_DONE);
                 // the receiver ends a warm-up that stopped arriving after the drain timeout instead of hanging
                 receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
                         .setSent(spec.warmupCount())).build());
-                out.warmupReceived = hub.await(receiver, warmupMs, "the warm-up", Envelope.BodyCase.PHASE_DONE)
-                        .getPhaseDone().getReceived();
+                out.warmupReceived = hub.awaitProgressing(receiver, receiver, spec.drainTimeoutMs() + stallMs(),
+                        "the warm-up", Envelope.BodyCase.PHASE_DONE).getPhaseDone().getReceived();
                 out.warmupDone = true;
                 if (out.warmupReceived < spec.warmupCount()) {
                     String w = "warm-up: " + out.warmupReceived + " of " + spec.warmupCount()
@@ -159,16 +159,21 @@ public final class TraceRun {
                 long t0 = System.nanoTime();
                 receiver.send(go(Phase.MEASURE));
                 sender.send(go(Phase.MEASURE));
-                PhaseDone sent = hub.await(sender, measureDeadlineMs(), "the measurement",
-                        Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                PhaseDone sent;
+                PhaseDone got;
+                try (RunProgress shown = RunProgress.start(log, System.console() != null, spec.count(), spec.rate(),
+                        sender::progress, receiver::progress)) {
+                    sent = hub.awaitProgressing(sender, sender, stallMs(), "the measurement",
+                            Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                    receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
+                            .setSent(sent.getSent())).build());
+                    got = hub.awaitProgressing(receiver, receiver, spec.drainTimeoutMs() + stallMs(),
+                            "the measurement", Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                }
                 out.sent = sent.getSent();
                 out.sentReported = true;
                 out.sampling.put("sender", new long[] {sent.getSamples(), sent.getSamplingNs()});
                 out.hotThreadAllocatedBytes.put("sender", sent.getHotThreadAllocatedBytes());
-                receiver.send(Envelope.newBuilder().setSenderFinished(SenderFinished.newBuilder()
-                        .setSent(sent.getSent())).build());
-                PhaseDone got = hub.await(receiver, spec.drainTimeoutMs() + measureDeadlineMs(),
-                        "the measurement", Envelope.BodyCase.PHASE_DONE).getPhaseDone();
                 out.measureWallNs = System.nanoTime() - t0;
                 out.received = got.getReceived();
                 out.receivedReported = true;
@@ -363,12 +368,16 @@ public final class TraceRun {
         }
     }
 
-    /** Generous: full speed gets 10 µs per message plus a minute; rate mode the planned time plus a minute. */
-    private long measureDeadlineMs() {
-        if (spec.rate() > 0) {
-            return (long) (spec.count() * 1000.0 / spec.rate()) + 60_000;
-        }
-        return spec.count() / 100 + 60_000;
+    /**
+     * How long the warm-up and the measurement may go without progress (the sender's or receiver's count, from
+     * their heartbeat answers) before the run fails: no fixed budget, so a slow but steady system (MQTT QoS 2,
+     * AMQP transactions) is measured whatever its rate, and a stuck one fails within a minute (issue 18).
+     */
+    static final long STALL_MS = 60_000;
+
+    /** {@link #STALL_MS}, or three message periods at a rate below one message in 20 s. */
+    private long stallMs() {
+        return spec.rate() > 0 ? Math.max(STALL_MS, (long) (3_000 / spec.rate())) : STALL_MS;
     }
 
     private io.msgscope.proto.RunSpec toProto(String runId) {

@@ -14,7 +14,17 @@ public final class ReceiveRecorder {
 
     private final long[] recvNs;
     private final int count;
-    private long received;
+    private long received; // stored opaque: another thread reads it for progress
+
+    private static final java.lang.invoke.VarHandle RECEIVED;
+
+    static {
+        try {
+            RECEIVED = java.lang.invoke.MethodHandles.lookup().findVarHandle(ReceiveRecorder.class, "received", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private long duplicates;
     private long reordered;
     private long outOfRange;
@@ -52,7 +62,7 @@ public final class ReceiveRecorder {
             return;
         }
         recvNs[i] = monoNs;
-        received++;
+        RECEIVED.setOpaque(this, received + 1);
         if (seq < highest) {
             reordered++;
         } else {
@@ -70,6 +80,11 @@ public final class ReceiveRecorder {
 
     public long received() {
         return received;
+    }
+
+    /** {@link #received()} read from another thread (the agent's heartbeat answer): recent, possibly a little behind. */
+    public long progress() {
+        return (long) RECEIVED.getOpaque(this);
     }
 
     public long duplicates() {

@@ -43,7 +43,9 @@ public final class ReceiverRole implements AgentRole {
     private volatile boolean warmupSent;
     /** Set by the receive loop before it reports the warm-up, so later SenderFinished frames are the measurement's. */
     private volatile boolean warmupOver;
-    private volatile PhaseListener measureListener;
+    /** The measure phase's listener, once the coordinator started it; null when the role closes first. */
+    private final java.util.concurrent.CompletableFuture<PhaseListener> measureListener =
+            new java.util.concurrent.CompletableFuture<>();
     private final Handler handler = new Handler();
 
     public ReceiverRole(Drivers drivers) {
@@ -200,10 +202,19 @@ public final class ReceiverRole implements AgentRole {
         }
     }
 
+    /** Measured messages received, or during the warm-up the warm-up messages so far (a racy read: progress only). */
+    @Override
+    public long progress() {
+        ReceiveRecorder r = recorder;
+        Handler h = handler;
+        long measured = r == null ? 0 : r.progress();
+        return measured > 0 || h == null ? measured : h.warmupReceived;
+    }
+
     @Override
     public void start(Phase phase, PhaseListener listener) {
         if (phase == Phase.MEASURE) {
-            measureListener = listener; // the receive loop is already running
+            measureListener.complete(listener); // the receive loop is already running
             return;
         }
         thread.submit(() -> receiveLoop(listener));
@@ -313,12 +324,15 @@ public final class ReceiverRole implements AgentRole {
 
     private PhaseListener awaitMeasureListener() {
         // the coordinator registers the measure phase before the sender starts, so this is
-        // already set unless the run was torn down
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (measureListener == null && !stopped && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+        // already set unless the run was torn down (close() then completes it with null): a blocking wait, no spin
+        try {
+            return measureListener.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
-        return measureListener;
     }
 
     private void fail(PhaseListener warmupListener, String message) {
@@ -354,6 +368,7 @@ public final class ReceiverRole implements AgentRole {
     @Override
     public void close() {
         stopped = true;
+        measureListener.complete(null); // wakes a receive loop waiting for a listener that will not come
         if (thread != null) {
             thread.close();
         }

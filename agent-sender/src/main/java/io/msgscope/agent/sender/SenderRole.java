@@ -79,6 +79,16 @@ public final class SenderRole implements AgentRole {
         return thread.ready().setRole(Role.SENDER).build();
     }
 
+    private volatile long warmupProgress;
+
+    /** Measured messages sent, or during the warm-up the warm-up messages sent so far. */
+    @Override
+    public long progress() {
+        SendRecorder r = recorder;
+        long measured = r == null ? 0 : r.progress();
+        return measured > 0 ? measured : warmupProgress;
+    }
+
     @Override
     public void start(Phase phase, PhaseListener listener) {
         thread.submit(() -> {
@@ -129,6 +139,7 @@ public final class SenderRole implements AgentRole {
                 WireHeader.writeSequence(buf, 0, -1 - i);
                 pub.send(buf, 0, size);
             }
+            warmupProgress = i; // once per stretch: the heartbeat answer's progress during the warm-up
         }
     }
 
