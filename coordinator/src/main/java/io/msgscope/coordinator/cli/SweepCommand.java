@@ -54,6 +54,12 @@ import java.util.regex.Pattern;
                   "",
                   "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage."})
 public final class SweepCommand implements Callable<Integer> {
+    /** "~2 min 10 s left": the remaining points at the mean wall time of the points done (issue 18). */
+    static String eta(double elapsedS, int done, int remaining) {
+        long s = Math.round(elapsedS / Math.max(1, done) * remaining);
+        return "~" + (s >= 60 ? s / 60 + " min " + s % 60 + " s" : s + " s") + " left";
+    }
+
     /** The class whose {@code main} runs {@code msgscope}; a system property overrides it. */
     static final String MAIN_CLASS = System.getProperty("msgscope.main", "io.msgscope.cli.Main");
 
@@ -151,6 +157,8 @@ public final class SweepCommand implements Callable<Integer> {
                 String name = "point-" + param.dirName(i) + "-" + r;
                 Path pdir = dir.resolve(name);
                 long ps = System.nanoTime();
+                commandSpec.commandLine().getErr().printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: running%s%n", k, total,
+                        param.column(), label, r, k == 1 ? "" : " (" + eta((System.nanoTime() - t0) / 1e9, k - 1, total - k + 1) + ")");
                 int code = runPoint(pointArgs(param, i, throughput), pdir);
                 double wall = (System.nanoTime() - ps) / 1e9;
                 Path log = pdir.resolve("run.log");
@@ -178,10 +186,11 @@ public final class SweepCommand implements Callable<Integer> {
                 String status = view == null ? "no summary.json (exit " + code + ")" : view.status();
                 failed |= code != ExitCodes.OK || summary == null || !"ok".equals(status);
                 points.add(new SweepTable.Point(v, label, r, name, code, summary));
-                stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s µs, p99 %s µs (%.1f s)%n",
+                stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s µs, p99 %s µs (%.1f s%s)%n",
                         k, total, param.column(), label, r, status,
                         view == null ? "-" : String.format(Locale.ROOT, "%,.0f", view.msgPerS()),
-                        us(view, "p50"), us(view, "p99"), wall);
+                        us(view, "p50"), us(view, "p99"), wall,
+                        k == total ? "" : "; " + eta((System.nanoTime() - t0) / 1e9, k, total - k));
                 stdout.flush();
             }
         }

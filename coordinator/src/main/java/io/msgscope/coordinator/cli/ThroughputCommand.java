@@ -225,13 +225,18 @@ public final class ThroughputCommand implements Callable<Integer> {
             stdout.println(f == 0 ? "searching for F (A6): steps F = 1, 10, 100, ..., golden-section narrowing, "
                     + "then the knee; overlapping probes measured again" : "measuring at F = " + f);
             stdout.flush();
+            final long searchStart = System.nanoTime();
+            final int[] probes = {0};
+            // progress (issue 18): each probe as it ends, numbered against the search's budget, with the time so far
             o = new ThroughputRun(spec, settings, cores, System.err).credentials(credentials).run(flow, relay, f, p -> {
                 io.msgscope.analysis.stats.SampleSummary s = p.summary();
-                stdout.printf(Locale.ROOT, "  F = %-10s %-6s median %s msg/s [95%%: %s, %s] (mean %s, sd %s, %d samples)%s%n",
+                probes[0]++;
+                stdout.printf(Locale.ROOT, "  probe %d%s  F = %-10s %-6s median %s msg/s [95%%: %s, %s] (mean %s, sd %s, "
+                                + "%d samples)%s  %.0f s%n", probes[0], f == 0 ? "/" + maxProbes + " max" : "",
                         HumanFormat.count(p.inFlight()), p.phase(), HumanFormat.rate(s.median()),
                         HumanFormat.rate(s.medianInterval().lower()), HumanFormat.rate(s.medianInterval().upper()),
                         HumanFormat.rate(s.mean()), HumanFormat.rate(s.stddev()), s.n(),
-                        s.stationarity().steady() ? "" : " not steady");
+                        s.stationarity().steady() ? "" : " not steady", (System.nanoTime() - searchStart) / 1e9);
                 stdout.flush();
             });
         }
