@@ -61,6 +61,10 @@ public final class RunOutcome {
     }
     /** Null when the run succeeded. */
     public String failure;
+    /** The phase the run was in: set-up, warm-up, measurement, upload; then analysis (the coordinator's checks). */
+    public String phase = "set-up";
+    /** The phase a failure ended ({@code failed_during}, as in scenarios); null when the run succeeded. */
+    public String failedDuring;
     public boolean usageFailure;
 
     public RunOutcome(RunSpec spec, String runId) {

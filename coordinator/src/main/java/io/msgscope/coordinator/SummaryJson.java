@@ -44,6 +44,8 @@ public final class SummaryJson {
         root.put("started_at", startedAt);
         root.put("status", out.failed() ? "failed" : "ok");
         root.put("failure_reason", out.failure);
+        // the phase (issue 16): set-up, warm-up, measurement or upload; analysis for the coordinator's verdicts
+        root.put("failed_during", out.failed() ? (out.failedDuring != null ? out.failedDuring : "analysis") : null);
         root.put("warnings", new ArrayList<>(out.warnings));
         Map<String, Object> spec = spec(out.spec);
         root.put("spec", spec);

@@ -78,6 +78,7 @@ public final class TraceRun {
             AgentLink sender = null;
             AgentLink probe = null;
             try {
+                out.phase = "set-up";
                 io.msgscope.proto.RunSpec base = toProto(runId);
                 Ready relayReady = null;
                 if (ep.relay() != null) {
@@ -135,6 +136,7 @@ public final class TraceRun {
                     hub.await(probe, READY_MS, "the probe's warm-up", Envelope.BodyCase.PHASE_DONE);
                 }
 
+                out.phase = "warm-up";
                 log.println("warm-up: " + spec.warmupCount() + " messages (discarded)");
                 receiver.send(go(Phase.WARMUP));
                 sender.send(go(Phase.WARMUP));
@@ -154,6 +156,7 @@ public final class TraceRun {
                     log.println("warning: " + w);
                 }
 
+                out.phase = "measurement";
                 log.println("measuring: " + spec.count() + " messages of " + spec.size() + " B"
                         + (spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
                 long t0 = System.nanoTime();
@@ -210,9 +213,11 @@ public final class TraceRun {
                 }
             } catch (AgentFailure f) {
                 out.failure = f.getMessage();
+                out.failedDuring = out.phase;
                 out.usageFailure = f.usage();
                 log.println("run failed: " + f.getMessage());
             }
+            out.phase = "upload";
             uploadAll(hub, out, sender, receiver, probe);
             countFromTraces(out);
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {
@@ -290,6 +295,7 @@ public final class TraceRun {
     private static void note(RunOutcome out, String message) {
         if (out.failure == null) {
             out.failure = message;
+            out.failedDuring = out.phase;
         } else {
             out.warnings.add(message);
         }

@@ -78,6 +78,7 @@ class TraceFaultIT {
             JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
             assertEquals("failed", s.get("status").asText(), s::toString);
             assertFalse(s.get("failure_reason").asText().isBlank(), s::toString);
+            assertEquals("measurement", s.get("failed_during").asText(), s::toString);
             JsonNode c = s.get("counters");
             Rows rows = Rows.of(out.resolve("trace.dat"));
             String why = "counters " + c + " vs trace.dat " + rows + "; warnings " + s.get("warnings");
@@ -104,5 +105,32 @@ class TraceFaultIT {
                 broker.close();
             }
         }
+    }
+
+    /**
+     * The same faults in the warm-up: the run ends (no hang) with exit 1 and a summary that names the phase and an
+     * agent, and no measured message is claimed (the surviving traces hold none).
+     */
+    @ParameterizedTest(name = "{0} killed during the warm-up")
+    @ValueSource(strings = {"relay", "sender", "receiver"})
+    void aKillDuringTheWarmUpFailsTheRunNamingThePhase(String victim) throws Exception {
+        Path out = tmp.resolve("warmup-" + victim);
+        // a warm-up of 20 M messages lasts far longer than the second before the kill
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-w-" + victim), "run", "--count", "10000",
+                "--warmup", "20000000", "--out", out.toString());
+        ProcessHandle agent = TraceRunIT.awaitChild(p.process, victim, 60_000);
+        TraceRunIT.awaitLine(p.stderr, "warm-up:", 90_000);
+        Thread.sleep(1_000);
+        agent.destroyForcibly();
+        int rc = p.waitFor(180);
+        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        assertEquals("failed", s.get("status").asText(), s::toString);
+        assertEquals("warm-up", s.get("failed_during").asText(), s::toString);
+        // the first to notice may be a neighbour (the sender's write fails when the relay goes): an agent is named
+        assertTrue(s.get("failure_reason").asText().contains(" agent"), s::toString);
+        JsonNode c = s.get("counters");
+        assertTrue(c.get("messages_received").isNull() || c.get("messages_received").asLong() == 0, c::toString);
+        assertTrue(c.get("warmup_lost").isNull(), "the warm-up never ended: its loss is unknown " + c);
     }
 }

@@ -499,6 +499,9 @@ public final class RunCommand implements Callable<Integer> {
                         achieved, out.spec.rate());
             }
         }
+        if (out.failed()) {
+            out.failedDuring = "measurement"; // what the measurement recorded fails it, found when it is analysed
+        }
     }
 
     /** A relay option given for a run whose messages go through no relay is refused, not silently dropped. */

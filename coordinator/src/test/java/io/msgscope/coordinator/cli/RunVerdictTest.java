@@ -20,6 +20,7 @@ class RunVerdictTest {
         RunCommand.judge(o, 0, 1000, false);
         assertEquals("7 messages delivered more than once (the first arrival is measured; --allow-duplicates accepts "
                 + "them, e.g. at MQTT QoS 1)", o.failure);
+        assertEquals("measurement", o.failedDuring);
     }
 
     @Test
