@@ -9,7 +9,6 @@ import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.MiddleBox;
-import io.msgscope.driver.tcp.TcpSockets;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
 import io.msgscope.proto.Ready;
@@ -17,30 +16,22 @@ import io.msgscope.proto.Role;
 import io.msgscope.proto.RunSpec;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 
 /**
  * The broker-probe agent in relay mode: the trivial broker of M10, the middle box of M1. It listens
  * on an ingress port (the sender connects) and an egress port (the receiver connects) and forwards
- * whole messages from one to the other on one thread ({@link RelayForwarder}: each read's whole messages
- * in one write, handed to a {@link RelayTap} together first). Its phase answers report what it forwarded
- * so far. The tcp driver's {@code --opt via=direct} runs without it. For the tcp driver it is the raw-TCP relay;
- * a driver with a middle box of its own (ZeroMQ's proxy, {@code --opt via=proxy}) is run here the same
- * way: same thread, same tap (CPU stamps every Nth message), same counts, plus the driver's counters
- * and the forwarding thread's CPU time ({@code proxy_cpu_ns}) in the phase answers.
+ * whole messages from one to the other on one thread. What forwards is the driver's middle box
+ * ({@link Driver#openMiddleBox}): the tcp driver's raw-TCP relay (each read's whole messages in one write,
+ * handed to a {@link RelayTap} together first), ZeroMQ's proxy ({@code --opt via=proxy}); the agent knows no
+ * driver (issue 15). Same thread, same tap (CPU stamps every Nth message), same counts for all, with the
+ * driver's counters and the forwarding thread's CPU time ({@code proxy_cpu_ns}) in the phase answers. The
+ * tcp driver's {@code --opt via=direct} runs without it.
  */
 public final class RelayRole implements AgentRole {
     private final RelayTap tap;
     private RunSpec spec;
-    private ServerSocketChannel ingress;
-    private ServerSocketChannel egress;
-    private SocketChannel in;
-    private SocketChannel out;
     private RoleThread thread;
     private volatile boolean stopped;
-    private volatile RelayForwarder forwarder;
     private volatile String failure;
     private volatile long allocatedAtStart = -1;
     private MiddleBox middle;
@@ -64,30 +55,14 @@ public final class RelayRole implements AgentRole {
         this.spec = spec;
         String host = spec.getBindHost().isEmpty() ? "127.0.0.1" : spec.getBindHost();
         Driver driver = DriverSpecs.driverOf(Drivers.load(), spec);
-        if (!driver.name().equals("tcp")) {
-            return prepareMiddleBox(driver, host);
-        }
-        if (!driver.usesRelay(spec.getDriverOptionsMap())) {
-            throw new SpecException("--opt via", "direct: the sender connects straight to the receiver, so no relay "
-                    + "runs; leave out the relay agent, or use via=relay");
-        }
-        ingress = TcpSockets.listen(host, spec.getIngressPort(), "--relay-ingress-port");
-        egress = TcpSockets.listen(host, spec.getEgressPort(), "--relay-egress-port");
-        thread = new RoleThread("msgscope-relay", spec.getPinCpu());
-        thread.submit(this::forwardLoop);
-        return thread.ready().setRole(Role.RELAY)
-                .setIngressPort(((InetSocketAddress) ingress.getLocalAddress()).getPort())
-                .setEgressPort(((InetSocketAddress) egress.getLocalAddress()).getPort()).build();
-    }
-
-    private Ready prepareMiddleBox(Driver driver, String host) throws Exception {
         DriverSpec ds = DriverSpecs.of(spec);
         if (!driver.usesRelay(ds.options())) {
             throw new SpecException("--driver", "the " + driver.name() + " driver with these options does not run "
                     + "through the broker-probe agent");
         }
         middle = driver.openMiddleBox(ds, host, spec.getIngressPort(), spec.getEgressPort());
-        thread = new RoleThread("msgscope-" + driver.name() + "-proxy", spec.getPinCpu());
+        thread = new RoleThread("msgscope-" + (driver.name().equals("tcp") ? "relay" : driver.name() + "-proxy"),
+                spec.getPinCpu());
         final MiddleBox m = middle;
         thread.submit(() -> {
             try {
@@ -106,47 +81,17 @@ public final class RelayRole implements AgentRole {
         return thread.ready().setRole(Role.RELAY).setIngressPort(m.ingressPort()).setEgressPort(m.egressPort()).build();
     }
 
-    private void forwardLoop() {
-        try {
-            out = egress.accept(); // the receiver connects first
-            TcpSockets.tune(out, spec.getSocketBuffer(), TcpSockets.noDelay(spec.getDriverOptionsMap()));
-            in = ingress.accept();
-            TcpSockets.tune(in, spec.getSocketBuffer());
-            final RelayTap t = tap != null ? tap : CpuStampTap.forSpec(spec);
-            if (t instanceof CpuStampTap stamps) {
-                stamps.warmUp();
-            }
-            final RelayForwarder f = new RelayForwarder(in, out, spec.getSize(), t, TcpSockets.bufferFor(spec.getSize()));
-            forwarder = f;
-            allocatedAtStart = thread.allocatedBytes();
-            while (!stopped && f.forwardOnce()) {
-                // one read and one write per pass, as many whole messages as the read completed
-            }
-        } catch (IOException e) {
-            if (!stopped) {
-                failure = "relay stopped forwarding after " + forwarded() + " messages: " + e.getMessage();
-            }
-        }
-    }
-
-    private long forwarded() {
-        RelayForwarder f = forwarder;
-        return f == null ? 0 : f.forwarded();
-    }
-
     @Override
     public void start(Phase phase, PhaseListener listener) {
         if (failure != null) {
             listener.failed(failure);
         } else {
-            long n = middle != null ? middle.forwarded() : forwarded();
+            long n = middle.forwarded();
             long a0 = allocatedAtStart;
             PhaseDone.Builder d = PhaseDone.newBuilder().setPhase(phase).setReceived(n).setSent(n)
                     .setBytes(n * spec.getSize())
                     .setHotThreadAllocatedBytes(a0 < 0 ? -1 : thread.allocatedBytes() - a0);
-            if (middle != null) {
-                d.putAllCounters(middle.counters()).putCounters("proxy_cpu_ns", thread.cpuNs() + middle.helperCpuNs());
-            }
+            d.putAllCounters(middle.counters()).putCounters("proxy_cpu_ns", thread.cpuNs() + middle.helperCpuNs());
             listener.done(d.build());
         }
     }
@@ -159,7 +104,7 @@ public final class RelayRole implements AgentRole {
     @Override
     public void close() {
         stopped = true;
-        for (AutoCloseable c : new AutoCloseable[] {middle, in, out, ingress, egress}) {
+        for (AutoCloseable c : new AutoCloseable[] {middle}) {
             try {
                 if (c != null) {
                     c.close();

@@ -56,6 +56,21 @@ public final class TcpDriver implements Driver {
         return !TcpOptions.of(options).direct();
     }
 
+    /**
+     * The raw-TCP relay as this driver's middle box, which the broker-probe agent runs (issue 15); refused with
+     * {@code --opt via=direct}, where the sender connects straight to the receiver.
+     */
+    @Override
+    public io.msgscope.core.driver.MiddleBox openMiddleBox(DriverSpec spec, String bindHost, int ingressPort,
+                                                          int egressPort) throws IOException {
+        TcpOptions o = TcpOptions.of(spec);
+        if (o.direct()) {
+            throw new SpecException("--opt via", "direct: the sender connects straight to the receiver, so no relay "
+                    + "runs; leave out the relay agent, or use via=relay");
+        }
+        return new TcpRelay(bindHost, ingressPort, egressPort, spec.messageSize(), spec.socketBuffer(), o.noDelay());
+    }
+
     /** No broker either way: the relay is msgscope's own middle box, and direct mode has none. */
     @Override
     public String brokerHost(String uri, Map<String, String> options) {

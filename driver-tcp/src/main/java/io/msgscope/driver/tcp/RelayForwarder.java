@@ -1,6 +1,7 @@
-package io.msgscope.agent.probe;
+package io.msgscope.driver.tcp;
 
 import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.MiddleBox;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -11,7 +12,7 @@ import java.nio.channels.WritableByteChannel;
 /**
  * The raw-TCP relay's forwarding loop: one large buffer, each read takes whatever the socket holds, and
  * every whole message that read completed goes on in one write (a partial message waits at the front of
- * the buffer for the rest). The tap sees each read's whole messages at once ({@link RelayTap#onMessages}),
+ * the buffer for the rest). The tap sees each read's whole messages at once ({@link MiddleBox.Tap#onMessages}),
  * so the per-message cost is only what the tap itself does; everything else is paid once per read:
  * the arithmetic, the forwarded count and the write system call. On channels, so that tests can hand
  * it partial reads and writes; single-threaded, no allocation after construction.
@@ -20,7 +21,7 @@ final class RelayForwarder {
     private final ReadableByteChannel src;
     private final WritableByteChannel dst;
     private final int size;
-    private final RelayTap tap;
+    private final MiddleBox.Tap tap;
     private final ByteBuffer buf;
     private long index;
     private long reads;
@@ -31,7 +32,7 @@ final class RelayForwarder {
      * @param capacity bytes read at most per call; at least two messages, so a partial message at the front
      *                 never stops a read
      */
-    RelayForwarder(ReadableByteChannel src, WritableByteChannel dst, int size, RelayTap tap, int capacity) {
+    RelayForwarder(ReadableByteChannel src, WritableByteChannel dst, int size, MiddleBox.Tap tap, int capacity) {
         if (capacity < 2 * size) {
             throw new IllegalArgumentException("capacity " + capacity + " is below two messages of " + size + " B");
         }

@@ -1,6 +1,7 @@
-package io.msgscope.agent.probe;
+package io.msgscope.driver.tcp;
 
 import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.MiddleBox;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -100,7 +101,10 @@ class RelayForwarderTest {
     }
 
     /** Records the tap's calls: (first index, count) and the first message's sequence. */
-    static final class Calls implements RelayTap {
+    /** A tap that does nothing. */
+    static final MiddleBox.Tap NONE = (buffer, offset, index) -> { };
+
+    static final class Calls implements MiddleBox.Tap {
         final List<long[]> batches = new ArrayList<>();
 
         @Override
@@ -168,7 +172,7 @@ class RelayForwarderTest {
     @Test
     void aStreamEndingInsideAMessageIsAnErrorSayingWhere() throws Exception {
         byte[] data = java.util.Arrays.copyOf(stream(3), 3 * SIZE - 5);
-        RelayForwarder f = new RelayForwarder(new Source(data, 1000), new Sink(1 << 20), SIZE, RelayTap.NONE,
+        RelayForwarder f = new RelayForwarder(new Source(data, 1000), new Sink(1 << 20), SIZE, NONE,
                 4 * SIZE);
         EOFException e = assertThrows(EOFException.class, () -> {
             while (f.forwardOnce()) {
@@ -182,6 +186,6 @@ class RelayForwarderTest {
     @Test
     void aBufferBelowTwoMessagesIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new RelayForwarder(new Source(new byte[0], 1),
-                new Sink(1), SIZE, RelayTap.NONE, 2 * SIZE - 1));
+                new Sink(1), SIZE, NONE, 2 * SIZE - 1));
     }
 }
