@@ -109,13 +109,13 @@ result = {"heap_after_gc_kib": heaps, "runs": runs, "count": count, "exit_codes"
 ok = True
 lines = [f"| daemon | fds first / last | threads first / last | heap after GC MiB first / last | RSS MiB first / last | verdict |",
          "|---|---|---|---|---|---|"]
-h_first = [h for i, h in heaps if tenth < i <= 2 * tenth] or heaps[:1]
-h_last = [h for i, h in heaps if i > runs - tenth] or heaps[-1:]
+h_first = [h for i, h in heaps if tenth < i <= 2 * tenth] or [h for _, h in heaps[:1]]
+h_last = [h for i, h in heaps if i > runs - tenth] or [h for _, h in heaps[-1:]]
 for k, r in enumerate(roles):
     med = lambda rs, j: statistics.median(x[k][j] for x in rs)
     f0, f1, t0_, t1, r0, r1 = med(first, 0), med(last, 0), med(first, 1), med(last, 1), med(first, 2), med(last, 2)
-    g0 = statistics.median(h[1][k] for h in h_first) if h_first else -1
-    g1 = statistics.median(h[1][k] for h in h_last) if h_last else -1
+    g0 = statistics.median(h[k] for h in h_first) if h_first else -1
+    g1 = statistics.median(h[k] for h in h_last) if h_last else -1
     grew = [w for w, bad in (("fds", f1 - f0 > 2), ("threads", t1 - t0_ > 2),
                              ("heap", g0 > 0 and g1 > max(1.10 * g0, g0 + 8 * 1024))) if bad]
     ok = ok and not grew
