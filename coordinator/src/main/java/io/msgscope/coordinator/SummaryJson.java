@@ -243,6 +243,11 @@ public final class SummaryJson {
         return Double.isFinite(v) ? v : null;
     }
 
+    /** The hash every mode's {@code spec_hash} is: SHA-256 (hex) of the spec map's text. */
+    public static String specHash(Map<String, Object> spec) {
+        return sha256(spec.toString());
+    }
+
     private static String sha256(String s) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")

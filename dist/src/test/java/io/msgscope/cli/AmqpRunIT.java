@@ -66,7 +66,7 @@ class AmqpRunIT {
         MsgscopeProcess p = run(out);
         int rc = p.waitFor(180);
         assertEquals(0, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertEquals("amqp", s.get("driver").asText());
         String topology = s.get("topology").asText();
@@ -95,7 +95,7 @@ class AmqpRunIT {
         MsgscopeProcess p = run(out, "--opt", "queue_type=" + type, "--opt", "confirm=100");
         int rc = p.waitFor(180);
         assertEquals(0, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertTrue(s.get("topology").asText().contains("msgscope-" + type + "-"), s.get("topology").asText());
         assertEquals(type, s.get("spec").get("driver_options").get("queue_type").asText());
@@ -122,7 +122,7 @@ class AmqpRunIT {
         MsgscopeProcess p = run(out, "--opt", "confirm=100");
         int rc = p.waitFor(180);
         assertEquals(0, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertEquals(20_000, s.get("counters").get("messages_acked").asLong());
         assertEquals(0, s.get("counters").get("messages_lost").asLong());
@@ -142,7 +142,7 @@ class AmqpRunIT {
         }
         String line = stdout.lines().filter(l -> l.contains("immediate")).findFirst().orElse("");
         assertTrue(line.contains("540") && line.contains("drop --opt immediate"), stdout);
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("failed", s.get("status").asText());
         String reason = s.get("failure_reason").asText();
         assertTrue(reason.contains("immediate") && reason.contains("NOT_IMPLEMENTED"), reason);

@@ -34,7 +34,7 @@ class AmqpThroughputIT {
         System.arraycopy(opts, 0, args, base.length, opts.length);
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve(name + "-cli"), args);
         assertEquals(0, p.waitFor(300), () -> name + ": " + TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         long peak = s.get("search").get("peak").get("in_flight").asLong();
         long knee = s.get("search").get("knee").get("in_flight").asLong();

@@ -47,7 +47,7 @@ class CpuIT {
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve(name + "-cli"), args);
         int rc = p.waitFor(180);
         assertEquals(0, rc, () -> name + ": " + TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
-        return JSON.readTree(out.resolve("summary.json").toFile());
+        return SummarySchema.assertValid(out.resolve("summary.json"));
     }
 
     private static double median(JsonNode side) {

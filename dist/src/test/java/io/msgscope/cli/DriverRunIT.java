@@ -53,7 +53,7 @@ class DriverRunIT {
         MsgscopeProcess p = MsgscopeProcess.start(tmp, args.toArray(String[]::new));
         int rc = p.waitFor(180);
         assertEquals(0, rc, () -> "exit code; stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText(), s::toString);
         assertEquals(driver, s.get("spec").get("driver").asText());
         JsonNode c = s.get("counters");

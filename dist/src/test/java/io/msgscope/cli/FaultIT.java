@@ -49,7 +49,7 @@ class FaultIT {
     private JsonNode failed(MsgscopeProcess p, String name) throws Exception {
         int rc = p.waitFor(120);
         assertEquals(1, rc, () -> "exit code; stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode j = JSON.readTree(tmp.resolve(name).resolve("summary.json").toFile());
+        JsonNode j = SummarySchema.assertValid(tmp.resolve(name).resolve("summary.json"));
         assertEquals("failed", j.get("status").asText(), j::toString);
         assertTrue(Files.exists(tmp.resolve(name).resolve("summary.csv")));
         assertTrue(Files.exists(tmp.resolve(name).resolve("summary.md")));

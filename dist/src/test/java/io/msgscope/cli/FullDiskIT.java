@@ -53,7 +53,7 @@ class FullDiskIT {
         assertEquals(1, rc, () -> "stdout: " + stdout + " stderr: " + TraceRunIT.safe(p::err));
         String line = stdout.lines().filter(l -> l.startsWith("FAILED: ")).findFirst().orElse("");
         assertTrue(line.contains("No space left on device") && line.contains("partial: "), stdout);
-        JsonNode s = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("failed", s.get("status").asText(), s::toString);
         String failed = s.get("failed_file").asText();
         assertTrue(s.get("failure_reason").asText().equals("writing " + failed + " failed: No space left on device"),

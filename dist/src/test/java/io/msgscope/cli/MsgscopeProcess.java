@@ -61,7 +61,7 @@ final class MsgscopeProcess {
             throw new AssertionError("exit code " + rc + "; stdout: " + TraceRunIT.safe(this::out)
                     + " stderr: " + TraceRunIT.safe(this::err));
         }
-        JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
+        JsonNode summary = SummarySchema.assertValid(out.resolve("summary.json"));
         if (!"ok".equals(summary.path("status").asText())) {
             throw new AssertionError("status not ok: " + summary);
         }

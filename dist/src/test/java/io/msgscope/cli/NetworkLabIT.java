@@ -141,7 +141,7 @@ class NetworkLabIT {
         Path out = work.resolve("run-100m");
         int rc = coordinator(out, secret.toString(), "--count", "60000", "--size", "1024", "--warmup", "5000");
         assertEquals(0, rc, () -> read(work.resolve("run-100m.txt")));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertEquals(60_000, s.get("counters").get("messages_received").asLong());
         assertEquals(0, s.get("counters").get("messages_lost").asLong());
@@ -210,7 +210,7 @@ class NetworkLabIT {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "throughput did not finish");
         assertEquals(0, p.exitValue(), () -> read(log));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         double mbit = s.get("result").get("median_bytes_s").asDouble() * 8 / 1e6;
         // 1 KiB messages kept 200 in flight over a 100 Mbit/s link: the link is the limit
@@ -263,7 +263,7 @@ class NetworkLabIT {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "scenario did not finish");
         assertEquals(0, p.exitValue(), () -> read(log));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText(), () -> s.toString());
         JsonNode f = s.get("results");
         assertEquals(2, f.get("publishers_agents").asInt(), () -> f.toString());
@@ -294,7 +294,7 @@ class NetworkLabIT {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "scenario did not finish");
         assertEquals(0, p.exitValue(), () -> read(log));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText(), () -> s.toString());
     }
 
@@ -320,7 +320,7 @@ class NetworkLabIT {
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the coordinator did not notice the dead agent");
         double noticed = (System.nanoTime() - killed) / 1e9;
         assertEquals(1, p.exitValue(), () -> read(log));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("failed", s.get("status").asText());
         assertTrue(s.get("failure_reason").asText().contains("receiver"), s.get("failure_reason").asText());
         // noticed, analysed and written within a few seconds (the detection itself is under 2 s)
@@ -373,7 +373,7 @@ class NetworkLabIT {
             assertTrue(p.waitFor(180, TimeUnit.SECONDS), "run did not finish");
             if (relay.equals("7610")) {
                 assertEquals(0, p.exitValue(), () -> read(log));
-                assertEquals("ok", JSON.readTree(out.resolve("summary.json").toFile()).get("status").asText());
+                assertEquals("ok", SummarySchema.assertValid(out.resolve("summary.json")).get("status").asText());
             } else {
                 assertEquals(2, p.exitValue(), () -> read(log));
                 assertTrue(read(log).contains("the agent's certificate (CN=broker.lab) names broker.lab, not 10.77.0.2"),

@@ -16,6 +16,8 @@ final class ScenarioResults {
      */
     static long assertEveryMessageDelivered(JsonNode summary, String scenario, int publishers, int subscribers,
                                             int rate, int seconds) {
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.Set.of(), SummarySchema.problems(summary),
+                "summary.json against docs/summary.schema.json");
         JsonNode r = summary.get("results");
         long sent = (long) publishers * rate * seconds;
         long expected = scenario.equals("fan-out") ? sent * subscribers : sent;

@@ -71,7 +71,7 @@ class SweepModesIT {
         assertEquals("throughput", sweep.path("mode").asText());
         assertEquals("--in-flights", sweep.path("sweep_option").asText());
         Path point = out.resolve("point-10-1");
-        JsonNode s = JSON.readTree(point.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(point.resolve("summary.json"));
         assertEquals(10, s.path("result").path("in_flight").asLong());
         assertEquals(10, rows(point.resolve("samples.dat")).size());
         assertTrue(Files.readString(out.resolve("sweep-throughput.gp")).contains("set logscale x 10"));
@@ -120,7 +120,7 @@ class SweepModesIT {
         assertEquals(2, rows.size(), rows::toString);
         assertTrue(rows.get(0).startsWith("1 1 ok ") && rows.get(1).startsWith("10 1 ok "), rows::toString);
         for (String v : List.of("1", "10")) {
-            JsonNode s = JSON.readTree(out.resolve("point-" + v + "-1").resolve("summary.json").toFile());
+            JsonNode s = SummarySchema.assertValid(out.resolve("point-" + v + "-1").resolve("summary.json"));
             assertEquals("amqp", s.path("driver").asText());
             assertEquals(v, s.path("spec").path("driver_options").path("tx_size").asText(), s.path("spec").toString());
             assertEquals(0, s.path("counters").path("messages_lost").asLong());
@@ -180,7 +180,7 @@ class SweepModesIT {
             String text = Files.readString(out.resolve(gp));
             assertTrue(text.contains("\"trace-envelope.dat\"") && !text.contains("\"trace.dat\""), gp + ": " + text);
         }
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertTrue(s.path("files").toString().contains("trace-envelope.dat"), s.path("files").toString());
         assertEquals(20000, rows(out.resolve("trace.dat")).size(), "trace.dat is written either way");
         assertTrue(p.err().contains("analysis and output: ") && p.err().contains("series aggregates"), p.err());

@@ -30,7 +30,7 @@ class ThroughputIT {
         }
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-fixed"), args.toArray(String[]::new));
         assertEquals(0, p.waitFor(180), () -> TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertEquals("throughput", s.get("mode").asText());
         JsonNode r = s.get("result");
@@ -55,7 +55,7 @@ class ThroughputIT {
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("cli-auto"), "throughput", "--samples", "20",
                 "--max-exponent", "3", "--out", out.toString());
         assertEquals(0, p.waitFor(300), () -> TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         JsonNode probes = s.get("probes");
         assertTrue(probes.size() >= 3);

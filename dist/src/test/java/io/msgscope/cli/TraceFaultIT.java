@@ -75,7 +75,7 @@ class TraceFaultIT {
             }
             int rc = p.waitFor(180);
             assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-            JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+            JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
             assertEquals("failed", s.get("status").asText(), s::toString);
             assertFalse(s.get("failure_reason").asText().isBlank(), s::toString);
             assertEquals("measurement", s.get("failed_during").asText(), s::toString);
@@ -124,7 +124,7 @@ class TraceFaultIT {
         agent.destroyForcibly();
         int rc = p.waitFor(180);
         assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("failed", s.get("status").asText(), s::toString);
         assertEquals("warm-up", s.get("failed_during").asText(), s::toString);
         // the first to notice may be a neighbour (the sender's write fails when the relay goes): an agent is named

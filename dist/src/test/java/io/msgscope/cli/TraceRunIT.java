@@ -52,7 +52,7 @@ class TraceRunIT {
         assertTrue(stdout.contains("200,000 messages of 64 B"), stdout);
         assertTrue(stdout.contains("0 lost"), stdout);
 
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertTrue(s.get("failure_reason").isNull());
         JsonNode c = s.get("counters");
@@ -121,7 +121,7 @@ class TraceRunIT {
                 "--warmup", "2000", "--padding", "random", "--out", out.toString());
         int rc = p.waitFor(180);
         assertEquals(0, rc, () -> "stdout: " + safe(p::out) + " stderr: " + safe(p::err));
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("ok", s.get("status").asText());
         assertEquals(20_000, s.get("series").get("latency_corrected_ns").get("n").asLong());
         double sendRate = s.get("throughput").get("send_msg_s").asDouble();
@@ -148,7 +148,7 @@ class TraceRunIT {
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         assertEquals(1, rc, () -> "stdout: " + safe(p::out) + " stderr: " + safe(p::err));
         assertTrue(seconds < 30, "coordinator noticed the crash after " + seconds + " s");
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("failed", s.get("status").asText());
         String reason = s.get("failure_reason").asText();
         assertTrue(reason.contains("receiver"), reason);

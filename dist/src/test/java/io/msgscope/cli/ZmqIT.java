@@ -109,7 +109,7 @@ class ZmqIT {
         double seconds = (System.nanoTime() - killedAt) / 1e9;
         assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
         assertTrue(seconds < 30, "the coordinator noticed after " + seconds + " s");
-        JsonNode s = JSON.readTree(out.resolve("summary.json").toFile());
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
         assertEquals("failed", s.get("status").asText());
         assertTrue(s.get("failure_reason").asText().contains("relay"), s.get("failure_reason").asText());
     }

@@ -283,6 +283,14 @@ public final class ThroughputCommand implements Callable<Integer> {
         settings.put("max_probes", maxProbes);
         settings.put("driver_options", io.msgscope.core.Secrets.options(spec.driverOptions()));
         root.put("settings", settings);
+        // the envelope every mode shares (issue 15): the spec as given and its hash; "settings" stays for readers of
+        // earlier results
+        Map<String, Object> specMap = new LinkedHashMap<>();
+        specMap.put("driver", spec.driver());
+        specMap.put("uri", spec.uriForDisplay());
+        specMap.putAll(settings);
+        root.put("spec", specMap);
+        root.put("spec_hash", io.msgscope.coordinator.SummaryJson.specHash(specMap));
         Map<String, Object> env = new LinkedHashMap<>();
         EnvironmentInfo e = EnvironmentInfo.current();
         env.put("host", e.hostname());
