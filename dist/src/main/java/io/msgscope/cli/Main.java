@@ -58,6 +58,14 @@ public final class Main implements Callable<Integer> {
             return ExitCodes.FAILED;
         });
         try {
+            // --spec FILE becomes the spec's options before picocli sees the command line (issue 18)
+            args = io.msgscope.coordinator.cli.SpecFile.expand(args);
+        } catch (SpecException e) {
+            err.println("msgscope " + args[0] + ": " + oneLine(e.getMessage()));
+            err.flush();
+            return ExitCodes.USAGE;
+        }
+        try {
             return cl.execute(args);
         } catch (Error e) { // e.g. a missing class in a broken distribution: still one line, exit 1
             err.println("msgscope: internal error: " + e);

@@ -67,6 +67,9 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     DriverOptions driverOptions;
 
+    @picocli.CommandLine.Mixin
+    SpecOption specOption = new SpecOption();
+
     @Mixin
     RemoteAgents remoteAgents;
 

@@ -61,6 +61,9 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Mixin
     DriverOptions driverOptions = new DriverOptions();
 
+    @picocli.CommandLine.Mixin
+    SpecOption specOption = new SpecOption();
+
     @Mixin
     PlotOption plotOption = new PlotOption();
 
@@ -222,7 +225,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
-                new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates);
+                new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates,
+                driverOptions.options());
         PrintWriter err = commandSpec.commandLine().getErr();
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
         stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",

@@ -55,6 +55,9 @@ public final class ThroughputCommand implements Callable<Integer> {
     @Mixin
     DriverOptions driverOptions;
 
+    @picocli.CommandLine.Mixin
+    SpecOption specOption = new SpecOption();
+
     @Mixin
     RemoteAgents remoteAgents;
 

@@ -45,7 +45,24 @@ public final class ScenarioRun {
     /** What the run asks for. */
     public record Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
                          int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                         long seed, String topicPrefix, Connections connections, boolean allowDuplicates) {
+                         long seed, String topicPrefix, Connections connections, boolean allowDuplicates,
+                         Map<String, String> givenOptions) {
+        /**
+         * {@code options} are what the agents use (the driver's scenario support adds what the scenario chooses, e.g.
+         * ZeroMQ's pattern); {@code givenOptions} what the user gave, which the spec records (issue 18: it loads back).
+         */
+        public Config {
+            givenOptions = givenOptions == null ? options : givenOptions;
+        }
+
+        /** The user's options were all the options. */
+        public Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
+                      int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
+                      long seed, String topicPrefix, Connections connections, boolean allowDuplicates) {
+            this(scenario, driver, uri, options, publishers, subscribers, rate, warmupMs, durationMs, size,
+                    randomPadding, seed, topicPrefix, connections, allowDuplicates, options);
+        }
+
         /** The same with duplicates failing the run, as by default. */
         public Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
                       int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,

@@ -201,7 +201,7 @@ public final class ScenarioSummary {
         m.put("scenario", c.scenario().label());
         m.put("driver", c.driver());
         m.put("uri", Secrets.uri(c.uri()));
-        m.put("driver_options", Secrets.options(c.options()));
+        m.put("driver_options", Secrets.options(c.givenOptions())); // as given: the spec loads back (issue 18)
         m.put("publishers", c.publishers());
         m.put("subscribers", c.subscribers());
         m.put("rate", c.rate());
