@@ -167,21 +167,35 @@ class FaultIT {
         }
     }
 
-    @Test
-    void aPublisherAgentKilledMidRunFailsTheRunAndNamesIt() throws Exception {
+    /**
+     * Issue 16's fault matrix for scenarios: either agent killed in the warm-up or the measurement ends the run with
+     * exit 1, the agent and the phase named, and what the survivor measured kept.
+     */
+    @ParameterizedTest(name = "{0} agent killed during the {1}")
+    @CsvSource({"publishers, measurement", "subscribers, measurement", "publishers, warm-up", "subscribers, warm-up"})
+    void anAgentKilledFailsTheRunNamingItAndThePhase(String role, String phase) throws Exception {
         try (PrivateBroker m = PrivateBroker.start(tmp.resolve("broker"))) {
-            MsgscopeProcess p = scenario("pubkill", m.uri(), 20);
-            ProcessHandle publishers = TraceRunIT.awaitChild(p.process, "publishers", 60_000);
-            TraceRunIT.awaitLine(p.stderr, "2s/20s", 90_000);
-            publishers.destroyForcibly();
-            JsonNode j = failed(p, "pubkill");
-            assertTrue(j.get("failure_reason").asText().contains("publishers agent"), j::toString);
-            assertEquals("measurement", j.get("failed_during").asText(), j::toString);
-            assertTrue(j.get("missing_agents").asText().contains("publishers agent"), j::toString);
+            String name = role + "-" + phase;
+            MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-" + name), "scenario", "--driver", "mqtt",
+                    "--uri", m.uri(), "--scenario", "fan-in", "--publishers", "2", "--rate", "100", "--duration", "20",
+                    "--warmup", phase.equals("warm-up") ? "20" : "1", "--out", tmp.resolve(name).toString());
+            ProcessHandle agent = TraceRunIT.awaitChild(p.process, role, 60_000);
+            TraceRunIT.awaitLine(p.stderr, phase.equals("warm-up") ? "(warm-up)" : "2s/20s", 90_000);
+            agent.destroyForcibly();
+            JsonNode j = failed(p, name);
+            assertTrue(j.get("failure_reason").asText().contains(role + " agent"), j::toString);
+            assertEquals(phase, j.get("failed_during").asText(), j::toString);
+            assertTrue(j.get("missing_agents").asText().contains(role + " agent"), j::toString);
             assertEquals(1, j.get("results").get("errors_agent_lost").asLong(), j::toString);
-            // the subscribers' figures were still collected
-            assertTrue(j.get("results").get("messages_received").asLong() > 0, j::toString);
-            assertTrue(j.get("results").get("latency_p50_us").isNumber(), j::toString);
+            if (role.equals("publishers") && phase.equals("measurement")) {
+                // the subscribers' figures were still collected
+                assertTrue(j.get("results").get("messages_received").asLong() > 0, j::toString);
+                assertTrue(j.get("results").get("latency_p50_us").isNumber(), j::toString);
+            }
+            if (role.equals("subscribers") && phase.equals("measurement")) {
+                // the publishers' count was still collected
+                assertTrue(j.get("results").get("messages_sent").asLong() > 0, j::toString);
+            }
         }
     }
 

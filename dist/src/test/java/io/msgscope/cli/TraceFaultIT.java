@@ -133,4 +133,27 @@ class TraceFaultIT {
         assertTrue(c.get("messages_received").isNull() || c.get("messages_received").asLong() == 0, c::toString);
         assertTrue(c.get("warmup_lost").isNull(), "the warm-up never ended: its loss is unknown " + c);
     }
+
+    /**
+     * The same faults at set-up, the agent killed as soon as it exists (before or just after it reported its
+     * control port): exit 1, the phase and the agent named, and no count claimed.
+     */
+    @ParameterizedTest(name = "{0} killed during the set-up")
+    @ValueSource(strings = {"relay", "sender", "receiver"})
+    void aKillDuringTheSetUpFailsTheRunNamingTheAgent(String victim) throws Exception {
+        Path out = tmp.resolve("setup-" + victim);
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-s-" + victim), "run", "--count", "10000",
+                "--out", out.toString());
+        TraceRunIT.awaitChild(p.process, victim, 60_000).destroyForcibly();
+        int rc = p.waitFor(180);
+        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
+        assertEquals("failed", s.get("status").asText(), s::toString);
+        assertEquals("set-up", s.get("failed_during").asText(), s::toString);
+        assertTrue(s.get("failure_reason").asText().contains(victim + " agent"), s::toString);
+        for (String count : new String[] {"messages_sent", "messages_received"}) {
+            JsonNode c = s.get("counters").get(count);
+            assertTrue(c.isNull() || c.asLong() == 0, () -> count + ": nothing was measured, " + s);
+        }
+    }
 }

@@ -317,6 +317,8 @@ public final class RunCommand implements Callable<Integer> {
             } catch (IOException e) {
                 outcome = new RunOutcome(spec, runId);
                 outcome.failure = "cannot start the agents: " + e.getMessage();
+                outcome.failedDuring = "set-up";
+                outcome.tracesMissing.addAll(List.of("sender", "receiver")); // no agent recorded: counts unknown
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
             }
             outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
