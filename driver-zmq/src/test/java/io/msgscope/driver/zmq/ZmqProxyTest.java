@@ -207,6 +207,11 @@ class ZmqProxyTest {
 
     @Test
     void aPayloadShorterThanTheHeaderPassesUnstampedAndIsCountedAsAnError() throws Exception {
+        // the subscriber's connection can be the one JeroMQ leaves dead too (CI saw it): a fresh proxy then
+        onAWorkingConnection(this::aPayloadShorterThanTheHeaderPassesUnstampedAndIsCountedAsAnErrorOnce);
+    }
+
+    private void aPayloadShorterThanTheHeaderPassesUnstampedAndIsCountedAsAnErrorOnce() throws Exception {
         Map<String, String> o = Map.of("via", "proxy");
         try (Running p = new Running(o); Subscriber sub = p.subscribe(o); ZContext ctx = new ZContext(1)) {
             byte[] good = new byte[SIZE];
