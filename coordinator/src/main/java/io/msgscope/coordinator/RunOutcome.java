@@ -30,6 +30,8 @@ public final class RunOutcome {
     public boolean warmupDone;
     public boolean receiverTimedOut;
     public long measureWallNs;
+    /** Wall-clock time (ms since the epoch) the measurement was started: latency.hlog's first interval. */
+    public long measureEpochMs;
     /** Sample series (CPU every Nth message, network, sidecar), by series, as uploaded. */
     public final Map<io.msgscope.proto.Series, long[]> samples = new java.util.EnumMap<>(io.msgscope.proto.Series.class);
     /** Per role: samples taken and ns spent taking them during the measurement (the sampling overhead). */

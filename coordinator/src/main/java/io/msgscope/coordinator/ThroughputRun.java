@@ -53,6 +53,10 @@ public final class ThroughputRun {
         /** Every probe of the search in order, with what the agent reported. */
         public final List<ThroughputStats> probes = new ArrayList<>();
         public final List<String> phases = new ArrayList<>();
+        /** When each probe's answer came (ms since the epoch, the coordinator's clock): latency.hlog's intervals end there. */
+        public final List<Long> answeredEpochMs = new ArrayList<>();
+        /** The same for the final measurement. */
+        public long finalAnsweredEpochMs;
         public FSearch.Result search;
         public String searchMethod;
         public FlowResult warmup;
@@ -137,6 +141,7 @@ public final class ThroughputRun {
                     ThroughputStats st = ThroughputStats.of(r);
                     out.probes.add(st);
                     out.phases.add(phase);
+                    out.answeredEpochMs.add(System.currentTimeMillis());
                     return st.probe(phase);
                 };
                 long f = inFlight;
@@ -160,6 +165,7 @@ public final class ThroughputRun {
                     }
                 }
                 out.finalResult = probe(hub, flowLink, f);
+                out.finalAnsweredEpochMs = System.currentTimeMillis();
                 out.finalStats = ThroughputStats.of(out.finalResult);
                 if (out.finalResult.getTimedOut() || out.finalStats.n() < settings.samples()) {
                     out.failure = String.format(Locale.ROOT, "the final probe at F = %d took %d of %d samples%s", f,

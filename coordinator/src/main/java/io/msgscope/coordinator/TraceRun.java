@@ -41,6 +41,7 @@ public final class TraceRun {
     private final int egressPort;
     private final PrintStream log;
     private boolean forcePingPong;
+    private LiveMetrics metrics;
     private io.msgscope.control.ControlCredentials credentials = io.msgscope.control.ControlCredentials.NONE;
 
     public TraceRun(RunSpec spec, BrokerCpu brokerCpu, CorePlan cores, int ingressPort,
@@ -60,6 +61,12 @@ public final class TraceRun {
     }
 
     /** Measure the probe's clock offset by ping-pong even on one box (tests the cross-box path). */
+    /** Live metrics to keep current (null: none). */
+    public TraceRun metrics(LiveMetrics m) {
+        this.metrics = m;
+        return this;
+    }
+
     public TraceRun forcePingPong(boolean force) {
         this.forcePingPong = force;
         return this;
@@ -137,6 +144,10 @@ public final class TraceRun {
                 }
 
                 out.phase = "warm-up";
+                if (metrics != null) {
+                    metrics.phase("warm-up");
+                    metrics.counts(sender::progress, receiver::progress);
+                }
                 log.println("warm-up: " + spec.warmupCount() + " messages (discarded)");
                 receiver.send(go(Phase.WARMUP));
                 sender.send(go(Phase.WARMUP));
@@ -157,9 +168,13 @@ public final class TraceRun {
                 }
 
                 out.phase = "measurement";
+                if (metrics != null) {
+                    metrics.phase("measurement");
+                }
                 log.println("measuring: " + spec.count() + " messages of " + spec.size() + " B"
                         + (spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
                 long t0 = System.nanoTime();
+                out.measureEpochMs = System.currentTimeMillis();
                 receiver.send(go(Phase.MEASURE));
                 sender.send(go(Phase.MEASURE));
                 PhaseDone sent;
@@ -172,6 +187,9 @@ public final class TraceRun {
                             .setSent(sent.getSent())).build());
                     got = hub.awaitProgressing(receiver, receiver, spec.drainTimeoutMs() + stallMs(),
                             "the measurement", Envelope.BodyCase.PHASE_DONE).getPhaseDone();
+                }
+                if (metrics != null) {
+                    metrics.phase("upload");
                 }
                 out.sent = sent.getSent();
                 out.sentReported = true;

@@ -90,6 +90,10 @@ class ScenarioIT {
         long rows = Files.readAllLines(out.resolve("timeseries.dat")).stream().filter(l -> !l.startsWith("#")).count();
         assertEquals(2, rows);
         assertTrue(Files.exists(out.resolve("timeseries.gp")));
+        // issue 18: latency.hlog, one interval per second of the measurement (and the drain), every delivery in one
+        java.util.List<org.HdrHistogram.Histogram> intervals = Hlog.intervals(out.resolve("latency.hlog"));
+        assertTrue(intervals.size() >= 2, intervals::toString);
+        assertEquals(r.get("messages_received").asLong(), Hlog.total(out.resolve("latency.hlog")), j::toString);
         // not a terminal: plain progress lines on stderr
         String err = proc.err();
         assertTrue(err.contains(scenario + " @ ") && err.contains("2s/2s") && !err.contains("\r"), err);

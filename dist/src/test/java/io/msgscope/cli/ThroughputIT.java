@@ -87,6 +87,12 @@ class ThroughputIT {
         assertEquals(probes.size() + 3, lines.size()); // header, two comment lines
         assertTrue(Files.readString(out.resolve("search.gp")).contains("set logscale x"));
         assertTrue(p.out().contains("F = 1 "), p.out());
+        // issue 18: latency.hlog, an interval per probe tagged with its F and step, then the final measurement's
+        List<org.HdrHistogram.Histogram> intervals = Hlog.intervals(out.resolve("latency.hlog"));
+        assertEquals(probes.size() + 1, intervals.size());
+        assertEquals("F1-step", intervals.get(0).getTag());
+        assertEquals("final-F" + knee, intervals.get(intervals.size() - 1).getTag());
+        assertTrue(intervals.get(intervals.size() - 1).getTotalCount() > 0);
     }
 
     @Test

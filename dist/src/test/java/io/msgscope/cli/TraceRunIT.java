@@ -101,6 +101,9 @@ class TraceRunIT {
                 "cpu_broker_pct-histogram.gp", "peaks.dat")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
+        // issue 18: latency.hlog holds one interval per second of send time, adding up to every measured message
+        assertFalse(Hlog.intervals(out.resolve("latency.hlog")).isEmpty());
+        assertEquals(200_000, Hlog.total(out.resolve("latency.hlog")));
         if (gnuplot) {
             for (String png : List.of("latency.png", "latency-histogram.png", "throughput.png", "cpu.png",
                     "network.png")) {

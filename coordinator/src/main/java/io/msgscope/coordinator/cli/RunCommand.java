@@ -16,6 +16,7 @@ import io.msgscope.coordinator.ConsoleSummary;
 import io.msgscope.coordinator.CpuReport;
 import io.msgscope.coordinator.DistributionReport;
 import io.msgscope.coordinator.CorePlan;
+import io.msgscope.coordinator.LiveMetrics;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.ResultsFolder;
 import io.msgscope.coordinator.RunOutcome;
@@ -63,6 +64,9 @@ import java.util.concurrent.Callable;
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
+
+    @Mixin
+    MetricsOption metricsOption = new MetricsOption();
 
     @Mixin
     DriverOptions driverOptions;
@@ -281,6 +285,13 @@ public final class RunCommand implements Callable<Integer> {
         BrokerCpu brokerCpu = checked.brokerCpu();
         Path dir = output.prepare();
         String runId = dir.getFileName().toString();
+        try (LiveMetrics metrics = metricsOption.start("trace", runId, spec.driver(), log::println)) {
+            return measure(stdout, log, spec, drv, brokerCpu, dir, runId, metrics);
+        }
+    }
+
+    private int measure(PrintWriter stdout, PrintStream log, RunSpec spec, Driver drv, BrokerCpu brokerCpu, Path dir,
+                        String runId, LiveMetrics metrics) throws Exception {
         String startedAt = Instant.now().toString();
         long startEpochMs = System.currentTimeMillis();
         // summary.json first, as a failed placeholder: a crash, a kill or a full disk from here on leaves it (issue 16)
@@ -322,7 +333,7 @@ public final class RunCommand implements Callable<Integer> {
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
             }
             outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
-                    .forcePingPong(forcePingPong).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
+                    .forcePingPong(forcePingPong).metrics(metrics).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
         }
         return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
     }
@@ -357,6 +368,13 @@ public final class RunCommand implements Callable<Integer> {
         AnalysisResult a = TraceAnalysis.analyse(trace, outcome.spec.window(), minSpan);
         long tAnalysis = System.nanoTime();
         judge(outcome, a.lost(), a.sent(), allowDuplicates);
+        if (a.lost() > 0 && outcome.failure != null && outcome.failure.endsWith(" messages lost")) {
+            String hint = io.msgscope.core.driver.Drivers.load().get(outcome.spec.driver())
+                    .lossHint(outcome.spec.driverOptions());
+            if (hint != null) {
+                outcome.failure += "; " + hint;
+            }
+        }
         List<String> files = new ArrayList<>();
         files.add(TraceDatWriter.FILE_NAME);
         boolean envelope = trace.count() > envelopeAbove;
@@ -455,7 +473,11 @@ public final class RunCommand implements Callable<Integer> {
                 .write(dir.resolve(HistogramWriter.FILE_NAME), trace, a));
         files.add(HistogramWriter.FILE_NAME);
         folder.write(HdrOutput.HLOG_FILE_NAME + " and " + HdrOutput.HGRM_FILE_NAME,
-                () -> HdrOutput.writeAll(dir, a, startEpochMs, System.currentTimeMillis()));
+                () -> {
+                    HdrOutput.writeTraceIntervals(dir.resolve(HdrOutput.HLOG_FILE_NAME), trace,
+                            outcome.measureEpochMs > 0 ? outcome.measureEpochMs : startEpochMs, HdrOutput.SECOND_NS);
+                    HdrOutput.writeHgrm(dir.resolve(HdrOutput.HGRM_FILE_NAME), a.latencyHistogram());
+                });
         files.add(HdrOutput.HLOG_FILE_NAME);
         files.add(HdrOutput.HGRM_FILE_NAME);
         folder.write("the gnuplot scripts (*.gp)", () -> {

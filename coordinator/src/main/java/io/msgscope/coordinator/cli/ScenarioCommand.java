@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.cli;
 
+import io.msgscope.coordinator.LiveMetrics;
 import io.msgscope.coordinator.scenario.BrokerStats;
 import io.msgscope.coordinator.scenario.ProgressLine;
 import io.msgscope.core.scenario.Scenario;
@@ -57,6 +58,9 @@ public final class ScenarioCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     RemoteAgents remoteAgents;
+
+    @Mixin
+    MetricsOption metricsOption = new MetricsOption();
 
     @Mixin
     DriverOptions driverOptions = new DriverOptions();
@@ -213,6 +217,11 @@ public final class ScenarioCommand implements Callable<Integer> {
             drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
         }
         Path dir = output.prepare();
+        PrintWriter err = commandSpec.commandLine().getErr();
+        LiveMetrics metrics = metricsOption.start("scenario", dir.getFileName().toString(), drv.name(), line -> {
+            err.println(line);
+            err.flush();
+        });
         // with summary.json asked, a failed placeholder first: a crash or a full disk leaves it readable (issue 16)
         io.msgscope.coordinator.ResultsFolder folder = null;
         if (formats.contains("json")) {
@@ -227,7 +236,6 @@ public final class ScenarioCommand implements Callable<Integer> {
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
                 new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates,
                 driverOptions.options());
-        PrintWriter err = commandSpec.commandLine().getErr();
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
         stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",
                 sc.label(), drv.name(), qosLabel, p, ScenarioWriters.number(rate), s, ScenarioWriters.number(warmup),
@@ -236,11 +244,14 @@ public final class ScenarioCommand implements Callable<Integer> {
         BrokerStats broker = brokerProcess == null ? null : BrokerStats.start(brokerProcess);
         ScenarioRun.Outcome o;
         try {
-            o = new ScenarioRun(cfg, progress).run(dir, RunCommand.agentJvmArgs(512), remote,
+            o = new ScenarioRun(cfg, progress).metrics(metrics).run(dir, RunCommand.agentJvmArgs(512), remote,
                     remoteAgents.credentials());
         } finally {
             if (broker != null) {
                 broker.close();
+            }
+            if (metrics != null) {
+                metrics.close();
             }
         }
         if (o.usage) {
@@ -253,6 +264,11 @@ public final class ScenarioCommand implements Callable<Integer> {
             err.flush();
         }
         ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable);
+        Object reason = r.header.get("failure_reason");
+        String hint = drv.lossHint(opts);
+        if (hint != null && reason instanceof String why && why.contains(" deliveries missing")) {
+            r.header.put("failure_reason", why + "; " + hint); // issue 18: name the broker setting
+        }
         if (broker != null) {
             broker.putInto(r.fields, r.notes);
         }

@@ -2,11 +2,13 @@ package io.msgscope.coordinator.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.FSearch;
 import io.msgscope.coordinator.ResultsFolder;
+import io.msgscope.coordinator.LiveMetrics;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.ThroughputRun;
 import io.msgscope.coordinator.ThroughputSamples;
@@ -51,6 +53,9 @@ import java.util.concurrent.Callable;
 public final class ThroughputCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
+
+    @Mixin
+    MetricsOption metricsOption = new MetricsOption();
 
     @Mixin
     DriverOptions driverOptions;
@@ -207,7 +212,14 @@ public final class ThroughputCommand implements Callable<Integer> {
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         CorePlan cores = pinOption.plan(drv, driverOptions, remote);
         io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
-        try (LocalAgents agents = new LocalAgents()) {
+        LiveMetrics metrics = metricsOption.start("throughput", dir.getFileName().toString(), drv.name(), line -> {
+            System.err.println(line);
+            System.err.flush();
+        });
+        if (metrics != null) {
+            metrics.phase(f == 0 ? "search" : "measurement");
+        }
+        try (LiveMetrics served = metrics; LocalAgents agents = new LocalAgents()) {
             AgentEndpoint relay = null;
             AgentEndpoint flow;
             try {
@@ -234,6 +246,9 @@ public final class ThroughputCommand implements Callable<Integer> {
             o = new ThroughputRun(spec, settings, cores, System.err).credentials(credentials).run(flow, relay, f, p -> {
                 io.msgscope.analysis.stats.SampleSummary s = p.summary();
                 probes[0]++;
+                if (served != null) {
+                    served.interval(s.median(), p.latency()); // the last probe's median and latency
+                }
                 stdout.printf(Locale.ROOT, "  probe %d%s  F = %-10s %-6s median %s msg/s [95%%: %s, %s] (mean %s, sd %s, "
                                 + "%d samples)%s  %.0f s%n", probes[0], f == 0 ? "/" + maxProbes + " max" : "",
                         HumanFormat.count(p.inFlight()), p.phase(), HumanFormat.rate(s.median()),
@@ -260,6 +275,11 @@ public final class ThroughputCommand implements Callable<Integer> {
                              String startedAt, ResultsFolder folder) throws IOException {
         List<String> files = new ArrayList<>();
         folder.write("the F search files", () -> writeSearch(dir, o, files));
+        folder.write(HdrOutput.HLOG_FILE_NAME, () -> {
+            if (writeHlog(dir.resolve(HdrOutput.HLOG_FILE_NAME), o) > 0) {
+                files.add(HdrOutput.HLOG_FILE_NAME);
+            }
+        });
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
         root.put("mode", "throughput");
@@ -487,6 +507,40 @@ public final class ThroughputCommand implements Callable<Integer> {
         m.put("mean_in_flight_littles_law", lat ? finite(p.median() * h.getMean() / 1e9) : null);
         m.put("mean_in_flight_at_arrivals", finite(p.meanInFlight()));
         return m;
+    }
+
+    /**
+     * latency.hlog: one interval per probe (tagged with its F and the search's step, e.g. {@code F1000-golden}) and
+     * the final measurement ({@code final-F...}), each spanning the probe's sampling period and ending when its answer
+     * came. Returns the intervals written; none (and no file) when no probe measured a latency.
+     */
+    static int writeHlog(Path file, ThroughputRun.Outcome o) throws IOException {
+        List<ThroughputStats> stats = new ArrayList<>(o.probes);
+        List<String> tags = new ArrayList<>();
+        List<Long> ends = new ArrayList<>(o.answeredEpochMs);
+        for (int i = 0; i < o.probes.size(); i++) {
+            tags.add("F" + o.probes.get(i).inFlight() + "-" + o.phases.get(i));
+        }
+        if (o.finalStats != null) {
+            stats.add(o.finalStats);
+            tags.add("final-F" + o.finalStats.inFlight());
+            ends.add(o.finalAnsweredEpochMs);
+        }
+        if (stats.isEmpty() || ends.size() != stats.size()) {
+            return 0;
+        }
+        long first = ends.get(0) - stats.get(0).raw().getSamplingNs() / 1_000_000L;
+        try (HdrOutput.IntervalLog log = new HdrOutput.IntervalLog(file, "msgscope throughput latency, values in ns, "
+                + "one interval per probe of the F search and one for the final measurement, over its sampling period",
+                first)) {
+            for (int i = 0; i < stats.size(); i++) {
+                org.HdrHistogram.Histogram h = stats.get(i).latency();
+                h = h == null ? io.msgscope.core.LatencyRange.histogram() : h.copy(); // append stamps times and tag
+                long end = ends.get(i);
+                log.append(h, end - stats.get(i).raw().getSamplingNs() / 1_000_000L, end, tags.get(i));
+            }
+            return log.intervals();
+        }
     }
 
     private static void writeSearch(Path dir, ThroughputRun.Outcome o, List<String> files) throws IOException {

@@ -14,8 +14,17 @@ public final class ScenarioResult {
     public record Second(long second, double rate, double p50Us, double p99Us) {
     }
 
+    /**
+     * One interval of the latency log (latency.hlog): its wall-clock span in ms since the epoch, a tag (null, or
+     * "drain" for what arrived after the publishers stopped) and the histogram, HdrHistogram's compressed form.
+     */
+    public record Interval(long startEpochMs, long endEpochMs, String tag, byte[] histogram) {
+    }
+
     public final Map<String, Object> header = new LinkedHashMap<>();
     public final Map<String, Object> fields = new LinkedHashMap<>();
     public final List<Second> seconds = new ArrayList<>();
+    /** The measurement's latency, one interval per second and the drain, adding up to the whole run's. */
+    public final List<Interval> intervals = new ArrayList<>();
     public final List<String> notes = new ArrayList<>();
 }

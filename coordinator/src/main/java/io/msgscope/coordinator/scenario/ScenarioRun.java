@@ -113,6 +113,8 @@ public final class ScenarioRun {
         /** Seconds from the first SETUP to the last connection open. */
         public double setupSeconds;
         public final List<ScenarioResult.Second> seconds = new ArrayList<>();
+        /** The measurement's latency intervals (latency.hlog). */
+        public final List<ScenarioResult.Interval> intervals = new ArrayList<>();
         public boolean inFlightTimedOut;
         public long drainMs;
         /** True when some agents run on another box than the (first) subscribers agent (R1). */
@@ -156,6 +158,7 @@ public final class ScenarioRun {
 
     private final Config cfg;
     private final ProgressLine progress;
+    private io.msgscope.coordinator.LiveMetrics metrics;
     private final ScenarioSupport support;
 
     /** ZeroMQ's proxy in the broker-probe agent when the driver routes through one (M1); else null. */
@@ -164,6 +167,12 @@ public final class ScenarioRun {
     private final List<AgentLink> subs = new ArrayList<>();
     private final List<AgentLink> pubs = new ArrayList<>();
     private final Map<AgentLink, Map<String, Long>> latest = new LinkedHashMap<>();
+
+    /** Live metrics to keep current each second (null: none). */
+    public ScenarioRun metrics(io.msgscope.coordinator.LiveMetrics m) {
+        this.metrics = m;
+        return this;
+    }
 
     public ScenarioRun(Config cfg, ProgressLine progress) {
         this.cfg = cfg;
@@ -286,8 +295,13 @@ public final class ScenarioRun {
         phase[0] = "drain";
         long expected = cfg.scenario().expected(o.sent, cfg.subscribers());
         long t0 = System.nanoTime();
+        long drainFromMs = o.intervals.isEmpty() ? System.currentTimeMillis()
+                : o.intervals.get(o.intervals.size() - 1).endEpochMs();
+        Histogram drained = null;
         while (true) {
-            queryAll(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            for (ScenarioReport r : queryAll(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000)) {
+                drained = merge(drained, decode(r.getLatencyHistogram()));
+            }
             aggregate(o);
             long received = o.subscriberCounters.getOrDefault("messages_received", 0L);
             long waited = (System.nanoTime() - t0) / 1_000_000;
@@ -301,6 +315,9 @@ public final class ScenarioRun {
             Thread.sleep(100);
         }
         o.drainMs = (System.nanoTime() - t0) / 1_000_000;
+        if (drained != null && drained.getTotalCount() > 0) {
+            o.intervals.add(interval(drainFromMs, System.currentTimeMillis(), "drain", drained));
+        }
         phase[0] = "aggregation";
     }
 
@@ -578,6 +595,7 @@ public final class ScenarioRun {
     private boolean tick(ControlHub hub, long ms, String phaseLabel, List<ScenarioResult.Second> series, Outcome o)
             throws Exception {
         long start = System.nanoTime();
+        long fromMs = System.currentTimeMillis();
         long total = (ms + 999) / 1000;
         String phaseName = phaseLabel.isEmpty() ? "measurement" : phaseLabel;
         for (long s = 1; s <= total; s++) {
@@ -586,6 +604,7 @@ public final class ScenarioRun {
             if (wait > 0) {
                 Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             }
+            long toMs = System.currentTimeMillis();
             List<ScenarioReport> sr = queryAll(hub, subs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
             List<ScenarioReport> pr = queryAll(hub, pubs, kind(ScenarioQuery.Kind.PROGRESS), 10_000);
             aggregate(o);
@@ -603,9 +622,20 @@ public final class ScenarioRun {
             if (series != null) {
                 series.add(new ScenarioResult.Second(s, rate,
                         p99 < 0 ? 0 : h.getValueAtPercentile(50) / 1e3, Math.max(0, p99) / 1e3));
+                o.intervals.add(interval(fromMs, toMs, null, h));
+                fromMs = toMs;
             }
             if (progress != null) {
                 progress.update(phaseLabel, s, total, rate, p99, errors(o.counters()));
+            }
+            if (metrics != null) {
+                Map<String, Long> c = o.counters();
+                long sentNow = c.getOrDefault("messages_sent", 0L);
+                long receivedNow = c.getOrDefault("messages_received", 0L);
+                metrics.phase(phaseName);
+                metrics.counts(() -> sentNow, () -> receivedNow);
+                metrics.interval(rate, h);
+                metrics.health(errors(o.counters()), c.getOrDefault("connections_opened", 0L));
             }
             if (allLost(o.subscriberCounters)) {
                 o.fail("all " + o.subscriberCounters.get("subscriptions") + " subscriptions lost"
@@ -666,6 +696,14 @@ public final class ScenarioRun {
 
     private static Envelope go(Phase p) {
         return Envelope.newBuilder().setGo(Go.newBuilder().setPhase(p)).build();
+    }
+
+    /** An interval of the latency log; a missing histogram (no subscribers agent answered) is an empty one. */
+    private static ScenarioResult.Interval interval(long fromMs, long toMs, String tag, Histogram h) {
+        Histogram hist = h != null ? h : io.msgscope.core.LatencyRange.histogram();
+        ByteBuffer buf = ByteBuffer.allocate(hist.getNeededByteBufferCapacity());
+        int len = hist.encodeIntoCompressedByteBuffer(buf);
+        return new ScenarioResult.Interval(fromMs, Math.max(fromMs, toMs), tag, java.util.Arrays.copyOf(buf.array(), len));
     }
 
     static Histogram decode(com.google.protobuf.ByteString b) throws java.util.zip.DataFormatException {

@@ -88,6 +88,7 @@ public final class ScenarioSummary {
         r.fields.put("sends_deferred", counters.getOrDefault("sends_deferred", 0L));
         connections(r, o, counters);
         r.seconds.addAll(o.seconds);
+        r.intervals.addAll(o.intervals);
         proxy(r, o, seconds);
         String failure = o.failure;
         if (failure == null && errors > 0) {

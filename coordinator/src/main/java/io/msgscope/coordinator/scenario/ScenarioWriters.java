@@ -3,7 +3,11 @@ package io.msgscope.coordinator.scenario;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import io.msgscope.analysis.output.HdrOutput;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +47,15 @@ public final class ScenarioWriters {
         }
         files.add(write(folder, dir.resolve("timeseries.dat"), timeseries(r)));
         files.add(write(folder, dir.resolve("timeseries.gp"), gnuplot(r)));
+        if (!r.intervals.isEmpty()) {
+            Path hlog = dir.resolve(HdrOutput.HLOG_FILE_NAME);
+            if (folder != null) {
+                folder.write(HdrOutput.HLOG_FILE_NAME, () -> writeHlog(r, hlog));
+            } else {
+                writeHlog(r, hlog);
+            }
+            files.add(hlog);
+        }
         if (formats.contains("json")) {
             Path summary = dir.resolve("summary.json");
             if (folder != null) {
@@ -53,6 +66,23 @@ public final class ScenarioWriters {
             files.add(0, summary);
         }
         return files;
+    }
+
+    /** The measurement's intervals as an HdrHistogram interval log (the drain tagged "drain"). */
+    static void writeHlog(ScenarioResult r, Path file) throws IOException {
+        try (HdrOutput.IntervalLog log = new HdrOutput.IntervalLog(file,
+                "msgscope scenario latency, values in ns, one interval per second of the measurement, merged over the "
+                        + "subscribers agents; the last, tagged drain, is what arrived after the publishers stopped",
+                r.intervals.get(0).startEpochMs())) {
+            for (ScenarioResult.Interval i : r.intervals) {
+                try {
+                    Histogram h = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(i.histogram()), 0);
+                    log.append(h, i.startEpochMs(), i.endEpochMs(), i.tag());
+                } catch (DataFormatException e) {
+                    throw new IOException("latency interval at " + i.startEpochMs() + " ms is not a histogram: " + e.getMessage(), e);
+                }
+            }
+        }
     }
 
     private static Path write(io.msgscope.coordinator.ResultsFolder folder, Path p, String text) throws IOException {

@@ -85,4 +85,44 @@ class ScenarioWritersTest {
         assertTrue(j.contains("\"latency_p99_us\" : 1234.5678"), j);
         assertTrue(j.contains("\"delivery_rate\" : 1.0"), j);
     }
+
+    private static byte[] encoded(long... valuesNs) {
+        org.HdrHistogram.Histogram h = io.msgscope.core.LatencyRange.histogram();
+        for (long v : valuesNs) {
+            h.recordValue(v);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int len = h.encodeIntoCompressedByteBuffer(b);
+        return java.util.Arrays.copyOf(b.array(), len);
+    }
+
+    /** latency.hlog: one interval per second and the drain, tagged, read back by HdrHistogram's own reader. */
+    @Test
+    void latencyLogHoldsEverySecondAndTheDrain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        ScenarioResult r = sample();
+        r.intervals.add(new ScenarioResult.Interval(1_700_000_000_000L, 1_700_000_001_000L, null, encoded(10_000, 20_000)));
+        r.intervals.add(new ScenarioResult.Interval(1_700_000_001_000L, 1_700_000_002_010L, null, encoded()));
+        r.intervals.add(new ScenarioResult.Interval(1_700_000_002_010L, 1_700_000_002_300L, "drain", encoded(5_000_000)));
+        java.util.List<java.nio.file.Path> files = ScenarioWriters.write(r, dir, java.util.List.of("csv"));
+        java.nio.file.Path hlog = dir.resolve("latency.hlog");
+        assertTrue(files.contains(hlog), files.toString());
+        org.HdrHistogram.HistogramLogReader reader = new org.HdrHistogram.HistogramLogReader(hlog.toFile());
+        java.util.List<org.HdrHistogram.Histogram> back = new java.util.ArrayList<>();
+        for (org.HdrHistogram.EncodableHistogram h; (h = reader.nextIntervalHistogram()) != null; ) {
+            back.add((org.HdrHistogram.Histogram) h);
+        }
+        assertEquals(3, back.size());
+        assertEquals(2, back.get(0).getTotalCount());
+        assertEquals(0, back.get(1).getTotalCount());
+        assertEquals("drain", back.get(2).getTag());
+        assertEquals(1_700_000_002_010L, back.get(2).getStartTimeStamp());
+        assertEquals(1_700_000_002_300L, back.get(2).getEndTimeStamp());
+        assertEquals(5_000_000, back.get(2).getMaxValue(), 5_000);
+    }
+
+    @Test
+    void noIntervalsNoLatencyLog(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        ScenarioWriters.write(sample(), dir, java.util.List.of("csv"));
+        assertTrue(java.nio.file.Files.notExists(dir.resolve("latency.hlog")));
+    }
 }

@@ -66,6 +66,15 @@ public interface Driver {
     }
 
     /**
+     * Why a broker with its default configuration may drop messages under these options, naming the broker
+     * setting to change, or null when the driver knows no such cause. The coordinator appends it to the reason of
+     * a run that failed on missing messages (issue 18), so the user learns which setting to look at.
+     */
+    default String lossHint(java.util.Map<String, String> options) {
+        return null;
+    }
+
+    /**
      * The host of the broker that {@code uri} and {@code options} point at, or null when the messages
      * go through no broker (the raw-TCP relay, a driver's own middle box, brokerless ZeroMQ) or the URI
      * names none. An empty URI is the driver's default, the broker on 127.0.0.1 for every broker

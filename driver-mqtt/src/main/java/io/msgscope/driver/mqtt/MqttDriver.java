@@ -62,6 +62,17 @@ public final class MqttDriver implements Driver {
     }
 
     /** Heap: the client takes byte arrays, and each message is copied out of this buffer anyway. */
+    /**
+     * Mosquitto, on its defaults, keeps at most 1000 QoS 1/2 messages queued for a subscriber that is behind
+     * ({@code max_queued_messages}) and drops the rest without a word to the publisher; QoS 0 is not queued for an
+     * online subscriber at all. What else loses messages (a subscriber's connection lost) is named in the errors.
+     */
+    @Override
+    public String lossHint(java.util.Map<String, String> options) {
+        return "if the broker is Mosquitto on its defaults, it drops what a subscriber's queue cannot hold "
+                + "(max_queued_messages 1000, max_queued_bytes): raise them in mosquitto.conf, or lower --rate";
+    }
+
     @Override
     public ByteBuffer allocatePayload(int capacity) {
         return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
