@@ -87,11 +87,91 @@ class ReportIT {
                 ? dumped.substring(0, 2000) : dumped);
         assertTrue(dumped.contains("Latency distribution") && dumped.contains("Run spec (to reproduce)"));
         assertEquals(imgs.size(), IMG.matcher(dumped).results().count(), "every image in the loaded DOM");
-        Path shot = tmp.resolve("shot.png");
-        assertEquals(0, chromium(chromium, profile, tmp.resolve("shot.log"), "--screenshot=" + shot,
-                "--window-size=1280,4000", url));
+        // issue 18: the answer first: the headline and the tables come before the first plot
+        assertTrue(html.indexOf("<h2>Headline</h2>") < html.indexOf("<h2>Latency (Q4)</h2>")
+                && html.indexOf("<h2>Latency (Q4)</h2>") < html.indexOf("<img"), "headline, tables, then plots");
+        assertTrue(html.contains("msgscope run --spec " + run.toAbsolutePath().normalize().resolve("summary.json")
+                .toString().replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")), "the command to rerun");
+        assertLaidOut(chromium, profile, run, "trace", imgs.size());
+    }
+
+    /**
+     * Issue 18: each kind of page (a throughput run, a scenario, a run that failed) opens in Chromium with the
+     * headline first, every image loaded, nothing wider than the window, and no "NaN" or "?" for what is unknown.
+     */
+    @Test
+    void everyKindOfPageFitsTheWindowWithItsHeadlineAndNoBrokenImage() throws Exception {
+        Path chromium = chromium();
+        if (chromium == null && "true".equals(System.getenv("CI"))) {
+            fail("chromium must be installed under CI (.ci/run installs it)");
+        }
+        Assumptions.assumeTrue(chromium != null, "chromium not installed (apt-get install chromium): report not opened");
+        Path profile = Files.createDirectories(tmp.resolve("profile2"));
+
+        Path thr = tmp.resolve("throughput");
+        MsgscopeProcess t = MsgscopeProcess.start(tmp.resolve("wt"), "throughput", "--in-flight", "100",
+                "--samples", "50", "--warmup-time", "500", "--out", thr.toString());
+        t.awaitOkSummary(thr, 300);
+        Path sc = tmp.resolve("scenario");
+        MsgscopeProcess c = MsgscopeProcess.start(tmp.resolve("wc"), "scenario", "--scenario", "fan-in",
+                "--publishers", "2", "--rate", "200", "--duration", "2", "--warmup", "1", "--out", sc.toString());
+        c.awaitOkSummary(sc, 300);
+        Path failed = tmp.resolve("failed");
+        MsgscopeProcess f = MsgscopeProcess.start(tmp.resolve("wf"), "run", "--driver", "amqp",
+                "--uri", "amqp://guest:guest@127.0.0.1:1/%2f", "--count", "1000", "--out", failed.toString());
+        assertEquals(1, f.waitFor(300), () -> TraceRunIT.safe(f::err));
+
+        for (Path dir : List.of(thr, sc, failed)) {
+            MsgscopeProcess rep = MsgscopeProcess.start(tmp.resolve("r-" + dir.getFileName()), "report", dir.toString());
+            assertEquals(0, rep.waitFor(300), () -> TraceRunIT.safe(rep::err));
+            String html = Files.readString(dir.resolve("index.html"), StandardCharsets.UTF_8);
+            int headline = html.indexOf("<h2>Headline</h2>");
+            assertTrue(headline > 0, dir + ": a headline");
+            assertTrue(html.indexOf("<img") < 0 || html.indexOf("<img") > headline, dir + ": plots after it");
+            assertFalse(html.contains("NaN") || html.contains("started ?"), dir + ": nothing unknown shown as NaN or ?");
+            if (dir == failed) {
+                assertTrue(html.contains("status-failed"), "the verdict of a failed run");
+            } else {
+                assertTrue(html.contains("<td>latency p99</td><td>") && !html.contains("<td>latency p99</td><td>–"),
+                        dir + ": the p99 in the headline");
+            }
+            if (dir == sc) {
+                assertTrue(html.contains("<td>delivery rate</td><td>1.000</td>"), "the delivery rate as a number");
+            }
+            assertLaidOut(chromium, profile, dir, dir.getFileName().toString(),
+                    (int) IMG.matcher(html).results().count());
+        }
+    }
+
+    /**
+     * Opens a copy of the folder's index.html with a script added (the report itself has none) that, once every
+     * image has loaded or failed, writes into the DOM how many images broke and whether the page is wider than the
+     * 1280-pixel window; takes a screenshot of the page as it is.
+     */
+    private void assertLaidOut(Path chromium, Path profile, Path dir, String kind, int images) throws Exception {
+        String html = Files.readString(dir.resolve("index.html"), StandardCharsets.UTF_8);
+        String probe = "<script>window.addEventListener('load', function () {"
+                + "var broken = 0; for (var i = 0; i < document.images.length; i++) {"
+                + " var im = document.images[i]; if (!im.complete || im.naturalWidth === 0) broken++; }"
+                + "var wide = document.documentElement.scrollWidth > window.innerWidth;"
+                + "var p = document.createElement('p'); p.id = 'layout';"
+                + "p.textContent = 'images=' + document.images.length + ' broken=' + broken + ' overflow=' + wide;"
+                + "document.body.appendChild(p); });</script>";
+        Path check = dir.resolve("layout-check.html");
+        Files.writeString(check, html.replace("</body>", probe + "</body>"), StandardCharsets.UTF_8);
+        Path dom = tmp.resolve("layout-" + kind + ".html");
+        assertEquals(0, chromium(chromium, profile, dom, "--window-size=1280,900", "--virtual-time-budget=10000",
+                "--dump-dom", check.toUri().toString()));
+        String dumped = Files.readString(dom, StandardCharsets.UTF_8);
+        assertTrue(dumped.contains("images=" + images + " broken=0 overflow=false"), kind + ": "
+                + dumped.substring(Math.max(0, dumped.indexOf("id=\"layout\"") - 20),
+                Math.min(dumped.length(), Math.max(0, dumped.indexOf("id=\"layout\"")) + 120)));
+        Files.delete(check);
+        Path shot = tmp.resolve("shot-" + kind + ".png");
+        assertEquals(0, chromium(chromium, profile, tmp.resolve("shot-" + kind + ".log"), "--screenshot=" + shot,
+                "--window-size=1280,4000", dir.resolve("index.html").toUri().toString()));
         byte[] s = Files.readAllBytes(shot);
-        assertTrue(s.length > 10_000 && s[1] == 'P' && s[2] == 'N' && s[3] == 'G', "screenshot taken");
+        assertTrue(s.length > 10_000 && s[1] == 'P' && s[2] == 'N' && s[3] == 'G', kind + ": screenshot taken");
     }
 
     static int chromium(Path chromium, Path profile, Path stdout, String... args) throws Exception {

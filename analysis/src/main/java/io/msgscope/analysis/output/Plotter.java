@@ -85,6 +85,7 @@ public final class Plotter {
                     run(gnuplot, dir, script);
                 } catch (PlotException e) {
                     failures.add(e.getMessage());
+                    removeEmptyOutputs(dir, script); // gnuplot opens its output before it fails: no broken images
                     continue;
                 }
             }
@@ -105,6 +106,17 @@ public final class Plotter {
                     + String.join("; ", failures));
         }
         return pngs;
+    }
+
+    /** Deletes the empty files a failed script left where its PNGs would be (a page would show them broken). */
+    private static void removeEmptyOutputs(Path dir, Path script) throws IOException {
+        Matcher m = OUTPUT.matcher(Files.readString(script, StandardCharsets.UTF_8));
+        while (m.find()) {
+            Path png = dir.resolve(m.group(1));
+            if (Files.isRegularFile(png) && Files.size(png) == 0) {
+                Files.delete(png);
+            }
+        }
     }
 
     /** Runs every script in one gnuplot process, {@code reset} between them; false if that failed. */

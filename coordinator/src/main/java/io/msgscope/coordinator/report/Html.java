@@ -127,7 +127,9 @@ final class Html {
     private static final String CSS = """
             body { font-family: sans-serif; margin: 2em auto; max-width: 1250px; color: #222; line-height: 1.4; }
             h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-            table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
+            table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; display: block;
+                    max-width: 100%; overflow-x: auto; }
+            td { overflow-wrap: anywhere; }
             th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
             th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
             pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }

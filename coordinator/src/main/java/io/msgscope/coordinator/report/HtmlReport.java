@@ -123,10 +123,33 @@ public final class HtmlReport {
     static List<String> pngs(Path dir) throws IOException {
         List<String> names = new ArrayList<>();
         try (Stream<Path> s = Files.list(dir)) {
-            s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".png")).sorted().forEach(names::add);
+            // only whole PNGs: a plot whose script failed may have left an empty or cut file (issue 18: no broken images)
+            s.filter(HtmlReport::isPng).map(p -> p.getFileName().toString()).sorted().forEach(names::add);
         }
         names.sort((a, b) -> Integer.compare(rank(a), rank(b)));
         return names;
+    }
+
+    /** A .png file that starts with the PNG signature and ends with its IEND chunk. */
+    static boolean isPng(Path p) {
+        if (!p.getFileName().toString().endsWith(".png") || !Files.isRegularFile(p)) {
+            return false;
+        }
+        try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(p)) {
+            long size = ch.size();
+            if (size < 20) {
+                return false;
+            }
+            java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(8);
+            ch.read(head);
+            java.nio.ByteBuffer tail = java.nio.ByteBuffer.allocate(8);
+            ch.position(size - 8);
+            ch.read(tail);
+            return java.util.Arrays.equals(head.array(), new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'})
+                    && new String(tail.array(), 0, 4, StandardCharsets.US_ASCII).equals("IEND");
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static int rank(String name) {
@@ -197,8 +220,11 @@ public final class HtmlReport {
         h.el("h1", title);
         h.raw("<p class=\"sentence\">").text(v.sentence()).raw("</p>\n");
         h.raw(statusHtml(s));
+        headline(h, v);
+        String started = s.path("started_at").asText("");
         h.raw("<p>").text("Driver " + v.driver() + (s.has("topology") ? ", topology: " + s.path("topology").asText()
-                : "") + ", started " + s.path("started_at").asText("?")).raw("</p>\n");
+                : "") + (started.isEmpty() ? "" : ", started " + started)).raw("</p>\n");
+        rerun(h, s, dir);
         List<String> warnings = new ArrayList<>();
         s.path("warnings").forEach(w -> warnings.add(w.asText()));
         s.path("notes").forEach(w -> warnings.add(w.asText()));
@@ -210,6 +236,12 @@ public final class HtmlReport {
             }
             h.raw("</ul>\n");
         }
+        switch (v.mode()) {
+            case RUN -> runSections(h, s);
+            case THROUGHPUT -> throughputSections(h, s);
+            case SCENARIO -> scenarioSections(h, s);
+        }
+        // issue 18: the answer and the tables first, the plots after them
         h.el("h2", "Plots");
         List<String> pngs = pngs(dir);
         if (pngs.isEmpty()) {
@@ -218,14 +250,60 @@ public final class HtmlReport {
         for (String png : pngs) {
             h.img(png, png);
         }
-        switch (v.mode()) {
-            case RUN -> runSections(h, s);
-            case THROUGHPUT -> throughputSections(h, s);
-            case SCENARIO -> scenarioSections(h, s);
-        }
         Path index = dir.resolve("index.html");
         Files.writeString(index, Html.page(title, h.toString()), StandardCharsets.UTF_8);
         return index;
+    }
+
+    /**
+     * The headline (issue 18): what a reader came for, before any table or plot, in one unit per kind (msg/s,
+     * latency in µs/ms/s by size, CPU in µs per message): the verdict, the rate, the latency percentiles, the loss
+     * and the CPU each role spent per message.
+     */
+    static void headline(Html h, SummaryView v) {
+        List<List<String>> rows = new ArrayList<>();
+        String reason = v.json().path("failure_reason").isTextual() ? ": " + v.json().path("failure_reason").asText() : "";
+        rows.add(List.of("verdict", v.status() + reason));
+        rows.add(List.of(v.mode() == SummaryView.Mode.THROUGHPUT ? "throughput (median of the samples)"
+                : "received", rate(v.msgPerS()) + (Double.isNaN(v.bytesPerS()) ? "" : " (" + bytes(v.bytesPerS()) + "/s)")));
+        for (String[] p : new String[][] {{"p50", "latency p50"}, {"p99", "latency p99"}, {"p999", "latency p99.9"},
+                {"max", "latency max"}}) {
+            rows.add(List.of(p[1], time(v.latencyUs(p[0]) * 1e3)));
+        }
+        double lost = v.lost();
+        double sent = v.sent();
+        if (!Double.isNaN(lost)) {
+            rows.add(List.of("lost", String.format(Locale.ROOT, "%,.0f", lost) + (Double.isNaN(sent) || sent <= 0 ? ""
+                    : String.format(Locale.ROOT, " of %,.0f (%s %%)", sent,
+                    io.msgscope.coordinator.scenario.ScenarioWriters.number(100.0 * lost / sent)))));
+        }
+        if (v.mode() == SummaryView.Mode.SCENARIO) {
+            rows.add(List.of("delivery rate", v.deliveryRate()));
+        }
+        v.cpuNsPerMessage().forEach((role, ns) -> rows.add(List.of("CPU per message, " + role, time(ns))));
+        int warnings = v.json().path("warnings").size();
+        if (warnings > 0) {
+            rows.add(List.of("warnings", warnings + " (listed below)"));
+        }
+        h.el("h2", "Headline");
+        h.table(List.of("figure", "value"), rows);
+    }
+
+    private static String rate(double msgPerS) {
+        return Double.isNaN(msgPerS) ? "–" : String.format(Locale.ROOT, "%,.0f msg/s", msgPerS);
+    }
+
+    /** The command that runs this again with the same spec (--spec reads a summary.json's spec back). */
+    static void rerun(Html h, JsonNode s, Path dir) {
+        if (!s.path("spec").isObject()) {
+            return;
+        }
+        h.el("h2", "Run it again");
+        h.pre("msgscope " + new SummaryView(s).modeName() + " --spec "
+                + dir.toAbsolutePath().normalize().resolve("summary.json"));
+        h.el("p", "spec_hash " + s.path("spec_hash").asText("–") + ": the same hash means the same settings. "
+                + "Options given on the command line override the file's; the password in a broker URI was masked and must "
+                + "be given again with --uri.");
     }
 
     private static void runSections(Html h, JsonNode s) throws IOException {

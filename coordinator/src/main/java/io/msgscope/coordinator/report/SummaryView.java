@@ -92,6 +92,54 @@ public final class SummaryView {
         return num(s.path("result").path("client_cpu_ns_per_message"));
     }
 
+    /**
+     * CPU time per message received (ns) for each role the mode measures, labelled, in the order a reader wants them:
+     * a trace run's sender, broker and receiver (the measured thread, then its whole process, time-weighted); a
+     * throughput run's flow agent (process, producer thread, delivering thread) over the sampling period; a
+     * scenario's publishers and subscribers agents (and a ZeroMQ proxy). Roles without a figure are left out.
+     */
+    public java.util.Map<String, Double> cpuNsPerMessage() {
+        java.util.Map<String, Double> m = new java.util.LinkedHashMap<>();
+        switch (mode) {
+            case RUN -> {
+                JsonNode cpu = s.path("cpu");
+                for (String role : List.of("sender", "broker", "receiver")) {
+                    put(m, role + " thread", num(cpu.path(role).path("time_weighted").path("cpu_ns_per_message")));
+                    put(m, role + " process",
+                            num(cpu.path(role).path("process").path("time_weighted").path("cpu_ns_per_message")));
+                }
+            }
+            case THROUGHPUT -> {
+                JsonNode cpu = s.path("result").path("cpu");
+                put(m, "flow agent process", num(cpu.path("process").path("ns_per_message")));
+                put(m, "producer thread", num(cpu.path("producer_thread").path("ns_per_message")));
+                put(m, "delivering thread", num(cpu.path("consumer_thread").path("ns_per_message")));
+            }
+            case SCENARIO -> {
+                JsonNode r = s.path("results");
+                put(m, "publishers agents", num(r.path("publishers_cpu_us_per_message")) * 1e3);
+                put(m, "subscribers agents", num(r.path("subscribers_cpu_us_per_message")) * 1e3);
+                put(m, "proxy thread", num(r.path("proxy_cpu_ns_per_message")));
+            }
+        }
+        return m;
+    }
+
+    private static void put(java.util.Map<String, Double> m, String k, double v) {
+        if (!Double.isNaN(v)) {
+            m.put(k, v);
+        }
+    }
+
+    /** Messages sent (measured): a trace run's count, a scenario's; NaN in throughput mode. */
+    public double sent() {
+        return switch (mode) {
+            case RUN -> num(s.path("counters").path("messages_sent"));
+            case THROUGHPUT -> Double.NaN;
+            case SCENARIO -> num(s.path("results").path("expected_messages"));
+        };
+    }
+
     /** The latency figures every mode has, in the Q4 names' order. */
     public static final List<String> LATENCY = List.of("min", "mean", "median", "robust_deviation", "p50", "p90",
             "p95", "p99", "p999", "p9999", "max");
@@ -193,17 +241,27 @@ public final class SummaryView {
                     .append(s.path("subscribers").asText("?")).append(" subscriber(s), ").append(size())
                     .append(" B: received at ");
         }
-        b.append(String.format(Locale.ROOT, "%,.0f msg/s (%s/s)", msgPerS(), HtmlReport.bytes(bytesPerS())));
+        b.append(Double.isNaN(msgPerS()) ? "– msg/s (nothing measured)"
+                : String.format(Locale.ROOT, "%,.0f msg/s (%s/s)", msgPerS(), HtmlReport.bytes(bytesPerS())));
         b.append("; latency p50 ").append(us(latencyUs("p50"))).append(", p99 ").append(us(latencyUs("p99")))
                 .append(", p99.9 ").append(us(latencyUs("p999"))).append(", max ").append(us(latencyUs("max")));
         if (mode == Mode.SCENARIO) {
-            b.append("; delivery rate ").append(s.path("results").path("delivery_rate").asText("–"));
+            b.append("; delivery rate ").append(deliveryRate());
         }
         double lost = lost();
         if (!Double.isNaN(lost)) {
             b.append("; ").append(String.format(Locale.ROOT, "%,.0f", lost)).append(" lost");
         }
         return b.append('.').toString();
+    }
+
+    /**
+     * A scenario's delivery rate for people: three decimals, more when three would round a shortfall up to 1
+     * (0.99973 stays 0.99973, issue 16).
+     */
+    public String deliveryRate() {
+        JsonNode d = s.path("results").path("delivery_rate");
+        return d.isNumber() ? io.msgscope.coordinator.scenario.ScenarioWriters.number(d.asDouble()) : "–";
     }
 
     private static String us(double us) {

@@ -15,6 +15,10 @@ class HtmlReportTest {
     @TempDir
     Path tmp;
 
+    /** The smallest whole PNG: signature, a 1x1 IHDR, an IDAT and the IEND chunk (CRCs not checked here). */
+    static final byte[] PNG = java.util.HexFormat.of().parseHex("89504e470d0a1a0a0000000d4948445200000001000000010800"
+            + "0000003a7e9b550000000a49444154789c63000100000500010d0a2db40000000049454e44ae426082");
+
     @Test
     void escapesEveryTextAndReferencesImagesRelatively() throws IOException {
         Path d = ComparisonTest.run(tmp, "run<1>", "tcp", 64, 1000, 20000, 146_799);
@@ -22,8 +26,10 @@ class HtmlReportTest {
                 .replace("\"status\": \"ok\"", "\"status\": \"failed\", \"failure_reason\": \"lost <b>3</b> & more\","
                         + " \"warnings\": [\"<script>alert('x')</script>\"]");
         Files.writeString(d.resolve("summary.json"), json);
-        Files.write(d.resolve("latency.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G'});
-        Files.write(d.resolve("my plot.png"), new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        Files.write(d.resolve("latency.png"), PNG);
+        Files.write(d.resolve("my plot.png"), PNG);
+        Files.write(d.resolve("cpu.png"), new byte[0]); // what a failed gnuplot script leaves
+        Files.write(d.resolve("throughput.png"), java.util.Arrays.copyOf(PNG, 30)); // cut short
         HtmlReport.Result r = HtmlReport.write(d);
         String html = Files.readString(r.index());
         assertFalse(html.contains("<script"), "raw script tag");
@@ -34,6 +40,7 @@ class HtmlReportTest {
         assertTrue(html.contains("<img src=\"latency.png\""));
         assertTrue(html.contains("<img src=\"my%20plot.png\""));
         assertTrue(html.indexOf("latency.png") < html.indexOf("my%20plot.png"), "known plots first");
+        assertFalse(html.contains("cpu.png") || html.contains("throughput.png"), "no broken image (issue 18)");
         assertTrue(html.contains("class=\"status-failed\""));
         assertFalse(html.contains("http://") || html.contains("https://"), "no network references");
         assertTrue(html.contains("1,000 messages of 64 B at 20,000 msg/s over tcp: received at 20,000 msg/s"), html);

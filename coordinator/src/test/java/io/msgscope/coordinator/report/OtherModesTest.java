@@ -88,7 +88,12 @@ class OtherModesTest {
         String html = Files.readString(HtmlReport.write(d).index());
         assertTrue(html.contains("fan-in over mqtt @ QoS 1, 4 publisher(s) x 100 msg/s for 2.0 s, 1 subscriber(s), 64 B:"
                 + " received at 200 msg/s"), html);
-        assertTrue(html.contains("delivery rate 1.0; 0 lost."), html);
+        assertTrue(html.contains("delivery rate 1.000; 0 lost."), html);
+        // issue 18: the headline first, then the tables, then the plots
+        assertTrue(html.contains("<tr><td>delivery rate</td><td>1.000</td></tr>"), html);
+        assertTrue(html.contains("<tr><td>lost</td><td>0 of 400 (0.000 %)</td></tr>"), html);
+        assertTrue(html.indexOf("<h2>Headline</h2>") < html.indexOf("Results (Q4 latency")
+                && html.indexOf("Results (Q4 latency") < html.indexOf("<h2>Plots</h2>"), html);
         assertTrue(html.contains("<td>latency_p999_us</td>") && html.contains("<td>delivery_rate</td>"));
         assertTrue(html.contains("<li>broker CPU not sampled</li>"));
         assertTrue(html.contains("Scenario (to reproduce)") && html.contains("<td>rate_per_publisher</td>"));
