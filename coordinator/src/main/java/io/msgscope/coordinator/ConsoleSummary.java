@@ -26,6 +26,9 @@ public final class ConsoleSummary {
      */
     public static GnuplotScripts.ThroughputAxis throughputAxis(RunOutcome out, AnalysisResult a) {
         String windows = RateWindow.describe(a.window(), a.rateWindowMinNs());
+        if (a.stMsgPerSec().isEmpty() && a.rtMsgPerSec().isEmpty()) {
+            return GnuplotScripts.ThroughputAxis.none(windows);
+        }
         double recv = SummaryJson.rate(out.recvNs, out.received);
         double send = SummaryJson.rate(out.sendNs, out.sent);
         boolean stSpikes = a.rateWindowMinNs() == 0 && !a.stMsgPerSec().isEmpty() && Double.isFinite(send)

@@ -81,7 +81,7 @@ public final class DistributionReport {
             }
             String unit = s.name().endsWith("_pct") ? "%" : "per s";
             files.addAll(histogram(dir, s.name(), s.name() + " per window of " + s.every() + " messages", unit, w, m,
-                    bins, overlap));
+                    bins, overlap, DistributionWriter.WINDOWS));
         }
         return files;
     }
@@ -101,6 +101,11 @@ public final class DistributionReport {
 
     private static List<Path> histogram(Path dir, String name, String title, String unit, double[] values, int n,
                                         int bins, int overlap) throws IOException {
+        return histogram(dir, name, title, unit, values, n, bins, overlap, DistributionWriter.MESSAGES);
+    }
+
+    private static List<Path> histogram(Path dir, String name, String title, String unit, double[] values, int n,
+                                        int bins, int overlap, String counted) throws IOException {
         if (n < 2) {
             return List.of();
         }
@@ -115,7 +120,7 @@ public final class DistributionReport {
         String dat = name + "-histogram.dat";
         return List.of(DistributionWriter.write(dir.resolve(dat), h, unit),
                 DistributionWriter.gnuplot(dir, name + "-histogram.gp", dat, name + "-histogram.png",
-                        "Histogram of " + title + " up to p99", unit, List.of()));
+                        "Histogram of " + title + " up to p99", unit, List.of(), counted));
     }
 
     /** Writes latency-distribution.dat/.gp (modes marked) and peaks.dat/latency-peaks.gp; returns the files. */

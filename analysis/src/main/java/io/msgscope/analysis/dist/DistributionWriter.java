@@ -81,14 +81,30 @@ public final class DistributionWriter {
      */
     public static Path gnuplot(Path dir, String scriptName, String datFile, String pngName, String title,
             String xLabel, List<Double> modeMarks) throws IOException {
+        return gnuplot(dir, scriptName, datFile, pngName, title, xLabel, modeMarks, MESSAGES);
+    }
+
+    /** The y axis of a histogram of one value per message. */
+    public static final String MESSAGES = "messages per bin";
+    /** The y axis of a histogram of one value per window of N messages (CPU, network). */
+    public static final String WINDOWS = "windows per bin (one value per window of messages)";
+
+    /** As above, with the y axis saying what is counted ({@link #MESSAGES} or {@link #WINDOWS}, issue 18). */
+    public static Path gnuplot(Path dir, String scriptName, String datFile, String pngName, String title,
+            String xLabel, List<Double> modeMarks, String yLabel) throws IOException {
         Path script = dir.resolve(checkFileName(scriptName, ".gp"));
         Files.writeString(script, script(scriptName, checkFileName(datFile, ""), checkFileName(pngName, ".png"),
-                title, xLabel, modeMarks), StandardCharsets.UTF_8);
+                title, xLabel, modeMarks, yLabel), StandardCharsets.UTF_8);
         return script;
     }
 
     static String script(String scriptName, String datFile, String pngName, String title, String xLabel,
             List<Double> modeMarks) {
+        return script(scriptName, datFile, pngName, title, xLabel, modeMarks, MESSAGES);
+    }
+
+    static String script(String scriptName, String datFile, String pngName, String title, String xLabel,
+            List<Double> modeMarks, String yLabel) {
         Objects.requireNonNull(title, "title");
         Objects.requireNonNull(xLabel, "xLabel");
         List<Double> marks = modeMarks == null ? List.of() : modeMarks;
@@ -106,7 +122,7 @@ public final class DistributionWriter {
         s.append("set grid\n");
         s.append("set title ").append(quote(title)).append('\n');
         s.append("set xlabel ").append(quote(xLabel)).append('\n');
-        s.append("set ylabel \"messages per bin\"\n");
+        s.append("set ylabel ").append(quote(yLabel)).append('\n');
         s.append("set yrange [0:*]\n");
         s.append("set style fill solid 0.6 border -1\n");
         s.append("set key top right\n");
@@ -123,7 +139,9 @@ public final class DistributionWriter {
             s.append("set arrow ").append(i).append(" from first ").append(x).append(", graph 0.97 to first ")
                     .append(x).append(", graph 0 head filled lw 2 lc rgb \"#d62728\" front\n");
             s.append("set label ").append(i).append(" ").append(quote("mode " + i + ": " + Num.threeFigures(mark)))
-                    .append(" at first ").append(x).append(", graph 0.985 center tc rgb \"#d62728\" front\n");
+                    // three heights in turn, so the labels of modes close together do not overlap (issue 18)
+                    .append(" at first ").append(x).append(", graph ").append(LABEL_HEIGHTS[(i - 1) % LABEL_HEIGHTS.length])
+                    .append(" center tc rgb \"#d62728\" front\n");
         }
         s.append("plot ").append(quote(datFile))
                 .append(" using 3:4:(step > 0 ? step : $2 - $1) with boxes lc rgb \"#4c72b0\" title \"count\"");
@@ -135,6 +153,8 @@ public final class DistributionWriter {
     }
 
     /** A finite double as plain text gnuplot reads (shortest representation, no exponent). */
+    private static final String[] LABEL_HEIGHTS = {"0.985", "0.94", "0.895"};
+
     static String plain(double v) {
         return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }

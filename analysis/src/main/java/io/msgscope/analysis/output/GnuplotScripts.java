@@ -61,8 +61,20 @@ public final class GnuplotScripts {
      * @param yMax    the top of the y axis, NaN = automatic
      * @param note    why the axis is clipped (shown in the title); empty when not clipped
      */
-    public record ThroughputAxis(String windows, double yMax, String note) {
+    public record ThroughputAxis(String windows, double yMax, String note, boolean empty) {
         public static final ThroughputAxis PLAIN = new ThroughputAxis("", Double.NaN, "");
+
+        public ThroughputAxis(String windows, double yMax, String note) {
+            this(windows, yMax, note, false);
+        }
+
+        /**
+         * No ST or RT value at all (a run too short or too fast for one window of M messages and the minimum
+         * span): the plot says so instead of failing in gnuplot on a file with no valid points.
+         */
+        public static ThroughputAxis none(String windows) {
+            return new ThroughputAxis(windows, Double.NaN, "", true);
+        }
     }
 
     /** As {@link #writeAll(Path, boolean, boolean)}, the ST/RT plot labelled and scaled by {@code axis}. */
@@ -71,8 +83,8 @@ public final class GnuplotScripts {
         Path latency = write(dir.resolve(LATENCY), envelope ? latencyEnvelopeScript(hasCorrected)
                 : latencyScript(hasCorrected));
         Path histogram = write(dir.resolve(LATENCY_HISTOGRAM), histogramScript());
-        Path throughput = write(dir.resolve(THROUGHPUT), withAxis(envelope ? throughputEnvelopeScript()
-                : throughputScript(), axis));
+        Path throughput = write(dir.resolve(THROUGHPUT), axis.empty() ? noThroughputScript(axis.windows())
+                : withAxis(envelope ? throughputEnvelopeScript() : throughputScript(), axis));
         return List.of(latency, histogram, throughput);
     }
 
@@ -274,6 +286,16 @@ public final class GnuplotScripts {
                 + "set style fill solid 0.6 border -1\n"
                 + "set key top right\n"
                 + "plot \"latency-histogram.dat\" using 3:4:($2-$1) with boxes title \"messages\"\n";
+    }
+
+    /** An empty frame that says why there is no ST/RT curve. */
+    static String noThroughputScript(String windows) {
+        return preamble("sender and receiver throughput: no value to plot", "throughput.png")
+                + "set title \"Sender throughput ST and receiver throughput RT: no value\"\n"
+                + "set xrange [0:1]\nset yrange [0:1]\nunset xtics\nunset ytics\n"
+                + "set label 1 \"no window of " + (windows.isEmpty() ? "M messages" : windows).replace("\"", "'")
+                + " in this run (too short or too fast): see --window and --window-min-time\" at graph 0.5, graph 0.5 center\n"
+                + "plot 2 notitle\n";
     }
 
     static String throughputScript() {

@@ -83,6 +83,11 @@ class DistributionWriterTest {
             assertTrue(s.contains("set arrow 1 from first 150.25, graph 0.97 to first 150.25, graph 0 head"), s);
             assertTrue(s.contains("set arrow 2 from first 340, graph 0.97 to first 340, graph 0 head"), s);
             assertTrue(s.contains("set label 1 \"mode 1: 150\" at first 150.25"), s);
+            // issue 18: neighbouring modes' labels at different heights; the y axis says what is counted
+            assertTrue(s.contains("at first 150.25, graph 0.985") && s.contains("at first 340, graph 0.94"), s);
+            assertTrue(s.contains("set ylabel \"messages per bin\""), s);
+            assertTrue(DistributionWriter.script("c.gp", "c.dat", "c.png", "cpu", "%", List.of(),
+                    DistributionWriter.WINDOWS).contains("set ylabel \"windows per bin (one value per window of messages)\""));
             assertTrue(s.contains("set title \"Latency \\\"histogram\\\"\""), s);
             assertTrue(s.contains("pngcairo") && s.contains("set terminal png size"), s);
             assertTrue(s.contains("set output \"h.png\""), s);

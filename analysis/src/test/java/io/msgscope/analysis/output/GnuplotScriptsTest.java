@@ -58,4 +58,19 @@ class GnuplotScriptsTest {
         assertTrue(t.contains("min, median and max per bucket over windows of >= 100 messages and >= 10 ms\""), t);
         assertFalse(t.contains("yrange"), t);
     }
+
+    /** A run without one ST/RT window: the script draws an empty frame saying why, and gnuplot renders it. */
+    @Test
+    void aRunWithoutThroughputWindowsPlotsAFrameThatSaysWhy() throws Exception {
+        GnuplotScripts.writeAll(dir, false, false, GnuplotScripts.ThroughputAxis.none(">= 100 messages and >= 10 ms"));
+        String gp = Files.readString(dir.resolve(GnuplotScripts.THROUGHPUT));
+        assertTrue(gp.contains("no window of >= 100 messages and >= 10 ms in this run") && !gp.contains("trace.dat"), gp);
+        if (Plotter.gnuplotAvailable()) {
+            Files.writeString(dir.resolve("trace.dat"), "# nothing\n");
+            Files.writeString(dir.resolve("latency-histogram.dat"), "# nothing\n");
+            Files.delete(dir.resolve(GnuplotScripts.LATENCY));
+            Files.delete(dir.resolve(GnuplotScripts.LATENCY_HISTOGRAM));
+            assertEquals(java.util.List.of(dir.resolve("throughput.png")), Plotter.render(dir));
+        }
+    }
 }

@@ -2,6 +2,7 @@ package io.msgscope.coordinator.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.analysis.output.PlotUnavailableException;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.coordinator.report.SummaryView;
@@ -186,7 +187,7 @@ public final class SweepCommand implements Callable<Integer> {
                 String status = view == null ? "no summary.json (exit " + code + ")" : view.status();
                 failed |= code != ExitCodes.OK || summary == null || !"ok".equals(status);
                 points.add(new SweepTable.Point(v, label, r, name, code, summary));
-                stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s µs, p99 %s µs (%.1f s%s)%n",
+                stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s, p99 %s (%.1f s%s)%n",
                         k, total, param.column(), label, r, status,
                         view == null ? "-" : String.format(Locale.ROOT, "%,.0f", view.msgPerS()),
                         us(view, "p50"), us(view, "p99"), wall,
@@ -388,9 +389,10 @@ public final class SweepCommand implements Callable<Integer> {
         return rate > 0 ? n / rate : Double.NaN;
     }
 
-    private static String us(SummaryView s, String field) {
+    /** A latency for the point's line, three figures in the unit that suits it (1.21 s, not 1,209,906.4 µs). */
+    static String us(SummaryView s, String field) {
         double v = s == null ? Double.NaN : s.latencyUs(field);
-        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.1f", v);
+        return Double.isNaN(v) ? "-" : HumanFormat.duration(v * 1e3);
     }
 
     /** Renders a folder's scripts; a failure is a warning, not the end of the sweep. False when gnuplot is missing. */

@@ -98,6 +98,25 @@ public final class BrokerStats implements AutoCloseable {
         fields.put("broker_rss_last_kib", samples == 0 ? null : rssLastKib);
         notes.add("broker CPU (percent of one core) and RSS sampled once a second from /proc for the whole run, "
                 + "warm-up included (" + samples + " samples)" + (error == null ? "" : "; sampling stopped: " + error));
+        String above = aboveOneCore(samples == 0 ? Double.NaN : cpuPctMax);
+        if (above != null) {
+            notes.add(above);
+        }
+    }
+
+    /**
+     * Why a broker with one busy thread can read above 100 % of a core (issue 18), or null when it did not: the
+     * figure is the process's user + system time, and the kernel charges to the running process the network work
+     * it does in its context (softirqs of the sockets' traffic), besides the broker's other threads.
+     */
+    static String aboveOneCore(double maxPct) {
+        if (!(maxPct > 100)) {
+            return null;
+        }
+        return String.format(java.util.Locale.ROOT, "broker_cpu_max_pct %.1f is above one core: process CPU is user + "
+                + "system time of all its threads, and the kernel's network processing done while the broker runs "
+                + "(softirqs for its sockets) is charged to it as system time, so even a broker with one event-loop "
+                + "thread (Mosquitto) can read above 100 %%", maxPct);
     }
 
     @Override
