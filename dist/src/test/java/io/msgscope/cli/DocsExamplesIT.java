@@ -1,0 +1,335 @@
+package io.msgscope.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every msgscope command in the documentation runs, as written, against the brokers on loopback (issue 18).
+ *
+ * <p>The examples are the lines starting with {@code msgscope} or {@code ./msgscope} in the {@code sh} code blocks
+ * of README.md and docs/ (a trailing {@code \} joins the next line; a {@code #} comment is dropped). A block that
+ * cannot run on one machine (agents on other hosts, a broker that does not exist here, a daemon that serves until
+ * stopped) is preceded by {@code <!-- examples: not run: REASON -->}. Each page runs in its own working folder, in
+ * the order written, so an example may use what an earlier one on the same page wrote ({@code results/r256}).
+ *
+ * <p>Counts and durations are shrunk by {@code MSGSCOPE_DOCS_SCALE} (default 0.01; 1 runs them as written):
+ * {@code --count}, a run's {@code --warmup}, a scenario's {@code --duration}, {@code --repeat}, {@code --samples} and a
+ * throughput run's warm-up, never below a floor that still measures something; rates, sizes and every other option
+ * stay as written. Each must exit 0.
+ */
+class DocsExamplesIT {
+    private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*(\\S*)");
+    private static final Pattern NOT_RUN = Pattern.compile("<!--\\s*examples:\\s*not run:\\s*(\\S[^>]*?)\\s*-->");
+    private static final Pattern COMMAND = Pattern.compile("^\\s*(\\./)?msgscope\\s+(.*)$");
+
+    @TempDir
+    static Path tmp;
+
+    /** One command of a page: where it is written and its arguments after {@code msgscope}. */
+    record Example(String page, int line, List<String> args) {
+        @Override
+        public String toString() {
+            return page + ":" + line + ": msgscope " + String.join(" ", args);
+        }
+    }
+
+    /** The pages whose examples run. */
+    static List<Path> pages() throws IOException {
+        Path root = repoRoot();
+        List<Path> pages = new ArrayList<>(List.of(root.resolve("README.md")));
+        try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        return pages;
+    }
+
+    static Path repoRoot() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.isRegularFile(p.resolve("README.md"))) {
+            p = p.getParent();
+        }
+        if (p == null) {
+            throw new IllegalStateException("no README.md above " + Path.of("").toAbsolutePath());
+        }
+        return p;
+    }
+
+    /** The examples of one page, in order; blocks marked not run are left out (their reason checked). */
+    static List<Example> examples(Path page, String name) throws IOException {
+        List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+        List<Example> out = new ArrayList<>();
+        boolean inBlock = false;
+        boolean run = false;
+        String pendingSkip = null;
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i);
+            Matcher fence = FENCE.matcher(l);
+            if (fence.find()) {
+                if (!inBlock) {
+                    run = fence.group(1).equals("sh") && pendingSkip == null;
+                    pendingSkip = null;
+                }
+                inBlock = !inBlock;
+                continue;
+            }
+            if (!inBlock) {
+                Matcher skip = NOT_RUN.matcher(l);
+                if (skip.find()) {
+                    pendingSkip = skip.group(1);
+                } else if (!l.isBlank()) {
+                    pendingSkip = null; // the marker must stand right before its block
+                }
+                continue;
+            }
+            Matcher c = COMMAND.matcher(l);
+            if (!run || !c.find()) {
+                continue;
+            }
+            int first = i;
+            StringBuilder cmd = new StringBuilder(c.group(2));
+            while (cmd.toString().stripTrailing().endsWith("\\") && i + 1 < lines.size()) {
+                String t = cmd.toString().stripTrailing();
+                cmd.setLength(0);
+                cmd.append(t, 0, t.length() - 1).append(' ').append(lines.get(++i).strip());
+            }
+            out.add(new Example(name, first + 1, words(stripComment(cmd.toString()))));
+        }
+        return out;
+    }
+
+    static String stripComment(String s) {
+        boolean single = false;
+        boolean dbl = false;
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch == '\'' && !dbl) {
+                single = !single;
+            } else if (ch == '"' && !single) {
+                dbl = !dbl;
+            } else if (ch == '#' && !single && !dbl && (i == 0 || Character.isWhitespace(s.charAt(i - 1)))) {
+                return s.substring(0, i);
+            }
+        }
+        return s;
+    }
+
+    /** The shell's word splitting for what the examples use: blanks, single and double quotes. */
+    static List<String> words(String s) {
+        List<String> w = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean in = false;
+        char quote = 0;
+        for (char ch : s.toCharArray()) {
+            if (quote != 0) {
+                if (ch == quote) {
+                    quote = 0;
+                } else {
+                    cur.append(ch);
+                }
+            } else if (ch == '\'' || ch == '"') {
+                quote = ch;
+                in = true;
+            } else if (Character.isWhitespace(ch)) {
+                if (in) {
+                    w.add(cur.toString());
+                    cur.setLength(0);
+                    in = false;
+                }
+            } else {
+                cur.append(ch);
+                in = true;
+            }
+        }
+        if (in) {
+            w.add(cur.toString());
+        }
+        return w;
+    }
+
+    static double scale() {
+        String s = System.getenv("MSGSCOPE_DOCS_SCALE");
+        double v = s == null || s.isBlank() ? 0.01 : Double.parseDouble(s);
+        if (!(v > 0 && v <= 1)) {
+            throw new IllegalArgumentException("MSGSCOPE_DOCS_SCALE must be in (0, 1], was " + s);
+        }
+        return v;
+    }
+
+    /** The example's arguments with counts and durations scaled (see the class comment). */
+    static List<String> shrunk(List<String> args, double scale) {
+        List<String> a = new ArrayList<>(args);
+        if (scale >= 1 || a.isEmpty()) {
+            return a;
+        }
+        String cmd = a.get(0);
+        boolean spec = a.contains("--spec");
+        boolean throughputSweep = cmd.equals("sweep") && (a.contains("--in-flights") || a.contains("--mode")
+                && a.get(a.indexOf("--mode") + 1).equals("throughput"));
+        // a run at a rate keeps at least a second of it (a tenth of a second measures the start, not the rate)
+        long oneSecond = a.contains("--rate") ? (long) parseCount(a.get(a.indexOf("--rate") + 1)) : 0;
+        scaleOption(a, "--count", scale, Math.max(10_000, oneSecond));
+        scaleOption(a, "--samples", scale, 10);
+        scaleOption(a, "--repeat", scale, 1);
+        if (cmd.equals("run") || cmd.equals("sweep") && !throughputSweep) {
+            // and a second of warm-up before it: a client ramping up (publisher confirms) falls behind at first
+            scaleOption(a, "--warmup", scale, Math.max(1_000, oneSecond));
+            if (!spec) {
+                addIfAbsent(a, "--count", (long) Math.max(Math.max(10_000, oneSecond), 1_000_000 * scale));
+                addIfAbsent(a, "--warmup", (long) Math.max(Math.max(1_000, oneSecond), 50_000 * scale));
+            }
+        }
+        if (cmd.equals("scenario")) {
+            scaleOption(a, "--duration", scale, 2);
+            addIfAbsent(a, "--duration", (long) Math.max(2, Math.ceil(60 * scale)));
+            scaleOption(a, "--warmup", scale, 1);
+            addIfAbsent(a, "--warmup", (long) Math.max(1, Math.ceil(5 * scale)));
+        }
+        if (cmd.equals("throughput") || throughputSweep) {
+            addIfAbsent(a, "--samples", (long) Math.max(10, 100 * scale));
+            addIfAbsent(a, "--warmup-time", (long) Math.max(200, 3_000 * scale));
+            addIfAbsent(a, "--warmup-messages", (long) Math.max(1_000, 20_000 * scale));
+        }
+        return a;
+    }
+
+    private static void scaleOption(List<String> a, String name, double scale, long floor) {
+        int i = a.indexOf(name);
+        if (i >= 0 && i + 1 < a.size()) {
+            double v = parseCount(a.get(i + 1));
+            a.set(i + 1, Long.toString(Math.min((long) v, Math.max(floor, Math.round(v * scale)))));
+        }
+    }
+
+    /** 200000, 20k, 1m as msgscope reads them. */
+    private static double parseCount(String v) {
+        String t = v.toLowerCase(Locale.ROOT);
+        double f = t.endsWith("k") ? 1e3 : t.endsWith("m") ? 1e6 : 1;
+        return Double.parseDouble(f == 1 ? t : t.substring(0, t.length() - 1)) * f;
+    }
+
+    private static void addIfAbsent(List<String> a, String name, long value) {
+        if (!a.contains(name)) {
+            a.add(name);
+            a.add(Long.toString(value));
+        }
+    }
+
+    @Test
+    void theExtractionFindsTheReadmesExamplesAndHonoursTheMarker() throws IOException {
+        List<Example> readme = examples(repoRoot().resolve("README.md"), "README.md");
+        assertTrue(readme.size() >= 8, readme::toString);
+        assertEquals(List.of("run"), readme.get(0).args(), "the first example is the main job");
+        List<Example> commands = examples(repoRoot().resolve("docs/commands.md"), "docs/commands.md");
+        assertTrue(commands.size() >= 30, commands::toString);
+        assertFalse(commands.stream().anyMatch(e -> e.args().get(0).equals("agent") || e.args().contains("--agent")),
+                "agents and runs on other hosts are marked not run");
+        Path page = tmp.resolve("page.md");
+        Files.writeString(page, String.join("\n", "```sh", "./msgscope run --count 5 \\", "  --rate 10   # note",
+                "git status", "```", "<!-- examples: not run: agents on other hosts -->", "```sh",
+                "msgscope agent --role relay --listen 10.0.0.2:7600", "```", "```text", "msgscope plot x", "```",
+                "```sh", "msgscope plot 'a b'", "```"));
+        List<Example> ex = examples(page, "page.md");
+        assertEquals(2, ex.size(), ex::toString);
+        assertEquals(List.of("run", "--count", "5", "--rate", "10"), ex.get(0).args());
+        assertEquals(2, ex.get(0).line());
+        assertEquals(List.of("plot", "a b"), ex.get(1).args());
+        assertEquals(List.of("run", "--count", "10000", "--rate", "10", "--warmup", "1000"),
+                shrunk(ex.get(0).args().stream().map(s -> s.equals("5") ? "200000" : s).toList(), 0.01));
+        assertEquals(List.of("run", "--count", "20000", "--rate", "20k", "--warmup", "20000"),
+                shrunk(List.of("run", "--count", "200000", "--rate", "20k"), 0.01), "a second at the rate");
+        assertEquals(List.of("run", "--count", "5000", "--warmup", "1000"), shrunk(List.of("run", "--count", "5000"),
+                0.01), "never more than written");
+        assertEquals(List.of("scenario", "--duration", "2", "--warmup", "1"), shrunk(List.of("scenario"), 0.01));
+        assertEquals(List.of("scenario", "--duration", "60"), shrunk(List.of("scenario", "--duration", "60"), 1));
+    }
+
+    private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s#]+)(#[^)\\s]*)?\\)");
+
+    /** Every relative link of README.md, BENCHMARKS.md and docs/ points at a file or folder that exists. */
+    @Test
+    void everyRelativeLinkPointsAtSomethingThatExists() throws IOException {
+        Path root = repoRoot();
+        List<Path> pages = new ArrayList<>(pages());
+        pages.add(root.resolve("BENCHMARKS.md"));
+        List<String> broken = new ArrayList<>();
+        for (Path page : pages) {
+            List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher m = LINK.matcher(lines.get(i));
+                while (m.find()) {
+                    String target = m.group(1);
+                    if (target.matches("^[a-z]+:.*")) {
+                        continue; // http:, mailto: ...
+                    }
+                    if (!Files.exists(page.getParent().resolve(target).normalize())) {
+                        broken.add(root.relativize(page) + ":" + (i + 1) + ": " + target);
+                    }
+                }
+            }
+        }
+        assertTrue(broken.isEmpty(), () -> "links to nothing:\n" + String.join("\n", broken));
+    }
+
+    /** Each page's examples, in order, in the page's own working folder; the same command runs once per page. */
+    @TestFactory
+    Stream<DynamicTest> everyExampleRunsAsWritten() throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        double scale = scale();
+        Path root = repoRoot();
+        for (Path page : pages()) {
+            String name = root.relativize(page).toString();
+            Path work = tmp.resolve(name.replaceAll("[^A-Za-z0-9]+", "-").toLowerCase(Locale.ROOT));
+            Set<List<String>> seen = new LinkedHashSet<>();
+            for (Example e : examples(page, name)) {
+                List<String> args = shrunk(e.args(), scale);
+                if (seen.add(args)) {
+                    tests.add(DynamicTest.dynamicTest(e.toString(), () -> run(work, e, args)));
+                }
+            }
+        }
+        return tests.stream();
+    }
+
+    private static void run(Path work, Example e, List<String> args) throws Exception {
+        if (args.get(0).equals("scenario") || args.contains("--driver")) {
+            String driver = args.contains("--driver") ? args.get(args.indexOf("--driver") + 1) : "zmq";
+            switch (driver) {
+                case "amqp" -> ScenarioIT.requireBroker(5672, "RabbitMQ");
+                case "mqtt" -> ScenarioIT.requireBroker(1883, "Mosquitto");
+                case "nats" -> ScenarioIT.requireBroker(4222, "nats-server");
+                default -> { }
+            }
+        }
+        MsgscopeProcess p = MsgscopeProcess.start(work, args.toArray(String[]::new));
+        int rc = p.waitFor(600);
+        if (rc != 0) {
+            String err = TraceRunIT.safe(p::err);
+            String out = TraceRunIT.safe(p::out);
+            fail(e + "\n  ran as: msgscope " + String.join(" ", args) + "\n  exit " + rc + "\n  stderr: "
+                    + tail(err) + "\n  stdout: " + tail(out));
+        }
+    }
+
+    private static String tail(String s) {
+        return s.length() <= 3_000 ? s : "..." + s.substring(s.length() - 3_000);
+    }
+}
