@@ -236,6 +236,7 @@ public final class TraceRun {
                 log.println("run failed: " + f.getMessage());
             }
             out.phase = "upload";
+            log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));
             uploadAll(hub, out, sender, receiver, probe);
             countFromTraces(out);
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {

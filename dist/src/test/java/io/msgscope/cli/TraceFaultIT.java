@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -105,6 +106,34 @@ class TraceFaultIT {
                 broker.close();
             }
         }
+    }
+
+    /**
+     * The receiver killed while the sender's trace uploads (the traces go one after the other, the sender's first):
+     * the sender's trace is still written, the run fails in the upload phase naming the receiver's upload, and the
+     * loss is unknown rather than claimed.
+     */
+    @Test
+    void aReceiverKilledDuringTheUploadsLeavesTheSendersTraceAndNamesThePhase() throws Exception {
+        Path out = tmp.resolve("upload-receiver");
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-upload"), "run", "--count", "2000000",
+                "--warmup", "1000", "--out", out.toString());
+        ProcessHandle agent = TraceRunIT.awaitChild(p.process, "receiver", 60_000);
+        TraceRunIT.awaitLine(p.stderr, "uploading the traces", 180_000);
+        agent.destroyForcibly(); // 2,000,000 send times (16 MB) are still on their way
+        int rc = p.waitFor(180);
+        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
+        assertEquals("failed", s.get("status").asText(), s::toString);
+        assertEquals("upload", s.get("failed_during").asText(), s::toString);
+        assertTrue(s.get("failure_reason").asText().contains("receiver trace upload"), s::toString);
+        JsonNode c = s.get("counters");
+        Rows rows = Rows.of(out.resolve("trace.dat"));
+        String why = "counters " + c + " vs trace.dat " + rows;
+        assertEquals(2_000_000, rows.sent(), why);
+        assertEquals(0, rows.received(), why);
+        assertEquals(2_000_000, c.get("messages_sent").asLong(), why);
+        assertTrue(c.get("messages_lost").isNull(), why);
     }
 
     /**
