@@ -172,8 +172,10 @@ public final class SubscribersRole implements AgentRole {
     /** A subscription ended other than by close: counted as lost, with its reason. */
     private void ended(String reason) {
         if (!closed) {
-            lost.incrementAndGet();
+            // the error first, then the count: a report that reads the count first never shows a lost
+            // subscription whose connection-lost error is not yet counted
             errors.add(Fault.Kind.CONNECTION_LOST, reason == null ? "the broker closed a subscription" : reason);
+            lost.incrementAndGet();
         }
     }
 
@@ -217,6 +219,7 @@ public final class SubscribersRole implements AgentRole {
     }
 
     private Map<String, Long> counters() {
+        long lostNow = lost.get(); // before the errors (see ended)
         Map<String, Long> m = new TreeMap<>();
         long shorts = 0;
         long slow = 0;
@@ -243,7 +246,7 @@ public final class SubscribersRole implements AgentRole {
         m.merge(Fault.Kind.OTHER.field(), other, Long::sum);
         m.put("subscriber_errors", errors.total() + shorts + slow + other);
         m.put("subscriptions", (long) subs.size());
-        m.put("subscriptions_lost", (long) lost.get());
+        m.put("subscriptions_lost", lostNow);
         m.put("io_threads_recording", recording == null ? 0L : recording.threads());
         if (connections != null) {
             connections.putCounters(m);
