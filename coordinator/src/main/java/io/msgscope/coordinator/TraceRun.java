@@ -204,9 +204,7 @@ public final class TraceRun {
                 out.receiverTimedOut = got.getTimedOut();
                 out.hotThreadAllocatedBytes.put("receiver", got.getHotThreadAllocatedBytes());
                 out.sampling.put("receiver", new long[] {got.getSamples(), got.getSamplingNs()});
-                if (got.getNote().startsWith("net:")) {
-                    out.netInterface = got.getNote().substring(4);
-                }
+                out.netInterface = got.getNetInterface();
                 // counters of both sides add up (Q5 errors = the publisher's and the subscriber's)
                 sent.getCountersMap().forEach((k, v) -> out.driverCounters.merge(k, v, Long::sum));
                 got.getCountersMap().forEach((k, v) -> out.driverCounters.merge(k, v, Long::sum));

@@ -303,7 +303,7 @@ public final class ReceiverRole implements AgentRole {
                 .setTimedOut(!rec.complete() && !eof)
                 .setSamples(h.cpu == null ? 0 : h.cpu.samples())
                 .setSamplingNs(h.cpu == null ? 0 : h.cpu.samplingNs() + h.netSamplingNs)
-                .setNote(h.net == null ? "" : "net:" + h.net.iface())
+                .setNetInterface(h.net == null ? "" : h.net.iface())
                 .putAllCounters(subscriber.counters())
                 .setHotThreadAllocatedBytes(allocatedAtMeasureStart < 0 ? -1
                         : thread.allocatedBytes() - allocatedAtMeasureStart).build();
