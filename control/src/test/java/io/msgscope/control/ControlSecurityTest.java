@@ -90,13 +90,7 @@ class ControlSecurityTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 15 s: " + what);
-            }
-            Thread.sleep(20);
-        }
+        io.msgscope.core.test.Await.until(condition, 15, what);
     }
 
     private static ControlCredentials tls(Path dir) {

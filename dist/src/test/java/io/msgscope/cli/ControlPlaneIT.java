@@ -150,13 +150,7 @@ class ControlPlaneIT {
     }
 
     private static void await(BooleanSupplier condition, long seconds, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + seconds + " s: " + what);
-            }
-            Thread.sleep(50);
-        }
+        io.msgscope.core.test.Await.until(condition, seconds, what);
     }
 
     private static BooleanSupplier logHas(Daemon d, String text) {

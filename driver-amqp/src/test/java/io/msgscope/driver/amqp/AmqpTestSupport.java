@@ -77,13 +77,7 @@ final class AmqpTestSupport {
 
     /** Waits up to {@code seconds} for {@code condition}, checking every 10 ms; fails with {@code what}. */
     static void await(BooleanSupplier condition, long seconds, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within " + seconds + " s: " + what);
-            }
-            Thread.sleep(10);
-        }
+        io.msgscope.core.test.Await.until(condition, seconds, what);
     }
 
     /** True when the broker at {@code uri} no longer has queue (or, {@code exchange} true, exchange) {@code name}. */

@@ -167,13 +167,7 @@ class NettyEngineFakeServerTest {
 
     /** Waits for a condition the event loop brings about (10 s at most). */
     static void await(BooleanSupplier done, String what) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
+        io.msgscope.core.test.Await.until(done, 10, what);
     }
 
     @Test

@@ -94,13 +94,7 @@ class ZmqPushModeTest {
     }
 
     private static void await(BooleanSupplier condition, long seconds, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within " + seconds + " s: " + what);
-            }
-            Thread.sleep(5);
-        }
+        io.msgscope.core.test.Await.until(condition, seconds, what);
     }
 
     private static List<Long> range(long first, int n) {
