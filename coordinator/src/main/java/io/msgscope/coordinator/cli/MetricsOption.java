@@ -9,7 +9,7 @@ public final class MetricsOption {
     @Option(names = "--metrics-port", paramLabel = "[HOST:]PORT",
             description = "Serve live metrics for Prometheus at http://HOST:PORT/metrics while the command runs "
                     + "(rate, latency percentiles, counts, errors, connections; HOST 127.0.0.1 unless given, e.g. "
-                    + "0.0.0.0:9464; PORT 0 picks a free port). Not part of the spec.")
+                    + "0.0.0.0:9464; PORT 0 picks a free port). Not part of the spec (default: off).")
     String address;
 
     /** Starts the server when the option was given (its URL told to {@code say}); null otherwise. */
