@@ -19,7 +19,8 @@ import java.util.concurrent.Callable;
 @Command(name = "msgscope", mixinStandardHelpOptions = true, version = "msgscope " + Version.TOOL,
         subcommands = {RunCommand.class, ThroughputCommand.class, AgentCommand.class, PlotCommand.class,
                 SweepCommand.class, ReportCommand.class, CompareCommand.class,
-                io.msgscope.coordinator.cli.ScenarioCommand.class, io.msgscope.coordinator.cli.CleanCommand.class,
+                io.msgscope.coordinator.cli.ScenarioCommand.class, io.msgscope.coordinator.cli.BatchCommand.class,
+                io.msgscope.coordinator.cli.CleanCommand.class,
                 CertsCommand.class},
         description = "Measures messaging systems message by message: nanosecond traces, honest statistics, "
                 + "gnuplot-ready results.",

@@ -29,12 +29,13 @@ import org.junit.jupiter.api.io.TempDir;
  * of README.md and docs/ (a trailing {@code \} joins the next line; a {@code #} comment is dropped). A block that
  * cannot run on one machine (agents on other hosts, a broker that does not exist here, a daemon that serves until
  * stopped) is preceded by {@code <!-- examples: not run: REASON -->}. Each page runs in its own working folder, in
- * the order written, so an example may use what an earlier one on the same page wrote ({@code results/r256}).
+ * the order written, so an example may use what an earlier one on the same page wrote ({@code results/r256}),
+ * and finds the repository's {@code examples/} folder (workload files) in it.
  *
  * <p>Counts and durations are shrunk by {@code MSGSCOPE_DOCS_SCALE} (default 0.01; 1 runs them as written):
- * {@code --count}, a run's {@code --warmup}, a scenario's {@code --duration}, {@code --repeat}, {@code --samples} and a
- * throughput run's warm-up, never below a floor that still measures something; rates, sizes and every other option
- * stay as written. Each must exit 0.
+ * {@code --count}, a run's {@code --warmup}, a scenario's {@code --duration}, {@code --repeat}, {@code --samples}, a
+ * throughput run's warm-up and its search's {@code --max-probes}, never below a floor that still measures
+ * something; rates, sizes and every other option stay as written. Each must exit 0.
  */
 class DocsExamplesIT {
     private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*(\\S*)");
@@ -203,6 +204,9 @@ class DocsExamplesIT {
             scaleOption(a, "--warmup", scale, 1);
             addIfAbsent(a, "--warmup", (long) Math.max(1, Math.ceil(5 * scale)));
         }
+        if (cmd.equals("throughput") && !a.contains("--in-flight")) {
+            addIfAbsent(a, "--max-probes", (long) Math.max(12, 40 * scale)); // the search's probe count
+        }
         if (cmd.equals("throughput") || throughputSweep) {
             addIfAbsent(a, "--samples", (long) Math.max(10, 100 * scale));
             addIfAbsent(a, "--warmup-time", (long) Math.max(200, 3_000 * scale));
@@ -298,6 +302,7 @@ class DocsExamplesIT {
         for (Path page : pages()) {
             String name = root.relativize(page).toString();
             Path work = tmp.resolve(name.replaceAll("[^A-Za-z0-9]+", "-").toLowerCase(Locale.ROOT));
+            copyExamples(root.resolve("examples"), work.resolve("examples")); // the files the docs' commands name
             Set<List<String>> seen = new LinkedHashSet<>();
             for (Example e : examples(page, name)) {
                 List<String> args = shrunk(e.args(), scale);
@@ -307,6 +312,19 @@ class DocsExamplesIT {
             }
         }
         return tests.stream();
+    }
+
+    /** The repository's examples/ folder (workload files) into a page's working folder. */
+    private static void copyExamples(Path from, Path to) throws IOException {
+        if (!Files.isDirectory(from)) {
+            return;
+        }
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, to.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
     }
 
     private static void run(Path work, Example e, List<String> args) throws Exception {

@@ -124,11 +124,24 @@ public final class SpecFile {
         if (file == null) {
             return args;
         }
+        return expand(command, read(file), rest, file.toString()).toArray(String[]::new);
+    }
+
+    /**
+     * {@code command}, the options of {@code spec} (a spec object, or a summary.json's root) that {@code rest}
+     * does not give, then {@code rest}; {@code origin} names where the spec came from in messages.
+     *
+     * @throws SpecException naming {@code --spec} as {@link #expand(String[])} does
+     */
+    static List<String> expand(String command, JsonNode spec, List<String> rest, String origin) {
+        if (!MODE_OF_COMMAND.containsKey(command)) {
+            throw new IllegalArgumentException("no spec for msgscope " + command);
+        }
         List<String> out = new ArrayList<>();
         out.add(command);
-        out.addAll(options(command, read(file), given(rest), file));
+        out.addAll(options(command, spec, given(rest), origin));
         out.addAll(rest);
-        return out.toArray(String[]::new);
+        return out;
     }
 
     /** The spec object: a summary.json's {@code spec} (of the command's mode), or the file itself. */
@@ -149,7 +162,7 @@ public final class SpecFile {
         return root;
     }
 
-    private static List<String> options(String command, JsonNode root, Set<String> given, Path file) {
+    private static List<String> options(String command, JsonNode root, Set<String> given, String file) {
         String mode = MODE_OF_COMMAND.get(command);
         JsonNode spec = root;
         if (root.has("spec") && root.get("spec").isObject()) { // a summary.json
@@ -200,7 +213,7 @@ public final class SpecFile {
         return a;
     }
 
-    private static void driverOptions(JsonNode v, Set<String> given, List<String> a, Path file) {
+    private static void driverOptions(JsonNode v, Set<String> given, List<String> a, String file) {
         if (!v.isObject()) {
             throw new SpecException("--spec", "field 'driver_options' of " + file + " must be an object of KEY: VALUE");
         }

@@ -61,12 +61,6 @@ public final class SweepCommand implements Callable<Integer> {
         return "~" + (s >= 60 ? s / 60 + " min " + s % 60 + " s" : s + " s") + " left";
     }
 
-    /** The class whose {@code main} runs {@code msgscope}; a system property overrides it. */
-    static final String MAIN_CLASS = System.getProperty("msgscope.main", "io.msgscope.cli.Main");
-
-    /** JIT setting of the coordinator JVMs a sweep starts (the agents keep their own, see LocalAgents). */
-    static final String COORDINATOR_JIT = "-XX:TieredStopAtLevel=1";
-
     private static final Pattern ANALYSIS = Pattern.compile("analysis and output: ([0-9.]+) s");
 
     @Spec
@@ -340,43 +334,7 @@ public final class SweepCommand implements Callable<Integer> {
     }
 
     private int runPoint(List<String> args, Path pdir) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // the point's coordinator only coordinates and analyses once: the C1 compiler alone warms up in
-        // time and leaves the 2 cores to the agents and the analysis (measured: analysis ~2x faster)
-        cmd.add(COORDINATOR_JIT);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(MAIN_CLASS);
-        cmd.addAll(args);
-        cmd.add("--out");
-        cmd.add(pdir.toString());
-        Files.createDirectories(pdir);
-        Path log = pdir.resolve("run.log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        // a sweep stopped by Ctrl-C or kill takes its current run (and that run's agents) with it
-        Thread reaper = new Thread(() -> {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroy();
-        }, "sweep-reaper");
-        Runtime.getRuntime().addShutdownHook(reaper);
-        try {
-            return awaitPoint(p, log);
-        } finally {
-            Runtime.getRuntime().removeShutdownHook(reaper);
-        }
-    }
-
-    private int awaitPoint(Process p, Path log) throws IOException, InterruptedException {
-        if (!p.waitFor(pointTimeoutS, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
-            Files.writeString(log, "\nsweep: killed after " + pointTimeoutS + " s (--point-timeout)\n",
-                    StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
-            return ExitCodes.FAILED;
-        }
-        return p.exitValue();
+        return ChildRun.run(args, pdir, pointTimeoutS, "sweep (--point-timeout)");
     }
 
     /** Measured seconds of a run: messages received over the receive rate. */

@@ -1,0 +1,64 @@
+package io.msgscope.coordinator.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One measuring command run as a child process of a command that runs several ({@code sweep}, {@code batch}):
+ * {@code msgscope ARGS --out DIR} with this distribution's class path, its console output in {@code DIR/run.log}.
+ * A child that outlives its timeout is killed with its agents and counts as failed; the parent stopped by
+ * Ctrl-C or a kill takes the child (and its agents) with it.
+ */
+final class ChildRun {
+    /** The main class the child runs (a test may point it elsewhere). */
+    static final String MAIN_CLASS = System.getProperty("msgscope.main", "io.msgscope.cli.Main");
+    /**
+     * The child's coordinator only coordinates and analyses once: the C1 compiler alone warms up in time and
+     * leaves the 2 cores to the agents and the analysis (measured: analysis ~2x faster).
+     */
+    static final String COORDINATOR_JIT = "-XX:TieredStopAtLevel=1";
+    /** The child's console output, in its results folder. */
+    static final String LOG = "run.log";
+
+    private ChildRun() {
+    }
+
+    /** Runs {@code msgscope args --out dir} and returns its exit code (1 when it was killed after the timeout). */
+    static int run(List<String> args, Path dir, long timeoutS, String what) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(COORDINATOR_JIT);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(MAIN_CLASS);
+        cmd.addAll(args);
+        cmd.add("--out");
+        cmd.add(dir.toString());
+        Files.createDirectories(dir);
+        Path log = dir.resolve(LOG);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Thread reaper = new Thread(() -> {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+        }, "msgscope-child-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
+        try {
+            if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+                Files.writeString(log, "\n" + what + ": killed after " + timeoutS + " s\n", StandardCharsets.UTF_8,
+                        java.nio.file.StandardOpenOption.APPEND);
+                return ExitCodes.FAILED;
+            }
+            return p.exitValue();
+        } finally {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        }
+    }
+}
