@@ -201,14 +201,57 @@ public final class HtmlReport {
         return "<p>Status: <span class=\"" + cls + "\">" + Html.esc(st) + "</span>" + Html.esc(reason) + "</p>\n";
     }
 
-    /** key/value rows of an object's scalar fields (nested objects as JSON text). */
+    /** The head of every table of summary.json fields: what a reader calls it, its value, where to find it. */
+    static final List<String> FIELD_HEAD = List.of("figure", "value", "summary.json field");
+
+    /**
+     * Rows of an object's fields (nested objects as JSON text): the field in words with its unit, the value, and
+     * the field's name as summary.json spells it (issue 18: a reader should not have to decode {@code _p999_us}).
+     */
     static List<List<String>> fields(JsonNode o) {
         List<List<String>> rows = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            rows.add(List.of(e.getKey(), Html.value(e.getValue())));
+            rows.add(field(e.getKey(), e.getValue()));
         }
         return rows;
+    }
+
+    static List<String> field(String key, JsonNode value) {
+        return List.of(label(key), Html.value(value), key);
+    }
+
+    /** Unit suffixes of summary.json's field names, the longest first, and how a table heading writes them. */
+    private static final String[][] UNITS = {
+            {"_pct_of_all_cores", "[% of all cores]"}, {"_msg_s", "[msg/s]"}, {"_bytes_s", "[bytes/s]"},
+            {"_packets_s", "[packets/s]"}, {"_seconds", "[s]"}, {"_us", "[µs]"}, {"_ns", "[ns]"}, {"_ms", "[ms]"},
+            {"_kib", "[KiB]"}, {"_pct", "[%]"}, {"_s", "[s]"}};
+    /** Abbreviations in field names, spelt out; percentiles written as they are read. */
+    private static final Map<String, String> WORDS = Map.ofEntries(Map.entry("p999", "p99.9"),
+            Map.entry("p9999", "p99.99"), Map.entry("ci95", "95 % interval"), Map.entry("cpu", "CPU"),
+            Map.entry("rss", "RSS"), Map.entry("rt", "RT"), Map.entry("st", "ST"), Map.entry("recv", "receive"),
+            Map.entry("lat", "latency"), Map.entry("tp", "throughput"), Map.entry("sd", "standard deviation"),
+            Map.entry("stddev", "standard deviation"), Map.entry("id", "ID"), Map.entry("jvm", "JVM"),
+            Map.entry("os", "OS"), Map.entry("rx", "received"), Map.entry("tx", "sent"));
+
+    /** {@code latency_p999_us} → {@code latency p99.9 [µs]}; a name without a unit keeps its words. */
+    static String label(String key) {
+        String unit = "";
+        String stem = key;
+        for (String[] u : UNITS) {
+            if (key.endsWith(u[0]) && key.length() > u[0].length()) {
+                unit = " " + u[1];
+                stem = key.substring(0, key.length() - u[0].length());
+                break;
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        for (String w : stem.split("_")) {
+            if (!w.isEmpty()) {
+                b.append(b.length() == 0 ? "" : " ").append(WORDS.getOrDefault(w, w));
+            }
+        }
+        return b + unit;
     }
 
     static Path writeRun(Path dir) throws IOException {
@@ -308,11 +351,11 @@ public final class HtmlReport {
 
     private static void runSections(Html h, JsonNode s) throws IOException {
         h.el("h2", "Latency (Q4)");
-        h.table(List.of("field", "value"), fields(s.path("latency")));
+        h.table(FIELD_HEAD, fields(s.path("latency")));
         h.el("h2", "Throughput");
-        h.table(List.of("field", "value"), fields(s.path("throughput")));
+        h.table(FIELD_HEAD, fields(s.path("throughput")));
         h.el("h2", "Counters");
-        h.table(List.of("counter", "value"), fields(s.path("counters")));
+        h.table(FIELD_HEAD, fields(s.path("counters")));
         seriesTable(h, s.path("series"), "Series aggregates");
         if (s.path("network").isObject()) {
             h.el("p", "Network: " + s.path("network").path("source").asText(""));
@@ -333,19 +376,20 @@ public final class HtmlReport {
         h.el("h2", "Result (A7: median, mean and standard deviation of the samples)");
         List<List<String>> rows = new ArrayList<>();
         for (List<String> f : fields(r)) {
-            if (!List.of("latency", "counters", "sample_values_msg_s").contains(f.get(0))) {
+            if (!List.of("latency", "counters", "sample_values_msg_s").contains(f.get(2))) {
                 rows.add(f);
             }
         }
-        rows.add(List.of("samples (values)", r.path("sample_values_msg_s").size() + " in samples.dat"));
-        h.table(List.of("field", "value"), rows);
+        rows.add(List.of("sample values [msg/s]", r.path("sample_values_msg_s").size() + " in samples.dat",
+                "sample_values_msg_s"));
+        h.table(FIELD_HEAD, rows);
         h.el("h2", "Latency at that F (Q4)");
-        h.table(List.of("field", "value"), fields(r.path("latency")));
+        h.table(FIELD_HEAD, fields(r.path("latency")));
         h.el("h2", "Counters");
-        h.table(List.of("counter", "value"), fields(r.path("counters")));
+        h.table(FIELD_HEAD, fields(r.path("counters")));
         if (s.path("search").isObject()) {
             h.el("h2", "F search (A6)");
-            h.table(List.of("field", "value"), fields(s.path("search")));
+            h.table(FIELD_HEAD, fields(s.path("search")));
         }
         if (s.path("probes").size() > 0) {
             h.el("h2", "Probes");
@@ -365,15 +409,15 @@ public final class HtmlReport {
     /** A scenario run (Q1-Q9): the Q4/Q5/Q6 fields, the scenario's settings. */
     private static void scenarioSections(Html h, JsonNode s) throws IOException {
         h.el("h2", "Results (Q4 latency, Q5 counters, Q6 rates and delivery)");
-        h.table(List.of("field", "value"), fields(s.path("results")));
+        h.table(FIELD_HEAD, fields(s.path("results")));
         h.el("h2", "Scenario (to reproduce)");
         List<List<String>> rows = new ArrayList<>();
         for (List<String> f : fields(s)) {
-            if (!List.of("results", "notes", "warnings").contains(f.get(0))) {
+            if (!List.of("results", "notes", "warnings").contains(f.get(2))) {
                 rows.add(f);
             }
         }
-        h.table(List.of("field", "value"), rows);
+        h.table(FIELD_HEAD, rows);
     }
 
     /** Data files a folder written by an older msgscope lacks but its summary holds (throughput samples). */
@@ -462,10 +506,10 @@ public final class HtmlReport {
         for (Iterator<Map.Entry<String, JsonNode>> it = d.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if (!List.of("verdict", "modes").contains(e.getKey())) {
-                other.add(List.of(e.getKey(), Html.value(e.getValue())));
+                other.add(field(e.getKey(), e.getValue()));
             }
         }
-        h.table(List.of("field", "value"), other);
+        h.table(FIELD_HEAD, other);
     }
 
     static void peaks(Html h, JsonNode p) {
@@ -499,15 +543,15 @@ public final class HtmlReport {
         }
         h.el("h2", "Environment");
         if (!env.has("coordinator")) {
-            h.table(List.of("field", "value"), fields(env));
+            h.table(FIELD_HEAD, fields(env));
             return;
         }
         h.el("h3", "Coordinator");
-        h.table(List.of("field", "value"), fields(env.path("coordinator")));
+        h.table(FIELD_HEAD, fields(env.path("coordinator")));
         for (Iterator<Map.Entry<String, JsonNode>> it = env.path("agents").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             h.el("h3", "Agent " + e.getKey());
-            h.table(List.of("field", "value"), fields(e.getValue()));
+            h.table(FIELD_HEAD, fields(e.getValue()));
         }
     }
 
@@ -565,7 +609,7 @@ public final class HtmlReport {
         }
         h.raw("</tbody></table>\n");
         h.el("h2", "Time");
-        h.table(List.of("field", "value"), fields(sw.path("timing")));
+        h.table(FIELD_HEAD, fields(sw.path("timing")));
         h.el("h2", "Run options (passed to every run)");
         h.pre(String.join(" ", iterText(sw.path("run_args"))));
         h.el("h2", "sweep.json");
