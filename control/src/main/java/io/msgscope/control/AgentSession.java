@@ -345,6 +345,20 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         }
     }
 
+    /**
+     * Test hook (issue 16's fault matrix): a pause after each uploaded chunk, so a test can kill an agent while its
+     * own trace is on the way; read from the environment the agents inherit, 0 (no pause) unless set.
+     */
+    static final long UPLOAD_PAUSE_MS = uploadPauseMs(System.getenv("MSGSCOPE_TEST_UPLOAD_PAUSE_MS"));
+
+    static long uploadPauseMs(String value) {
+        try {
+            return value == null || value.isBlank() ? 0 : Math.max(0, Long.parseLong(value.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     private void upload(Channel ch, AgentRole r) {
         long[] chunks = {0};
         try {
@@ -354,6 +368,9 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     // wait for each chunk to be written: bounded memory whatever the trace size
                     ch.writeAndFlush(Frames.chunk(series, from, values, from, n)).sync();
                     chunks[0]++;
+                    if (UPLOAD_PAUSE_MS > 0) {
+                        Thread.sleep(UPLOAD_PAUSE_MS);
+                    }
                 }
             });
             ch.writeAndFlush(Envelope.newBuilder().setUploadDone(UploadDone.newBuilder().setChunks(chunks[0]))

@@ -32,6 +32,11 @@ final class MsgscopeProcess {
     }
 
     static MsgscopeProcess start(Path workDir, String... args) throws IOException {
+        return start(java.util.Map.of(), workDir, args);
+    }
+
+    /** As {@link #start(Path, String...)} with extra environment variables, which the local agents inherit. */
+    static MsgscopeProcess start(java.util.Map<String, String> env, Path workDir, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-jar");
@@ -40,8 +45,10 @@ final class MsgscopeProcess {
         Files.createDirectories(workDir);
         Path out = workDir.resolve("stdout.txt");
         Path err = workDir.resolve("stderr.txt");
-        Process p = new ProcessBuilder(cmd).directory(workDir.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder b = new ProcessBuilder(cmd).directory(workDir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        b.environment().putAll(env);
+        Process p = b.start();
         return new MsgscopeProcess(p, out, err);
     }
 

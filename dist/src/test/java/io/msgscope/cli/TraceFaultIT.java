@@ -137,6 +137,36 @@ class TraceFaultIT {
     }
 
     /**
+     * The sender killed while its own trace uploads (the first of the two): the receiver's trace still uploads and is
+     * written, the run fails in the upload phase naming the sender's upload, and neither the count sent nor the loss
+     * is claimed, because the sender's record of them is gone.
+     */
+    @Test
+    void aSenderKilledDuringItsUploadLeavesTheReceiversTraceAndNamesThePhase() throws Exception {
+        Path out = tmp.resolve("upload-sender");
+        // each agent pauses 100 ms after each uploaded chunk: the sender's upload lasts seconds, the kill lands in it
+        MsgscopeProcess p = MsgscopeProcess.start(java.util.Map.of("MSGSCOPE_TEST_UPLOAD_PAUSE_MS", "100"),
+                tmp.resolve("wd-upload-s"), "run", "--count", "2000000", "--warmup", "1000", "--out", out.toString());
+        ProcessHandle agent = TraceRunIT.awaitChild(p.process, "sender", 60_000);
+        TraceRunIT.awaitLine(p.stderr, "uploading the traces", 180_000);
+        agent.destroyForcibly(); // its 2,000,000 send times are on their way
+        int rc = p.waitFor(180);
+        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
+        assertEquals("failed", s.get("status").asText(), s::toString);
+        assertEquals("upload", s.get("failed_during").asText(), s::toString);
+        assertTrue(s.get("failure_reason").asText().contains("sender trace upload"), s::toString);
+        JsonNode c = s.get("counters");
+        Rows rows = Rows.of(out.resolve("trace.dat"));
+        String why = "counters " + c + " vs trace.dat " + rows;
+        assertEquals(0, rows.sent(), why);
+        assertEquals(2_000_000, rows.received(), why);
+        assertEquals(2_000_000, c.get("messages_received").asLong(), why);
+        assertTrue(c.get("messages_sent").isNull() || c.get("messages_sent").asLong() == 0, why);
+        assertTrue(c.get("messages_lost").isNull(), why);
+    }
+
+    /**
      * The same faults in the warm-up: the run ends (no hang) with exit 1 and a summary that names the phase and an
      * agent, and no measured message is claimed (the surviving traces hold none).
      */
