@@ -208,7 +208,10 @@ public final class DistributionReport {
         p.put("above_k_times_median", ex);
         List<Map<String, Object>> top = new ArrayList<>();
         for (PeakAnalysis.Peak pk : peaks.topPeaks()) {
-            top.add(Map.of("message", pk.index(), "latency_us", pk.latencyNs() / 1e3));
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("message", pk.index());
+            m.put("latency_us", pk.latencyNs() / 1e3);
+            top.add(m);
         }
         p.put("top_peaks", top);
         return p;

@@ -33,10 +33,18 @@ public final class SummaryJson {
     private SummaryJson() {
     }
 
+    /** The tool's name and version, in that order every time (Map.of's order changes from one JVM to the next). */
+    public static Map<String, Object> tool() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", "msgscope");
+        m.put("version", Version.TOOL);
+        return m;
+    }
+
     public static Map<String, Object> build(RunOutcome out, AnalysisResult a, EnvironmentInfo coordinatorEnv,
                                             String startedAt, List<String> files) {
         Map<String, Object> root = new LinkedHashMap<>();
-        root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
+        root.put("tool", tool());
         root.put("run_id", out.runId);
         root.put("mode", "trace");
         root.put("driver", out.spec.driver());

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.coordinator.report.SummaryView;
 import io.msgscope.core.SpecException;
-import io.msgscope.core.Version;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -280,7 +279,7 @@ public final class BatchCommand implements Callable<Integer> {
 
     private static void write(Path dir, List<Map<String, Object>> rows, boolean failed) throws IOException {
         Map<String, Object> root = new LinkedHashMap<>();
-        root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
+        root.put("tool", io.msgscope.coordinator.SummaryJson.tool());
         root.put("mode", "batch");
         root.put("status", failed ? "failed" : "ok");
         root.put("runs", rows);

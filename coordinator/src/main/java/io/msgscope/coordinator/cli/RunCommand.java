@@ -42,6 +42,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -345,7 +346,10 @@ public final class RunCommand implements Callable<Integer> {
         } catch (ResultsFolder.WriteFailed e) {
             Map<String, Object> known = new java.util.LinkedHashMap<>();
             known.put("measurement_failure", outcome.failure);
-            known.put("counters", Map.of("messages_sent", outcome.sent, "messages_received", outcome.received));
+            Map<String, Object> counters = new LinkedHashMap<>();
+            counters.put("messages_sent", outcome.sent);
+            counters.put("messages_received", outcome.received);
+            known.put("counters", counters);
             folder.sayFailed(e, known, stdout);
             return ExitCodes.FAILED;
         }

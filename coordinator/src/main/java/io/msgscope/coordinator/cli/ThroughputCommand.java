@@ -1,23 +1,17 @@
 package io.msgscope.coordinator.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.coordinator.AgentEndpoint;
 import io.msgscope.coordinator.CorePlan;
-import io.msgscope.coordinator.FSearch;
 import io.msgscope.coordinator.ResultsFolder;
 import io.msgscope.coordinator.LiveMetrics;
 import io.msgscope.coordinator.LocalAgents;
+import io.msgscope.coordinator.ThroughputConsole;
+import io.msgscope.coordinator.ThroughputResults;
 import io.msgscope.coordinator.ThroughputRun;
-import io.msgscope.coordinator.ThroughputSamples;
-import io.msgscope.coordinator.ThroughputStats;
-import io.msgscope.core.EnvironmentInfo;
 import io.msgscope.core.Padding;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
-import io.msgscope.core.Version;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.proto.Role;
 import picocli.CommandLine.Command;
@@ -28,12 +22,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -273,196 +263,9 @@ public final class ThroughputCommand implements Callable<Integer> {
 
     private int writeResults(PrintWriter stdout, Path dir, RunSpec spec, long requested, ThroughputRun.Outcome o,
                              String startedAt, ResultsFolder folder) throws IOException {
-        List<String> files = new ArrayList<>();
-        folder.write("the F search files", () -> writeSearch(dir, o, files));
-        folder.write(HdrOutput.HLOG_FILE_NAME, () -> {
-            if (writeHlog(dir.resolve(HdrOutput.HLOG_FILE_NAME), o) > 0) {
-                files.add(HdrOutput.HLOG_FILE_NAME);
-            }
-        });
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("tool", Map.of("name", "msgscope", "version", Version.TOOL));
-        root.put("mode", "throughput");
-        root.put("driver", spec.driver());
-        root.put("uri", spec.uriForDisplay());
-        root.put("destination", o.destination);
-        root.put("started_at", startedAt);
-        root.put("status", o.failure == null ? "ok" : "failed");
-        root.put("failure_reason", o.failure);
-        root.put("warnings", o.warnings);
-        Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put("size", size);
-        settings.put("padding", padding);
-        settings.put("in_flight", requested == 0 ? "auto" : requested);
-        settings.put("samples", samples);
-        settings.put("threshold_ms", thresholdMs);
-        settings.put("skip_factor", skipFactor);
-        settings.put("probe_warmup_time_ms", probeWarmupMs);
-        settings.put("warmup_time_ms", warmupMs);
-        settings.put("warmup_messages", warmupMessages);
-        settings.put("max_exponent", maxExponent);
-        settings.put("pick", pick.trim().toLowerCase(Locale.ROOT));
-        settings.put("remeasure", remeasure);
-        settings.put("max_probes", maxProbes);
-        settings.put("driver_options", io.msgscope.core.Secrets.options(spec.driverOptions()));
-        root.put("settings", settings);
-        // the envelope every mode shares (issue 15): the spec as given and its hash; "settings" stays for readers of
-        // earlier results
-        Map<String, Object> specMap = new LinkedHashMap<>();
-        specMap.put("driver", spec.driver());
-        specMap.put("uri", spec.uriForDisplay());
-        specMap.putAll(settings);
-        root.put("spec", specMap);
-        root.put("spec_hash", io.msgscope.coordinator.SummaryJson.specHash(specMap));
-        Map<String, Object> env = new LinkedHashMap<>();
-        EnvironmentInfo e = EnvironmentInfo.current();
-        env.put("host", e.hostname());
-        env.put("jvm", e.jvm());
-        env.put("os", e.os());
-        env.put("cpu_model", e.cpuModel());
-        env.put("logical_cores", e.logicalCores());
-        if (o.flowAgent != null) {
-            env.put("flow_agent_affinity", o.flowAgent.affinity().getObtained());
-        }
-        root.put("environment", env);
-        if (o.warmup != null) {
-            Map<String, Object> w = new LinkedHashMap<>();
-            w.put("in_flight", o.warmup.getInFlight());
-            w.put("messages", o.warmup.getWarmupReceived());
-            w.put("elapsed_ms", o.warmup.getWarmupElapsedNs() / 1e6);
-            w.put("rate_msg_s", o.warmup.getWarmupElapsedNs() > 0
-                    ? o.warmup.getWarmupReceived() * 1e9 / o.warmup.getWarmupElapsedNs() : null);
-            w.put("note", "discarded: the client, its connections and the broker's queue warmed up before the first probe");
-            root.put("warmup", w);
-        }
-        if (o.search != null) {
-            Map<String, Object> s = new LinkedHashMap<>();
-            s.put("method", o.searchMethod);
-            s.put("pick", pick.trim().toLowerCase(Locale.ROOT));
-            s.put("chosen_in_flight", (settingsPick() == ThroughputRun.Pick.KNEE ? o.search.knee() : o.search.peak())
-                    .inFlight());
-            Map<String, Object> peak = point(o.search.peak());
-            peak.put("throughput", "the confirmation: fresh probes after the peak was chosen (median_msg_s etc. "
-                    + "above pool the probes that chose it)");
-            peak.put("confirmation", ThroughputStats.samplesJson(o.search.peakThroughput()));
-            s.put("peak", peak);
-            Map<String, Object> knee = point(o.search.knee());
-            knee.put("within_peak_interval_from_msg_s", o.search.floor());
-            s.put("knee", knee);
-            s.put("drifted", o.search.drifted());
-            s.put("optimal_in_flight", o.search.peak().inFlight());
-            s.put("a6_interval_mean", o.search.a6IntervalMean());
-            s.put("bounds", List.of(o.search.lo(), o.search.hi()));
-            s.put("fell_at_exponent", o.search.fell() ? o.search.lastExponent() : null);
-            s.put("stop_reason", o.search.stopReason());
-            s.put("probes_taken", o.search.probes().size());
-            s.put("remeasured", o.search.remeasured());
-            List<Map<String, Object>> pts = new ArrayList<>();
-            for (FSearch.Point p : o.search.points()) {
-                pts.add(point(p));
-            }
-            s.put("points", pts);
-            root.put("search", s);
-        }
-        List<Map<String, Object>> probes = new ArrayList<>();
-        for (int i = 0; i < o.probes.size(); i++) {
-            ThroughputStats st = o.probes.get(i);
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("in_flight", st.inFlight());
-            m.put("phase", o.phases.get(i));
-            m.putAll(ThroughputStats.samplesJson(st.samples()));
-            m.put("steady", st.samples().stationarity().steady());
-            m.put("rate_over_sampling_msg_s", finite(st.rateOverSampling()));
-            m.put("mean_in_flight_littles_law", finite(st.littleInFlight()));
-            m.put("mean_in_flight_at_arrivals", finite(st.countedInFlight()));
-            org.HdrHistogram.Histogram h = st.latency();
-            m.put("latency_p50_us", h == null || h.getTotalCount() == 0 ? null : h.getValueAtPercentile(50) / 1e3);
-            m.put("latency_p99_us", h == null || h.getTotalCount() == 0 ? null : h.getValueAtPercentile(99) / 1e3);
-            probes.add(m);
-        }
-        root.put("probes", probes);
-        if (o.finalResult != null) {
-            ThroughputStats fs = o.finalStats;
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("in_flight", o.finalResult.getInFlight());
-            r.putAll(ThroughputStats.samplesJson(fs.samples()));
-            r.put("median_bytes_s", finite(fs.median() * size));
-            r.put("stationarity", ThroughputStats.stationarityJson(fs.samples().stationarity()));
-            r.putAll(fs.periodJson());
-            r.put("messages_sent", o.finalResult.getSent());
-            r.put("messages_received", o.finalResult.getReceived());
-            r.put("counters", o.finalResult.getCountersMap());
-            org.HdrHistogram.Histogram h = fs.latency();
-            if (h != null && h.getTotalCount() > 0) {
-                Map<String, Object> l = new LinkedHashMap<>();
-                l.put("source", "epoch send time in the header vs receive time, one process (M1, Q1); "
-                        + "messages from the end of the warm-up to the last sample");
-                l.put("count", h.getTotalCount());
-                l.put("latency_min_us", h.getMinValue() / 1e3);
-                l.put("latency_max_us", h.getMaxValue() / 1e3);
-                l.put("latency_mean_us", h.getMean() / 1e3);
-                l.put("latency_p50_us", h.getValueAtPercentile(50) / 1e3);
-                l.put("latency_p95_us", h.getValueAtPercentile(95) / 1e3);
-                l.put("latency_p99_us", h.getValueAtPercentile(99) / 1e3);
-                l.put("latency_p999_us", h.getValueAtPercentile(99.9) / 1e3);
-                r.put("latency", l);
-            }
-            long received = o.finalResult.getReceived();
-            r.put("client_process_cpu_ns", o.finalResult.getProcessCpuNs());
-            r.put("client_cpu_ns_per_message", received > 0 ? (double) o.finalResult.getProcessCpuNs() / received : null);
-            r.put("client_cpu_note", "client_process_cpu_ns covers the whole probe (warm-up, sampling, drain) over "
-                    + "every message received; cpu above covers the sampling period only");
-            r.put("producer_allocated_bytes", o.finalResult.getHotThreadAllocatedBytes());
-            r.put("sample_values_msg_s", o.finalResult.getSamplesList());
-            root.put("result", r);
-            folder.write("the throughput sample files",
-                    () -> files.addAll(ThroughputSamples.write(dir, o.finalResult.getSamplesList(), fs.samples())));
-        }
-        root.put("notes", o.notes);
-        files.add("summary.json");
-        root.put("files", files);
-        folder.commit(root);
-        if (o.search != null) {
-            io.msgscope.analysis.stats.SampleSummary pc = o.search.peakThroughput();
-            stdout.println("peak: " + describe(o.search.peak()) + String.format(Locale.ROOT,
-                    "; confirmed by fresh probes: median %s msg/s [95%%: %s, %s]", HumanFormat.rate(pc.median()),
-                    HumanFormat.rate(pc.medianInterval().lower()), HumanFormat.rate(pc.medianInterval().upper()))
-                    + "\nknee: " + (o.search.knee() == o.search.peak() ? "the peak (no smaller F within its interval)"
-                    : describe(o.search.knee()))
-                    + "\nthe final measurement uses the " + (settingsPick() == ThroughputRun.Pick.KNEE ? "knee" : "peak")
-                    + " (--pick); the search stopped: " + o.search.stopReason());
-        }
-        if (o.finalStats != null && o.finalStats.n() > 0) {
-            ThroughputStats fs = o.finalStats;
-            io.msgscope.analysis.stats.MedianInterval ci = fs.samples().medianInterval();
-            stdout.printf(Locale.ROOT, "%s messages of %d B, F = %s in flight at most (on average %s by Little's law, %s at arrivals): "
-                            + "median %s msg/s [95%% interval %s, %s] (%s B/s), mean %s, sd %s over %d samples; "
-                            + "%s msg/s over the sampling period%n",
-                    spec.driver(), size, HumanFormat.count(o.finalResult.getInFlight()), oneDecimal(fs.littleInFlight()),
-                    oneDecimal(fs.countedInFlight()), HumanFormat.rate(fs.median()), HumanFormat.rate(ci.lower()),
-                    HumanFormat.rate(ci.upper()), HumanFormat.rate(fs.median() * size),
-                    HumanFormat.rate(fs.samples().mean()), HumanFormat.rate(fs.samples().stddev()), fs.n(),
-                    HumanFormat.rate(fs.rateOverSampling()));
-        }
-        org.HdrHistogram.Histogram lat = o.finalStats == null ? null : o.finalStats.latency();
-        if (lat != null && lat.getTotalCount() > 0) {
-            long sampled = o.finalResult.getSampledMessages();
-            long samplingNs = o.finalResult.getSamplingNs();
-            long pcpu = o.finalResult.getSamplingProcessCpuNs();
-            stdout.println("latency at that F: p50 " + HumanFormat.duration(lat.getValueAtPercentile(50)) + ", p99 "
-                    + HumanFormat.duration(lat.getValueAtPercentile(99)) + "; client process CPU over the sampling "
-                    + "period " + (pcpu >= 0 && samplingNs > 0 && sampled > 0
-                    ? String.format(Locale.ROOT, "%.1f %% of a core, %s per message", 100.0 * pcpu / samplingNs,
-                    HumanFormat.duration((double) pcpu / sampled)) : "n/a"));
-        }
-        for (String n : o.notes) {
-            stdout.println("note: " + n);
-        }
-        for (String w : o.warnings) {
-            stdout.println("warning: " + w);
-        }
-        stdout.println((o.failure != null ? "FAILED: " + o.failure + "; " : "") + "results in " + dir);
-        stdout.flush();
+        ThroughputResults.Given given = given(requested);
+        ThroughputResults.write(dir, folder, spec, given, o, startedAt);
+        ThroughputConsole.print(stdout, spec.driver(), given, o, dir);
         if (plotOption.plot && PlotCommand.hasScripts(dir)) { // search.gp with a search, samples.gp with --in-flight
             PlotCommand.render(dir, stdout);
         }
@@ -472,123 +275,10 @@ public final class ThroughputCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private ThroughputRun.Pick settingsPick() {
-        return ThroughputRun.Pick.valueOf(pick.trim().toUpperCase(Locale.ROOT));
-    }
-
-    private static String oneDecimal(double v) {
-        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f", v) : "n/a";
-    }
-
-    /** A point of the search for the console: F, median with interval, latency, in flight. */
-    static String describe(FSearch.Point p) {
-        io.msgscope.analysis.stats.MedianInterval ci = p.interval();
-        org.HdrHistogram.Histogram h = p.latency();
-        boolean lat = h != null && h.getTotalCount() > 0;
-        return String.format(Locale.ROOT, "F = %s, median %s msg/s [95%%: %s, %s] over %d samples, latency %s, "
-                        + "mean in flight %s (Little's law)", HumanFormat.count(p.inFlight()), HumanFormat.rate(p.median()),
-                HumanFormat.rate(ci.lower()), HumanFormat.rate(ci.upper()), p.sampleCount(),
-                lat ? "p50 " + HumanFormat.duration(h.getValueAtPercentile(50))
-                        + ", p99 " + HumanFormat.duration(h.getValueAtPercentile(99)) : "n/a",
-                lat ? oneDecimal(p.median() * h.getMean() / 1e9) : "n/a");
-    }
-
-    /** A point of the search for summary.json. */
-    static Map<String, Object> point(FSearch.Point p) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("in_flight", p.inFlight());
-        m.putAll(ThroughputStats.samplesJson(p.summary()));
-        m.put("measurements", p.measurements());
-        org.HdrHistogram.Histogram h = p.latency();
-        boolean lat = h != null && h.getTotalCount() > 0;
-        m.put("latency_p50_us", lat ? h.getValueAtPercentile(50) / 1e3 : null);
-        m.put("latency_p99_us", lat ? h.getValueAtPercentile(99) / 1e3 : null);
-        m.put("latency_mean_us", lat ? h.getMean() / 1e3 : null);
-        m.put("mean_in_flight_littles_law", lat ? finite(p.median() * h.getMean() / 1e9) : null);
-        m.put("mean_in_flight_at_arrivals", finite(p.meanInFlight()));
-        return m;
-    }
-
-    /**
-     * latency.hlog: one interval per probe (tagged with its F and the search's step, e.g. {@code F1000-golden}) and
-     * the final measurement ({@code final-F...}), each spanning the probe's sampling period and ending when its answer
-     * came. Returns the intervals written; none (and no file) when no probe measured a latency.
-     */
-    static int writeHlog(Path file, ThroughputRun.Outcome o) throws IOException {
-        List<ThroughputStats> stats = new ArrayList<>(o.probes);
-        List<String> tags = new ArrayList<>();
-        List<Long> ends = new ArrayList<>(o.answeredEpochMs);
-        for (int i = 0; i < o.probes.size(); i++) {
-            tags.add("F" + o.probes.get(i).inFlight() + "-" + o.phases.get(i));
-        }
-        if (o.finalStats != null) {
-            stats.add(o.finalStats);
-            tags.add("final-F" + o.finalStats.inFlight());
-            ends.add(o.finalAnsweredEpochMs);
-        }
-        if (stats.isEmpty() || ends.size() != stats.size()) {
-            return 0;
-        }
-        long first = ends.get(0) - stats.get(0).raw().getSamplingNs() / 1_000_000L;
-        try (HdrOutput.IntervalLog log = new HdrOutput.IntervalLog(file, "msgscope throughput latency, values in ns, "
-                + "one interval per probe of the F search and one for the final measurement, over its sampling period",
-                first)) {
-            for (int i = 0; i < stats.size(); i++) {
-                org.HdrHistogram.Histogram h = stats.get(i).latency();
-                h = h == null ? io.msgscope.core.LatencyRange.histogram() : h.copy(); // append stamps times and tag
-                long end = ends.get(i);
-                log.append(h, end - stats.get(i).raw().getSamplingNs() / 1_000_000L, end, tags.get(i));
-            }
-            return log.intervals();
-        }
-    }
-
-    private static void writeSearch(Path dir, ThroughputRun.Outcome o, List<String> files) throws IOException {
-        if (o.probes.isEmpty()) {
-            return;
-        }
-        StringBuilder sb = new StringBuilder("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase "
-                + "ci_low_msg_s ci_high_msg_s latency_p50_us mean_in_flight\n"
-                + "# mean_in_flight: Little's law, rate over the sampling period x mean latency\n"
-                + "# one row per probe in the order taken; ci = distribution-free 95% interval of the median\n");
-        for (int i = 0; i < o.probes.size(); i++) {
-            ThroughputStats st = o.probes.get(i);
-            io.msgscope.analysis.stats.SampleSummary p = st.samples();
-            org.HdrHistogram.Histogram h = st.latency();
-            sb.append(String.format(Locale.ROOT, "%d %.1f %.1f %.1f %d %s %.1f %.1f %s %s%n", st.inFlight(), p.median(),
-                    p.mean(), p.stddev(), p.n(), o.phases.get(i), p.medianInterval().lower(), p.medianInterval().upper(),
-                    h == null || h.getTotalCount() == 0 ? "NaN"
-                            : String.format(Locale.ROOT, "%.1f", h.getValueAtPercentile(50) / 1e3),
-                    Double.isFinite(st.littleInFlight()) ? String.format(Locale.ROOT, "%.1f", st.littleInFlight())
-                            : "NaN"));
-        }
-        Files.writeString(dir.resolve("search.dat"), sb.toString(), StandardCharsets.US_ASCII);
-        String marks = "";
-        if (o.search != null) {
-            marks = String.format(Locale.ROOT, """
-                    set label 1 "peak" at first %d, first %.1f point pt 6 ps 2 offset 1,1
-                    set label 2 "knee" at first %d, first %.1f point pt 8 ps 2 offset 1,-1
-                    set object 1 rectangle from graph 0, first %.1f to graph 1, first %.1f fillcolor rgb "#dddddd" fillstyle solid 0.4 noborder behind
-                    """, o.search.peak().inFlight(), o.search.peak().median(), o.search.knee().inFlight(),
-                    o.search.knee().median(), o.search.peak().interval().lower(), o.search.peak().interval().upper());
-        }
-        String gp = """
-                # msgscope: median throughput against the in-flight count F (A6), log x axis
-                if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) { set terminal pngcairo size 1200,700 } else { set terminal png size 1200,700 }
-                set output "search.png"
-                set title "Throughput against messages in flight (F search; grey band: the peak's 95% interval)"
-                set xlabel "F (messages in flight)"
-                set ylabel "median throughput [msg/s]"
-                set logscale x
-                set grid
-                set key top left
-                """ + marks + """
-                plot "search.dat" using 1:2:7:8 with yerrorbars title "median per probe (bar: 95% interval)", \
-                     "search.dat" using 1:2 smooth unique with lines title ""
-                """;
-        Files.writeString(dir.resolve("search.gp"), gp, StandardCharsets.US_ASCII);
-        files.add("search.dat");
-        files.add("search.gp");
+    /** The options as given, for the results. */
+    private ThroughputResults.Given given(long requested) {
+        return new ThroughputResults.Given(size, padding, requested, samples, thresholdMs, skipFactor, probeWarmupMs,
+                warmupMs, warmupMessages, maxExponent, pick, remeasure, maxProbes);
     }
 
     private long parseInFlight() {
@@ -604,9 +294,5 @@ public final class ThroughputCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new SpecException("--in-flight", "must be auto or a whole number of messages, got '" + inFlight + "'");
         }
-    }
-
-    private static Double finite(double v) {
-        return Double.isFinite(v) ? v : null;
     }
 }

@@ -1,0 +1,78 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.analysis.output.HumanFormat;
+import io.msgscope.analysis.stats.MedianInterval;
+import io.msgscope.analysis.stats.SampleSummary;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** What a throughput run says on the console when it ends: the search's peak and knee, the result, its latency. */
+public final class ThroughputConsole {
+    private ThroughputConsole() {
+    }
+
+    public static void print(PrintWriter out, String driver, ThroughputResults.Given g, ThroughputRun.Outcome o,
+                             Path dir) {
+        if (o.search != null) {
+            SampleSummary pc = o.search.peakThroughput();
+            out.println("peak: " + describe(o.search.peak()) + String.format(Locale.ROOT,
+                    "; confirmed by fresh probes: median %s msg/s [95%%: %s, %s]", HumanFormat.rate(pc.median()),
+                    HumanFormat.rate(pc.medianInterval().lower()), HumanFormat.rate(pc.medianInterval().upper()))
+                    + "\nknee: " + (o.search.knee() == o.search.peak() ? "the peak (no smaller F within its interval)"
+                    : describe(o.search.knee()))
+                    + "\nthe final measurement uses the " + (g.parsedPick() == ThroughputRun.Pick.KNEE ? "knee" : "peak")
+                    + " (--pick); the search stopped: " + o.search.stopReason());
+        }
+        if (o.finalStats != null && o.finalStats.n() > 0) {
+            ThroughputStats fs = o.finalStats;
+            MedianInterval ci = fs.samples().medianInterval();
+            out.printf(Locale.ROOT, "%s messages of %d B, F = %s in flight at most (on average %s by Little's law, %s at "
+                            + "arrivals): median %s msg/s [95%% interval %s, %s] (%s B/s), mean %s, sd %s over %d samples; "
+                            + "%s msg/s over the sampling period%n",
+                    driver, g.size(), HumanFormat.count(o.finalResult.getInFlight()), oneDecimal(fs.littleInFlight()),
+                    oneDecimal(fs.countedInFlight()), HumanFormat.rate(fs.median()), HumanFormat.rate(ci.lower()),
+                    HumanFormat.rate(ci.upper()), HumanFormat.rate(fs.median() * g.size()),
+                    HumanFormat.rate(fs.samples().mean()), HumanFormat.rate(fs.samples().stddev()), fs.n(),
+                    HumanFormat.rate(fs.rateOverSampling()));
+        }
+        Histogram lat = o.finalStats == null ? null : o.finalStats.latency();
+        if (lat != null && lat.getTotalCount() > 0) {
+            long sampled = o.finalResult.getSampledMessages();
+            long samplingNs = o.finalResult.getSamplingNs();
+            long pcpu = o.finalResult.getSamplingProcessCpuNs();
+            out.println("latency at that F: p50 " + HumanFormat.duration(lat.getValueAtPercentile(50)) + ", p99 "
+                    + HumanFormat.duration(lat.getValueAtPercentile(99)) + "; client process CPU over the sampling "
+                    + "period " + (pcpu >= 0 && samplingNs > 0 && sampled > 0
+                    ? String.format(Locale.ROOT, "%.1f %% of a core, %s per message", 100.0 * pcpu / samplingNs,
+                    HumanFormat.duration((double) pcpu / sampled)) : "n/a"));
+        }
+        for (String n : o.notes) {
+            out.println("note: " + n);
+        }
+        for (String w : o.warnings) {
+            out.println("warning: " + w);
+        }
+        out.println((o.failure != null ? "FAILED: " + o.failure + "; " : "") + "results in " + dir);
+        out.flush();
+    }
+
+    /** A point of the search for the console: F, median with interval, latency, in flight. */
+    static String describe(FSearch.Point p) {
+        MedianInterval ci = p.interval();
+        Histogram h = p.latency();
+        boolean lat = h != null && h.getTotalCount() > 0;
+        return String.format(Locale.ROOT, "F = %s, median %s msg/s [95%%: %s, %s] over %d samples, latency %s, "
+                        + "mean in flight %s (Little's law)", HumanFormat.count(p.inFlight()), HumanFormat.rate(p.median()),
+                HumanFormat.rate(ci.lower()), HumanFormat.rate(ci.upper()), p.sampleCount(),
+                lat ? "p50 " + HumanFormat.duration(h.getValueAtPercentile(50))
+                        + ", p99 " + HumanFormat.duration(h.getValueAtPercentile(99)) : "n/a",
+                lat ? oneDecimal(p.median() * h.getMean() / 1e9) : "n/a");
+    }
+
+    private static String oneDecimal(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f", v) : "n/a";
+    }
+}
