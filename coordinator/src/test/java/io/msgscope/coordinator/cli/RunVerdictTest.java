@@ -17,7 +17,7 @@ class RunVerdictTest {
     void duplicatesFailTheRunNamingTheOptionThatAcceptsThem() {
         RunOutcome o = outcome();
         o.duplicates = 7;
-        RunCommand.judge(o, 0, 1000, false);
+        io.msgscope.coordinator.TraceResults.judge(o, 0, 1000, false);
         assertEquals("7 messages delivered more than once (the first arrival is measured; --allow-duplicates accepts "
                 + "them, e.g. at MQTT QoS 1)", o.failure);
         assertEquals("measurement", o.failedDuring);
@@ -27,7 +27,7 @@ class RunVerdictTest {
     void allowedDuplicatesPass() {
         RunOutcome o = outcome();
         o.duplicates = 7;
-        RunCommand.judge(o, 0, 1000, true);
+        io.msgscope.coordinator.TraceResults.judge(o, 0, 1000, true);
         assertNull(o.failure);
     }
 
@@ -35,12 +35,12 @@ class RunVerdictTest {
     void lossIsNamedBeforeDuplicatesAndAnEarlierFailureStays() {
         RunOutcome o = outcome();
         o.duplicates = 7;
-        RunCommand.judge(o, 3, 1000, false);
+        io.msgscope.coordinator.TraceResults.judge(o, 3, 1000, false);
         assertEquals("3 of 1000 messages lost", o.failure);
         RunOutcome earlier = outcome();
         earlier.failure = "receiver agent died";
         earlier.duplicates = 1;
-        RunCommand.judge(earlier, 0, 1000, false);
+        io.msgscope.coordinator.TraceResults.judge(earlier, 0, 1000, false);
         assertEquals("receiver agent died", earlier.failure);
     }
 }
