@@ -9,7 +9,8 @@ import java.nio.ByteOrder;
  * <pre>
  * bytes  0-7   send time, u64 little-endian nanoseconds since the Unix epoch (Q1)
  * bytes  8-15  sequence number, i64 little-endian (negative = warm-up message)
- * bytes 16-23  probe slot: broker CPU ticks (written in place by the relay/probe, M3)
+ * bytes 16-23  probe slot: broker CPU ticks (written in place by the relay/probe, M3); in scenario mode,
+ *              where no probe runs, the intended send time in epoch ns (Q1: latency from the schedule)
  * bytes 24-31  probe slot: broker timestamp (written in place by the relay/probe)
  * bytes 32-    padding (zeros or random, R2)
  * </pre>
@@ -22,6 +23,8 @@ public final class WireHeader {
     public static final int SEQUENCE_OFFSET = 8;
     public static final int PROBE_CPU_OFFSET = 16;
     public static final int PROBE_TIME_OFFSET = 24;
+    /** Scenario mode's intended send time (epoch ns), in the probe's CPU slot, which no probe uses there. */
+    public static final int INTENDED_NS_OFFSET = PROBE_CPU_OFFSET;
     /** Smallest message that carries the whole header. */
     public static final int SIZE = 32;
 
@@ -47,6 +50,14 @@ public final class WireHeader {
 
     public static long sequence(ByteBuffer buf, int msgStart) {
         return buf.getLong(msgStart + SEQUENCE_OFFSET);
+    }
+
+    public static void writeIntendedTime(ByteBuffer buf, int msgStart, long epochNs) {
+        buf.putLong(msgStart + INTENDED_NS_OFFSET, epochNs);
+    }
+
+    public static long intendedTime(ByteBuffer buf, int msgStart) {
+        return buf.getLong(msgStart + INTENDED_NS_OFFSET);
     }
 
     public static void writeProbe(ByteBuffer buf, int msgStart, long cpu, long timeNs) {

@@ -17,6 +17,17 @@ class WireHeaderTest {
         assertEquals(32, WireHeader.SIZE);
     }
 
+    /** Scenario mode's intended send time lives in the probe's CPU slot, read and written by its own name. */
+    @Test
+    void intendedTimeIsTheProbeCpuSlotOfItsMessage() {
+        ByteBuffer buf = WireHeader.allocate(96);
+        WireHeader.writeIntendedTime(buf, 48, 1_234_567_890_123L);
+        assertEquals(16, WireHeader.INTENDED_NS_OFFSET);
+        assertEquals(1_234_567_890_123L, WireHeader.intendedTime(buf, 48));
+        assertEquals(1_234_567_890_123L, buf.getLong(48 + 16));
+        assertEquals(0, WireHeader.intendedTime(buf, 0), "the first message's slot untouched");
+    }
+
     @Test
     void allocateIsLittleEndian() {
         ByteBuffer buf = WireHeader.allocate(64);

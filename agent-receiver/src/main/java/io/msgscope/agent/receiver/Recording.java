@@ -74,7 +74,7 @@ final class Recording implements MessageHandler {
             return;
         }
         record(s, s.actual, now - buf.getLong(offset + WireHeader.EPOCH_NS_OFFSET));
-        record(s, s.intended, now - buf.getLong(offset + WireHeader.PROBE_CPU_OFFSET));
+        record(s, s.intended, now - WireHeader.intendedTime(buf, offset));
         RECEIVED.setRelease(s, s.received + 1);
     }
 

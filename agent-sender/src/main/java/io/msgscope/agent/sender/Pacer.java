@@ -1,12 +1,12 @@
 package io.msgscope.agent.sender;
 
+import io.msgscope.core.NanoClock;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.ErrorTally;
 import io.msgscope.core.driver.Publisher;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One pacer thread of the scenario runtime (issue 13): it sends for many publisher connections on
@@ -30,6 +30,7 @@ final class Pacer implements Runnable {
     static final long SPIN_NS = 20_000;
     static final long RETRY_NS = 100_000;
 
+    private final NanoClock time;
     private final Publisher[] pubs;     // this pacer's publishers (null: never opened)
     private final long[] offsetNs;      // each one's place in the schedule: spreads P publishers over a period
     private final ByteBuffer buf;
@@ -52,6 +53,13 @@ final class Pacer implements Runnable {
     private volatile boolean stop;
 
     Pacer(Publisher[] pubs, long[] offsetNs, ByteBuffer buf, int size, long epochMinusMono, ErrorTally errors) {
+        this(pubs, offsetNs, buf, size, epochMinusMono, errors, NanoClock.SYSTEM);
+    }
+
+    /** With the clock it reads and waits on (a test's clock). */
+    Pacer(Publisher[] pubs, long[] offsetNs, ByteBuffer buf, int size, long epochMinusMono, ErrorTally errors,
+          NanoClock time) {
+        this.time = time;
         this.pubs = pubs;
         this.offsetNs = offsetNs;
         this.buf = buf;
@@ -112,21 +120,16 @@ final class Pacer implements Runnable {
         while (heapSize > 0 && !stop) {
             final int s = heap[0];
             final long at = wake[s];
-            long now = System.nanoTime();
+            long now = time.nanoTime();
             if (at > now) {
-                long wait = at - now;
-                if (wait > SPIN_NS) {
-                    LockSupport.parkNanos(wait - SPIN_NS);
-                } else {
-                    Thread.onSpinWait();
-                }
+                time.idle(at - now, SPIN_NS); // then look at the heap again: stop may have come
                 continue;
             }
             final long i = next[s];
             final long intended = startNs + offsetNs[s] + i * periodNs;
             b.putLong(WireHeader.SEQUENCE_OFFSET, warmup ? -1 - i : i);
-            b.putLong(WireHeader.PROBE_CPU_OFFSET, intended + e);
-            b.putLong(WireHeader.EPOCH_NS_OFFSET, System.nanoTime() + e);
+            WireHeader.writeIntendedTime(b, 0, intended + e);
+            WireHeader.writeSendTime(b, 0, time.nanoTime() + e);
             boolean taken;
             try {
                 taken = pubs[s].offer(b, 0, sz);

@@ -6,6 +6,7 @@ import io.msgscope.control.RoleThread;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.Clock;
 import io.msgscope.core.CpuSampler;
+import io.msgscope.core.NanoClock;
 import io.msgscope.core.SendRecorder;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Driver;
@@ -20,7 +21,6 @@ import io.msgscope.proto.Series;
 
 import java.nio.ByteBuffer;
 import java.util.Random;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Sends the warm-up and then N measured messages, taking O_n from the monotonic clock into a
@@ -30,10 +30,11 @@ import java.util.concurrent.locks.LockSupport;
  * intended and the actual time are kept (coordinated omission, STYLE "The hot path").
  */
 public final class SenderRole implements AgentRole {
-    private static final long SPIN_NS = 50_000;
+    static final long SPIN_NS = 50_000;
     private static final long DRAIN_MS = 30_000;
 
     private final Drivers drivers;
+    private final NanoClock nanoClock;
     private RunSpec spec;
     private SendRecorder recorder;
     private ByteBuffer payload;
@@ -44,7 +45,13 @@ public final class SenderRole implements AgentRole {
     private volatile boolean stopped;
 
     public SenderRole(Drivers drivers) {
+        this(drivers, NanoClock.SYSTEM);
+    }
+
+    /** With the clock the paced sends read and wait on (a test's clock; the full-speed paths read the system's). */
+    SenderRole(Drivers drivers, NanoClock nanoClock) {
         this.drivers = drivers;
+        this.nanoClock = nanoClock;
     }
 
 
@@ -248,7 +255,8 @@ public final class SenderRole implements AgentRole {
         final CpuSampler cpu = sampler;
         final int every = cpu == null ? Integer.MAX_VALUE : cpu.every();
         int nextSample = cpu == null ? Integer.MAX_VALUE : 0;
-        final long start = System.nanoTime() + 1_000_000;
+        final NanoClock time = nanoClock;
+        final long start = time.nanoTime() + 1_000_000;
         for (int seq = 0; seq < count; seq++) {
             if ((seq & 1023) == 0 && stopped) {
                 return;
@@ -258,16 +266,7 @@ public final class SenderRole implements AgentRole {
                 nextSample = seq + every;
             }
             final long intended = start + (long) (seq * periodNs);
-            long now = System.nanoTime();
-            while (now < intended) {
-                long left = intended - now;
-                if (left > SPIN_NS) {
-                    LockSupport.parkNanos(left - SPIN_NS);
-                } else {
-                    Thread.onSpinWait();
-                }
-                now = System.nanoTime();
-            }
+            final long now = time.awaitUntil(intended, SPIN_NS);
             WireHeader.writeSendTime(buf, 0, now + epochOffset);
             WireHeader.writeSequence(buf, 0, seq);
             rec.recordIntended(seq, intended);

@@ -1,6 +1,7 @@
 package io.msgscope.agent.sender;
 
 import io.msgscope.core.WireHeader;
+import io.msgscope.core.test.FakeClock;
 import io.msgscope.core.driver.ErrorTally;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
@@ -108,5 +109,42 @@ class PacerTest {
         p.run();
         assertEquals(2 + 1, a.taken.size() - 4); // 5 warm-up + 2 measured, sequences 0 and 1
         assertEquals(0, a.taken.get(5)[0]);
+    }
+
+    /**
+     * On a clock that moves only while the pacer waits (issue 15): every message is stamped exactly at its intended
+     * time, a deferred one exactly {@code RETRY_NS} after its refused offer, and the pacer parks through the gaps,
+     * spinning only their last {@code SPIN_NS}.
+     */
+    @Test
+    void onAFakeClockEveryStampIsExactAndTheGapsArePassedParked() {
+        FakeClock clock = new FakeClock(1_000_000_000L);
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        b.refuseAt = 2;
+        long period = 1_000_000; // 1,000 msg/s
+        long[] offsets = {0, period / 2};
+        Pacer p = new Pacer(new Publisher[] {a, b}, offsets, WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+                new ErrorTally(), clock);
+        long start = clock.nanoTime() + 3_000_000;
+        p.arm(false, 5, 1_000, start);
+        p.run();
+        assertEquals(10, p.sent());
+        assertEquals(1, p.deferred());
+        Recorder[] all = {a, b};
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < 5; i++) {
+                long[] m = all[k].taken.get(i);
+                long intended = start + offsets[k] + i * period;
+                assertEquals(intended + EPOCH_MINUS_MONO, m[1], "intended time of message " + i);
+                long expected = k == 1 && i == 2 ? intended + Pacer.RETRY_NS : intended;
+                assertEquals(expected + EPOCH_MINUS_MONO, m[2], "publisher " + k + " message " + i + " stamped");
+            }
+        }
+        // every gap but the deferral's is parked through: at most one park per message (and the retry), and the
+        // spins cover at most SPIN_NS of each
+        assertTrue(clock.parks() <= 11, "parks " + clock.parks());
+        assertTrue(clock.spins() <= 11 * (Pacer.SPIN_NS / FakeClock.SPIN_STEP_NS), "spins " + clock.spins());
+        assertTrue(clock.parkedNs() >= 3_000_000 + 4 * period - 11 * Pacer.SPIN_NS, "parked " + clock.parkedNs());
     }
 }

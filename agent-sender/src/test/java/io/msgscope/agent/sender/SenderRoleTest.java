@@ -10,6 +10,7 @@ import io.msgscope.proto.RunSpec;
 import io.msgscope.proto.Series;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import io.msgscope.core.test.FakeClock;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -182,6 +183,36 @@ class SenderRoleTest {
         }
         assertEquals(count, CaptureDriver.WRITES.size());
         assertEquals(CpuSampler.slots(count, 50), up.get(Series.SENDER_SAMPLE_NS).length);
+    }
+
+    /**
+     * The same on a clock that moves only while the sender waits (issue 15): each message is stamped exactly at its
+     * intended time, 1/rate apart, and the sender parks through all but the last {@code SPIN_NS} of each gap instead
+     * of spinning through it.
+     */
+    @Test
+    void atARateOnAFakeClockEachMessageIsStampedAtItsIntendedTimeAndTheWaitsPark() throws Exception {
+        role.close();
+        FakeClock clock = new FakeClock(5_000_000_000L);
+        role = new SenderRole(Drivers.load(), clock);
+        final int count = 100;
+        role.prepare(spec(count, 0).setRate(10_000).build());
+        phase(Phase.WARMUP);
+        assertEquals(count, phase(Phase.MEASURE).getSent());
+        Map<Series, long[]> up = upload();
+        long[] sendNs = up.get(Series.SEND_NS);
+        long[] intended = up.get(Series.INTENDED_NS);
+        assertEquals(5_000_000_000L + 1_000_000, intended[0], "the schedule starts 1 ms after the phase");
+        for (int n = 0; n < count; n++) {
+            assertEquals(intended[n], sendNs[n], "message " + n + " stamped at its intended time");
+            if (n > 0) {
+                assertEquals(100_000, intended[n] - intended[n - 1], "1/rate apart");
+            }
+        }
+        // one park per message (the first gap is 1 ms, the others 100 us), never a park shorter than the gap
+        // less the spin; the spins only cover the last SPIN_NS of each gap
+        assertEquals(count, clock.parks());
+        assertEquals(count * (SenderRole.SPIN_NS / FakeClock.SPIN_STEP_NS), clock.spins());
     }
 
     @Test
