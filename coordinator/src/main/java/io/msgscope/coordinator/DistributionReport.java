@@ -8,6 +8,7 @@ import io.msgscope.analysis.dist.Histogram1D;
 import io.msgscope.analysis.dist.Humpiness;
 import io.msgscope.analysis.dist.HumpinessResult;
 import io.msgscope.analysis.dist.PeakAnalysis;
+import io.msgscope.analysis.dist.PeakPlots;
 
 import io.msgscope.analysis.output.GnuplotScripts;
 import java.io.IOException;
@@ -155,11 +156,11 @@ public final class DistributionReport {
                         + (humps.modeCount() == 1 ? " mode" : " modes") + "; see summary.json distribution)",
                 "latency [us]", marks));
         if (peaks != null) {
-            files.add(PeakAnalysis.writeMarks(dir.resolve("peaks.dat"), peaks.topPeaks()));
+            files.add(PeakPlots.writeMarks(dir.resolve("peaks.dat"), peaks.topPeaks()));
             files.add(envelope
-                    ? PeakAnalysis.gnuplotOver(dir, "latency-peaks.gp", GnuplotScripts.envelopeElement(5, "",
+                    ? PeakPlots.gnuplotOver(dir, "latency-peaks.gp", GnuplotScripts.envelopeElement(5, "",
                             "latency I_n - O_n", "#6baed6", "#08519c"), "peaks.dat", "latency-peaks.png", peaks)
-                    : PeakAnalysis.gnuplot(dir, "latency-peaks.gp", "trace.dat", "peaks.dat", "latency-peaks.png",
+                    : PeakPlots.gnuplot(dir, "latency-peaks.gp", "trace.dat", "peaks.dat", "latency-peaks.png",
                             peaks));
         }
         return files;

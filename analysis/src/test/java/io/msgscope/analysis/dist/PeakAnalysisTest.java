@@ -134,12 +134,12 @@ class PeakAnalysisTest {
     @Test
     void marksFileAndPlot() throws IOException {
         PeakAnalysis.Result r = PeakAnalysis.analyse(hand(), 40, PeakAnalysis.DEFAULT_FACTORS, 3, 0);
-        PeakAnalysis.writeMarks(dir.resolve("latency-peaks.dat"), r.topPeaks());
+        PeakPlots.writeMarks(dir.resolve("latency-peaks.dat"), r.topPeaks());
         assertEquals("# seq latency_us\n0 1.000\n20 0.600\n39 0.450\n",
                 Files.readString(dir.resolve("latency-peaks.dat"), StandardCharsets.UTF_8));
-        String fragment = PeakAnalysis.plotFragment("latency-peaks.dat");
+        String fragment = PeakPlots.plotFragment("latency-peaks.dat");
         assertTrue(fragment.startsWith(", \\\n     \"latency-peaks.dat\" using 1:2 with points"), fragment);
-        assertTrue(PeakAnalysis.thresholdLines(r).contains("set arrow 100 from graph 0, first 0.200 to graph 1, first 0.200"));
+        assertTrue(PeakPlots.thresholdLines(r).contains("set arrow 100 from graph 0, first 0.200 to graph 1, first 0.200"));
 
         DistributionWriterTest.requireGnuplot();
         long[] send = new long[40];
@@ -150,7 +150,7 @@ class PeakAnalysisTest {
             recv[i] = lat[i] == Trace.ABSENT ? Trace.ABSENT : send[i] + lat[i];
         }
         TraceDatWriter.write(dir.resolve("trace.dat"), new Trace(40, send, null, recv), 2);
-        PeakAnalysis.gnuplot(dir, "latency-peaks.gp", "trace.dat", "latency-peaks.dat", "latency-peaks.png", r);
+        PeakPlots.gnuplot(dir, "latency-peaks.gp", "trace.dat", "latency-peaks.dat", "latency-peaks.png", r);
         List<Path> pngs = Plotter.render(dir);
         assertEquals(List.of(dir.resolve("latency-peaks.png")), pngs);
         assertTrue(Files.size(pngs.get(0)) > 1000);
