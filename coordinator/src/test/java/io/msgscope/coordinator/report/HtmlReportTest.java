@@ -50,13 +50,13 @@ class HtmlReportTest {
     /** Tables name each figure in words with its unit and keep the summary.json name beside it (issue 18). */
     @Test
     void fieldsAreLabelledInWordsWithTheirUnit() throws IOException {
-        assertEquals("latency p99.9 [µs]", HtmlReport.label("latency_p999_us"));
-        assertEquals("median 95 % interval [msg/s]", HtmlReport.label("median_ci95_msg_s"));
-        assertEquals("CPU receiver [%]", HtmlReport.label("cpu_receiver_pct"));
-        assertEquals("host busy [% of all cores]", HtmlReport.label("host_busy_pct_of_all_cores"));
-        assertEquals("broker RSS max [KiB]", HtmlReport.label("broker_rss_max_kib"));
-        assertEquals("messages lost", HtmlReport.label("messages_lost"));
-        assertEquals("s", HtmlReport.label("s"), "a bare unit-like name stays a name");
+        assertEquals("latency p99.9 [µs]", SummaryTables.label("latency_p999_us"));
+        assertEquals("median 95 % interval [msg/s]", SummaryTables.label("median_ci95_msg_s"));
+        assertEquals("CPU receiver [%]", SummaryTables.label("cpu_receiver_pct"));
+        assertEquals("host busy [% of all cores]", SummaryTables.label("host_busy_pct_of_all_cores"));
+        assertEquals("broker RSS max [KiB]", SummaryTables.label("broker_rss_max_kib"));
+        assertEquals("messages lost", SummaryTables.label("messages_lost"));
+        assertEquals("s", SummaryTables.label("s"), "a bare unit-like name stays a name");
         Path d = ComparisonTest.run(tmp, "labels", "tcp", 64, 1000, 20000, 146_799);
         String html = Files.readString(HtmlReport.write(d).index());
         assertTrue(html.contains("<th>figure</th><th>value</th><th>summary.json field</th>"), html);
