@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.google.protobuf.ByteString;
 import io.msgscope.analysis.AnalysisResult;
+import io.msgscope.coordinator.scenario.ScenarioConfig;
+import io.msgscope.coordinator.scenario.ScenarioOutcome;
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
 import io.msgscope.core.EnvironmentInfo;
@@ -89,10 +91,10 @@ class SummaryGoldenTest {
     @ValueSource(strings = {"ROOT", "de-DE", "fr-FR", "tr-TR", "ar-EG", "hi-IN"})
     void scenarioSummaryMatchesItsGoldenFile(String locale) throws IOException {
         inLocale(locale, () -> {
-            ScenarioRun.Config c = new ScenarioRun.Config(Scenario.FAN_IN, "mqtt", "tcp://u:secret@127.0.0.1:1883",
+            ScenarioConfig c = new ScenarioConfig(Scenario.FAN_IN, "mqtt", "tcp://u:secret@127.0.0.1:1883",
                     Map.of("qos", "1"), 2, 1, 100, 1_000, 2_000, 64, false, 0x5eedL, "msgscope/golden",
-                    ScenarioRun.Connections.DEFAULT);
-            ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+                    ScenarioConfig.Connections.DEFAULT);
+            ScenarioOutcome o = new ScenarioOutcome();
             o.sent = 400;
             o.publisherCounters.putAll(Map.of("messages_sent", 400L, "messages_acked", 400L, "bytes_sent", 25_600L,
                     "warmup_sent", 200L, "connections_opened", 2L));

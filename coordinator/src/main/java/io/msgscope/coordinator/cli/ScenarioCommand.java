@@ -1,6 +1,8 @@
 package io.msgscope.coordinator.cli;
 
 import io.msgscope.coordinator.LiveMetrics;
+import io.msgscope.coordinator.scenario.ScenarioConfig;
+import io.msgscope.coordinator.scenario.ScenarioOutcome;
 import io.msgscope.coordinator.scenario.BrokerStats;
 import io.msgscope.coordinator.scenario.ProgressLine;
 import io.msgscope.core.scenario.Scenario;
@@ -231,10 +233,10 @@ public final class ScenarioCommand implements Callable<Integer> {
                 return ExitCodes.FAILED;
             }
         }
-        ScenarioRun.Config cfg = new ScenarioRun.Config(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
+        ScenarioConfig cfg = new ScenarioConfig(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
                 Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
-                new ScenarioRun.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates,
+                new ScenarioConfig.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates,
                 driverOptions.options());
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
         stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",
@@ -242,7 +244,7 @@ public final class ScenarioCommand implements Callable<Integer> {
                 ScenarioWriters.number(duration));
         stdout.flush();
         BrokerStats broker = brokerProcess == null ? null : BrokerStats.start(brokerProcess);
-        ScenarioRun.Outcome o;
+        ScenarioOutcome o;
         try {
             o = new ScenarioRun(cfg, progress).metrics(metrics).run(dir, RunCommand.agentJvmArgs(512), remote,
                     remoteAgents.credentials());

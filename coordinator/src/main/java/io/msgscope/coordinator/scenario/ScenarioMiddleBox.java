@@ -41,7 +41,7 @@ final class ScenarioMiddleBox {
     }
 
     /** Starts the proxy when the driver's options route through one; else null. */
-    static ScenarioMiddleBox startIfNeeded(ScenarioRun.Config cfg, LocalAgents agents, ControlHub hub, Path dir,
+    static ScenarioMiddleBox startIfNeeded(ScenarioConfig cfg, LocalAgents agents, ControlHub hub, Path dir,
                                            List<String> jvmArgs, Map<Role, AgentEndpoint> remote, RunSpec spec)
             throws Exception {
         if (!Drivers.load().get(cfg.driver()).usesRelay(cfg.options())) {

@@ -42,121 +42,12 @@ import java.util.TreeMap;
  * 5 s, Q9); final histograms and counters from every agent still alive within 3 s.
  */
 public final class ScenarioRun {
-    /** What the run asks for. */
-    public record Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
-                         int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                         long seed, String topicPrefix, Connections connections, boolean allowDuplicates,
-                         Map<String, String> givenOptions) {
-        /**
-         * {@code options} are what the agents use (the driver's scenario support adds what the scenario chooses, e.g.
-         * ZeroMQ's pattern); {@code givenOptions} what the user gave, which the spec records (issue 18: it loads back).
-         */
-        public Config {
-            givenOptions = givenOptions == null ? options : givenOptions;
-        }
-
-        /** The user's options were all the options. */
-        public Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
-                      int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                      long seed, String topicPrefix, Connections connections, boolean allowDuplicates) {
-            this(scenario, driver, uri, options, publishers, subscribers, rate, warmupMs, durationMs, size,
-                    randomPadding, seed, topicPrefix, connections, allowDuplicates, options);
-        }
-
-        /** The same with duplicates failing the run, as by default. */
-        public Config(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
-                      int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                      long seed, String topicPrefix, Connections connections) {
-            this(scenario, driver, uri, options, publishers, subscribers, rate, warmupMs, durationMs, size,
-                    randomPadding, seed, topicPrefix, connections, false);
-        }
-    }
-
-    /**
-     * How the agents open and drive their connections (issue 13).
-     *
-     * @param ioThreads       I/O and pacer threads per agent, 0 = one per core of the agent's box
-     * @param connectRate     connections opened per second over the whole run, 0 = as fast as the agents can
-     * @param sourceAddresses local addresses the client sockets bind to in turn; empty = the OS chooses
-     */
-    public record Connections(int ioThreads, double connectRate, List<String> sourceAddresses) {
-        public static final Connections DEFAULT = new Connections(0, 0, List.of());
-    }
-
-    /** What the run measured. */
-    public static final class Outcome {
-        public String failure;
-        public boolean usage;
-        /** The phase a failure ended: set-up, warm-up, measurement, drain (the in-flight wait) or aggregation. */
-        public String failedDuring;
-        /** Agents whose final figures could not be collected (dead, silent, or past the deadline), with why. */
-        public final List<String> missingAgents = new ArrayList<>();
-        public long sent;
-        /** The counters of the publishers agents, summed over them (each agent's latest report, never twice). */
-        public final Map<String, Long> publisherCounters = new TreeMap<>();
-        /** The same for the subscribers agents. */
-        public final Map<String, Long> subscriberCounters = new TreeMap<>();
-        /** Errors the coordinator saw itself (an agent's failure report, a lost agent), by kind. */
-        public final Map<String, Long> runErrors = new TreeMap<>();
-        /** The first error each agent reported, one line each. */
-        public final List<String> firstErrors = new ArrayList<>();
-        /** What the client saw of the broker (the first subscribers agent's first connection). */
-        public final Map<String, String> broker = new LinkedHashMap<>();
-        /** The environment as the agents reported it. */
-        public final Map<String, Object> environment = new LinkedHashMap<>();
-        public Histogram latency;
-        public Histogram intended;
-        /** Connect times of every agent's connections (ns), merged. */
-        public Histogram connect;
-        /** Why connections failed, per agent, one line each (empty when every connection opened). */
-        public final List<String> connectFailures = new ArrayList<>();
-        /** Seconds from the first SETUP to the last connection open. */
-        public double setupSeconds;
-        public final List<ScenarioResult.Second> seconds = new ArrayList<>();
-        /** The measurement's latency intervals (latency.hlog). */
-        public final List<ScenarioResult.Interval> intervals = new ArrayList<>();
-        public boolean inFlightTimedOut;
-        public long drainMs;
-        /** True when some agents run on another box than the (first) subscribers agent (R1). */
-        public boolean crossHost;
-        /** Each agent's epoch-clock offset to the first subscribers agent's, with its bound (cross-host runs). */
-        public final Map<String, ClockOffset> clockOffsets = new LinkedHashMap<>();
-        /** Each role's agents' process CPU time (ns, summed) at the reset after the warm-up, and at the end. */
-        public final Map<String, Long> cpuAtReset = new TreeMap<>();
-        /** Agents per role. */
-        public int publishersAgents;
-        public int subscribersAgents;
-
-        /** Both roles' counters merged: {@code errors_*} summed over agents and the coordinator, the rest as reported. */
-        public Map<String, Long> counters() {
-            Map<String, Long> m = new TreeMap<>(publisherCounters);
-            for (Map.Entry<String, Long> e : subscriberCounters.entrySet()) {
-                if (e.getKey().startsWith("errors_") || e.getKey().startsWith("connect") || e.getKey().startsWith("connections_")) {
-                    m.merge(e.getKey(), e.getValue(), Long::sum);
-                } else {
-                    m.put(e.getKey(), e.getValue());
-                }
-            }
-            for (Map.Entry<String, Long> e : runErrors.entrySet()) {
-                m.merge(e.getKey(), e.getValue(), Long::sum);
-            }
-            return m;
-        }
-
-        void fail(String why, String phase) {
-            if (failure == null) {
-                failure = why;
-                failedDuring = phase;
-            }
-        }
-    }
-
     /** How the final aggregation waits for the agents still alive (Q9; issue 5: never hang). */
     static final long FINAL_DEADLINE_MS = 3_000;
     /** A ramp that opens (or fails) no connection for this long has stalled. */
     static final long SETUP_STALL_MS = 60_000;
 
-    private final Config cfg;
+    private final ScenarioConfig cfg;
     private final ProgressLine progress;
     private io.msgscope.coordinator.LiveMetrics metrics;
     private final ScenarioSupport support;
@@ -174,7 +65,7 @@ public final class ScenarioRun {
         return this;
     }
 
-    public ScenarioRun(Config cfg, ProgressLine progress) {
+    public ScenarioRun(ScenarioConfig cfg, ProgressLine progress) {
         this.cfg = cfg;
         this.progress = progress;
         this.support = Drivers.load().get(cfg.driver()).scenarios();
@@ -183,7 +74,7 @@ public final class ScenarioRun {
         }
     }
 
-    public Outcome run(Path dir, List<String> jvmArgs) {
+    public ScenarioOutcome run(Path dir, List<String> jvmArgs) {
         return run(dir, jvmArgs, Map.of(), null);
     }
 
@@ -197,9 +88,9 @@ public final class ScenarioRun {
      *               subscribers may have several (issue 13)
      * @param credentials what those agents require: TLS certificates and/or the shared secret (issue 14)
      */
-    public Outcome run(Path dir, List<String> jvmArgs, Map<Role, List<AgentEndpoint>> remote,
+    public ScenarioOutcome run(Path dir, List<String> jvmArgs, Map<Role, List<AgentEndpoint>> remote,
                        io.msgscope.control.ControlCredentials credentials) {
-        Outcome o = new Outcome();
+        ScenarioOutcome o = new ScenarioOutcome();
         String[] phase = {"set-up"};
         try (LocalAgents agents = new LocalAgents();
              ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
@@ -237,7 +128,7 @@ public final class ScenarioRun {
         return o;
     }
 
-    private void measure(Outcome o, String[] phase, LocalAgents agents, ControlHub hub, Path dir, List<String> jvmArgs,
+    private void measure(ScenarioOutcome o, String[] phase, LocalAgents agents, ControlHub hub, Path dir, List<String> jvmArgs,
                          Map<Role, List<AgentEndpoint>> remote) throws Exception {
         connect(hub, agents, dir, jvmArgs, remote, Role.SUBSCRIBERS, subs);
         connect(hub, agents, dir, jvmArgs, remote, Role.PUBLISHERS, pubs);
@@ -344,7 +235,7 @@ public final class ScenarioRun {
      * epoch-clock offset to the first subscribers agent is measured by min-RTT ping-pong and reported
      * with its error bound (the latencies themselves are not corrected).
      */
-    private void clocks(Outcome o, ControlHub hub) throws AgentFailure {
+    private void clocks(ScenarioOutcome o, ControlHub hub) throws AgentFailure {
         String ref = subs.get(0).helloAck().getEnvironment().getBootId();
         for (AgentLink l : all()) {
             String b = l.helloAck().getEnvironment().getBootId();
@@ -368,7 +259,7 @@ public final class ScenarioRun {
      * while the coordinator shows connected/target, and reports when its ramp is done. A connection that
      * could not be made fails the run here, its reason named and counted; the connect times are kept.
      */
-    private void setup(Outcome o, ControlHub hub) throws Exception {
+    private void setup(ScenarioOutcome o, ControlHub hub) throws Exception {
         List<String> pubTopics = cfg.scenario().publisherTopics(base(), support.separator(), cfg.publishers());
         List<String> subTopics = cfg.scenario().subscriberTopics(base(), support.separator(), cfg.subscribers());
         String group = cfg.scenario() == Scenario.ROUND_ROBIN ? "msgscope" + Long.toHexString(cfg.seed()) : "";
@@ -447,7 +338,7 @@ public final class ScenarioRun {
     }
 
     /** Recomputes the per-role sums from each agent's latest counters. */
-    private void aggregate(Outcome o) {
+    private void aggregate(ScenarioOutcome o) {
         o.publisherCounters.clear();
         o.subscriberCounters.clear();
         for (Map.Entry<AgentLink, Map<String, Long>> e : latest.entrySet()) {
@@ -470,9 +361,9 @@ public final class ScenarioRun {
     /**
      * Q9 with a deadline: FINAL from every subscribers agent (histograms, counters) and every publishers
      * agent, each agent still alive answering within {@link #FINAL_DEADLINE_MS} in all; an agent that is
-     * dead, silent or late is named in {@link Outcome#missingAgents} and the run marked failed.
+     * dead, silent or late is named in {@link ScenarioOutcome#missingAgents} and the run marked failed.
      */
-    private void collectFinal(Outcome o, ControlHub hub, List<AgentLink> links) {
+    private void collectFinal(ScenarioOutcome o, ControlHub hub, List<AgentLink> links) {
         long deadline = System.nanoTime() + FINAL_DEADLINE_MS * 1_000_000L;
         List<AgentLink> gone = new ArrayList<>();
         for (AgentLink l : links) {
@@ -522,7 +413,7 @@ public final class ScenarioRun {
     }
 
     /** The proxy's counters over the measurement; a dead or silent proxy is named missing and fails the run. */
-    private static void collectProxy(Outcome o, ControlHub hub, ScenarioMiddleBox box) {
+    private static void collectProxy(ScenarioOutcome o, ControlHub hub, ScenarioMiddleBox box) {
         try {
             o.publisherCounters.putAll(box.measured(hub));
         } catch (Exception e) {
@@ -532,7 +423,7 @@ public final class ScenarioRun {
         }
     }
 
-    private static void missing(Outcome o, List<AgentLink> gone, AgentLink l, String why) {
+    private static void missing(ScenarioOutcome o, List<AgentLink> gone, AgentLink l, String why) {
         if (!gone.contains(l)) {
             gone.add(l);
             o.missingAgents.add(why.startsWith(l.name()) ? why : l.name() + ": " + why);
@@ -559,7 +450,7 @@ public final class ScenarioRun {
         return n > 0 && pubCounters.getOrDefault("publishers_stopped", 0L) >= n;
     }
 
-    private void environment(Outcome o) {
+    private void environment(ScenarioOutcome o) {
         io.msgscope.proto.Environment e = subs.get(0).helloAck().getEnvironment();
         o.environment.put("host", e.getHostname());
         o.environment.put("jvm", e.getJvm());
@@ -592,7 +483,7 @@ public final class ScenarioRun {
      * Returns false when the run must end early: every subscription lost, or every publisher stopped on an
      * error.
      */
-    private boolean tick(ControlHub hub, long ms, String phaseLabel, List<ScenarioResult.Second> series, Outcome o)
+    private boolean tick(ControlHub hub, long ms, String phaseLabel, List<ScenarioResult.Second> series, ScenarioOutcome o)
             throws Exception {
         long start = System.nanoTime();
         long fromMs = System.currentTimeMillis();

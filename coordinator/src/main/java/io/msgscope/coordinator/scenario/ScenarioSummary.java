@@ -12,7 +12,7 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
- * Turns an {@link ScenarioRun.Outcome} into the result model: Q4 latency fields (µs, from the actual
+ * Turns an {@link ScenarioOutcome} into the result model: Q4 latency fields (µs, from the actual
  * send time; the same from the intended send time with the prefix {@code intended_}), Q5 counters, Q6
  * rates over the measurement period only and delivery_rate = received / expected. Status: failed on
  * an agent failure, on any error, when a message was delivered more often than the scenario allows,
@@ -23,7 +23,7 @@ public final class ScenarioSummary {
     private ScenarioSummary() {
     }
 
-    public static ScenarioResult build(ScenarioRun.Config c, ScenarioRun.Outcome o, String qosLabel, boolean reliable) {
+    public static ScenarioResult build(ScenarioConfig c, ScenarioOutcome o, String qosLabel, boolean reliable) {
         ScenarioResult r = new ScenarioResult();
         r.header.put("tool", "msgscope " + Version.TOOL);
         r.header.put("mode", "scenario");
@@ -138,7 +138,7 @@ public final class ScenarioSummary {
      * subscription's confirmation) with the Q4-style fields; the agents per role and, across boxes, each
      * agent's clock offset to the subscribers' box with its bound (R1).
      */
-    private static void connections(ScenarioResult r, ScenarioRun.Outcome o, Map<String, Long> counters) {
+    private static void connections(ScenarioResult r, ScenarioOutcome o, Map<String, Long> counters) {
         r.fields.put("connections_target", counters.getOrDefault("connections_target", 0L));
         r.fields.put("connections_opened", counters.getOrDefault("connections_opened", 0L));
         r.fields.put("connections_failed", ScenarioRun.failedConnections(counters));
@@ -182,7 +182,7 @@ public final class ScenarioSummary {
     }
 
     /** A middle box run by the broker-probe agent (ZeroMQ via=proxy): its counts and CPU per message (M3). */
-    private static void proxy(ScenarioResult r, ScenarioRun.Outcome o, double seconds) {
+    private static void proxy(ScenarioResult r, ScenarioOutcome o, double seconds) {
         Long forwarded = o.counters().get("proxy_forwarded");
         if (forwarded == null) {
             return;
@@ -197,7 +197,7 @@ public final class ScenarioSummary {
     }
 
     /** The run's spec as asked, secrets masked (issue 5): what {@code spec_hash} identifies. */
-    static Map<String, Object> spec(ScenarioRun.Config c) {
+    static Map<String, Object> spec(ScenarioConfig c) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("scenario", c.scenario().label());
         m.put("driver", c.driver());

@@ -18,14 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(GermanLocale.class)
 class ScenarioSummaryTest {
-    static ScenarioRun.Config config(String uri, Map<String, String> options, long seed) {
-        return new ScenarioRun.Config(Scenario.FAN_IN, "mqtt", uri, options, 2, 1, 100, 1_000, 2_000, 64, true, seed,
-                null, ScenarioRun.Connections.DEFAULT);
+    static ScenarioConfig config(String uri, Map<String, String> options, long seed) {
+        return new ScenarioConfig(Scenario.FAN_IN, "mqtt", uri, options, 2, 1, 100, 1_000, 2_000, 64, true, seed,
+                null, ScenarioConfig.Connections.DEFAULT);
     }
 
     /** A run whose broker went away: subscribers lost, a publisher stopped, the publishers agent gone. */
-    static ScenarioRun.Outcome brokerLost() {
-        ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+    static ScenarioOutcome brokerLost() {
+        ScenarioOutcome o = new ScenarioOutcome();
         o.publisherCounters.putAll(Map.of("messages_sent", 300L, "messages_acked", 290L, "errors_connection_lost", 2L,
                 "errors_publish_failed", 3L));
         o.subscriberCounters.putAll(Map.of("messages_received", 290L, "errors_connection_lost", 1L,
@@ -56,7 +56,7 @@ class ScenarioSummaryTest {
 
     @Test
     void errorsAloneFailTheRunNamingTheKindsAndTheFirstError() {
-        ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+        ScenarioOutcome o = new ScenarioOutcome();
         o.publisherCounters.putAll(Map.of("messages_sent", 400L));
         o.subscriberCounters.putAll(Map.of("messages_received", 400L, "errors_short_payload", 2L));
         o.firstErrors.add("subscribers: a subscriber received payloads shorter than the 32-byte header");
@@ -70,32 +70,32 @@ class ScenarioSummaryTest {
 
     @Test
     void theSpecIsRecordedWithSecretsMaskedAndAStableHash() throws Exception {
-        ScenarioRun.Config a = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 1);
-        ScenarioRun.Config b = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 2);
-        ScenarioRun.Config c = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "2"), 1);
-        ScenarioResult r = ScenarioSummary.build(a, new ScenarioRun.Outcome(), "QoS 1", true);
+        ScenarioConfig a = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 1);
+        ScenarioConfig b = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 2);
+        ScenarioConfig c = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "2"), 1);
+        ScenarioResult r = ScenarioSummary.build(a, new ScenarioOutcome(), "QoS 1", true);
         String everything = ScenarioWriters.json(r) + ScenarioWriters.csv(r) + ScenarioWriters.markdown(r);
         assertFalse(everything.contains("hunter"), everything);
         assertTrue(everything.contains("tcp://me:****@127.0.0.1:1883"), everything);
         String hash = (String) r.header.get("spec_hash");
         assertEquals(64, hash.length());
         // the run id differs, the spec does not: same hash; another QoS: another hash
-        assertEquals(hash, ScenarioSummary.build(b, new ScenarioRun.Outcome(), "QoS 1", true).header.get("spec_hash"));
-        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioRun.Outcome(), "QoS 2", true).header.get("spec_hash"));
+        assertEquals(hash, ScenarioSummary.build(b, new ScenarioOutcome(), "QoS 1", true).header.get("spec_hash"));
+        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioOutcome(), "QoS 2", true).header.get("spec_hash"));
     }
 
     /** Issue 16's one rule: more deliveries than expected fail a scenario as duplicates fail a trace run, unless allowed. */
     @Test
     void duplicatesFailUnlessAllowedAndAreReportedEitherWay() {
-        ScenarioRun.Outcome o = new ScenarioRun.Outcome();
+        ScenarioOutcome o = new ScenarioOutcome();
         o.publisherCounters.putAll(Map.of("messages_sent", 400L));
         o.subscriberCounters.putAll(Map.of("messages_received", 403L));
         ScenarioResult failed = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
         assertEquals("failed", failed.header.get("status"));
         assertEquals("received 403 deliveries, more than the 400 the scenario allows; --allow-duplicates accepts that "
                 + "at an at-least-once QoS", failed.header.get("failure_reason"));
-        ScenarioRun.Config c = config("", Map.of(), 1);
-        ScenarioRun.Config allowed = new ScenarioRun.Config(c.scenario(), c.driver(), c.uri(), c.options(), c.publishers(),
+        ScenarioConfig c = config("", Map.of(), 1);
+        ScenarioConfig allowed = new ScenarioConfig(c.scenario(), c.driver(), c.uri(), c.options(), c.publishers(),
                 c.subscribers(), c.rate(), c.warmupMs(), c.durationMs(), c.size(), c.randomPadding(), c.seed(),
                 c.topicPrefix(), c.connections(), true);
         ScenarioResult ok = ScenarioSummary.build(allowed, o, "QoS 1", true);
