@@ -235,7 +235,8 @@ public final class SummaryJson {
         return m;
     }
 
-    private static Map<String, Object> env(EnvironmentInfo e) {
+    /** The environment block every mode's summary shares (issue 15). */
+    static Map<String, Object> env(EnvironmentInfo e) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", e.hostname());
         m.put("jvm", e.jvm());

@@ -104,12 +104,7 @@ public final class ThroughputResults {
         specMap.putAll(settings);
         root.put("spec", specMap);
         root.put("spec_hash", SummaryJson.specHash(specMap));
-        Map<String, Object> env = new LinkedHashMap<>();
-        env.put("host", e.hostname());
-        env.put("jvm", e.jvm());
-        env.put("os", e.os());
-        env.put("cpu_model", e.cpuModel());
-        env.put("logical_cores", e.logicalCores());
+        Map<String, Object> env = SummaryJson.env(e);
         if (o.flowAgent != null) {
             env.put("flow_agent_affinity", o.flowAgent.affinity().getObtained());
         }

@@ -33,7 +33,7 @@ class SummaryJsonTest {
      * Ten messages 1 µs apart; latencies 5,7,6,9,8,10,12,11 µs, message 8 lost, message 9 20 µs.
      * Sorted latencies (µs): 5 6 7 8 9 10 11 12 20; n = 9, mean 88/9.
      */
-    private static RunOutcome handTrace() {
+    static RunOutcome handTrace() {
         RunSpec spec = RunSpec.builder().count(10).window(1).warmupCount(0).size(64).pin(false).build();
         RunOutcome out = new RunOutcome(spec, "run-test-1");
         long[] latencyUs = {5, 7, 6, 9, 8, 10, 12, 11, -1, 20};
