@@ -82,7 +82,7 @@ public final class ConsoleSummary {
         if (out.lossKnown()) {
             sb.append("; ").append(HumanFormat.count(a.lost())).append(" lost");
         } else {
-            sb.append("; lost unknown (no ").append(String.join(" or ", out.tracesMissing)).append(" trace)");
+            sb.append("; lost unknown (no whole ").append(String.join(" or ", out.tracesMissing)).append(" trace)");
         }
         if (out.duplicates > 0) {
             sb.append(", ").append(HumanFormat.count(out.duplicates)).append(" duplicated");

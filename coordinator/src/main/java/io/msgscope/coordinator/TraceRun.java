@@ -289,6 +289,7 @@ public final class TraceRun {
             } catch (AgentFailure f) {
                 out.tracesMissing.add("sender");
                 note(out, "sender trace upload: " + f.getMessage());
+                partial(out, "sender", "send", out.sendNs);
             }
         }
         if (receiver != null) {
@@ -298,7 +299,21 @@ public final class TraceRun {
             } catch (AgentFailure f) {
                 out.tracesMissing.add("receiver");
                 note(out, "receiver trace upload: " + f.getMessage());
+                partial(out, "receiver", "receive", out.recvNs);
             }
+        }
+    }
+
+    /**
+     * What arrived of a trace whose upload broke off is kept (issue 16: no recorded data dropped): trace.dat holds
+     * those times, and a warning says how many, so a reader does not take them for the whole run.
+     */
+    private static void partial(RunOutcome out, String agent, String what, long[] times) {
+        long arrived = recorded(times);
+        if (arrived > 0) {
+            out.warnings.add(String.format(java.util.Locale.ROOT, "the %s's trace arrived in part: %d of %d %s "
+                    + "times, kept in trace.dat; latency covers the complete pairs only", agent, arrived,
+                    times.length, what));
         }
     }
 

@@ -204,6 +204,8 @@ class FaultIT {
                     JsonNode c = j.get("results").get(count);
                     assertTrue(c == null || c.isNull() || c.asLong() == 0, () -> count + ": nothing was measured, " + j);
                 }
+                assertEquals(1, j.get("results").get("errors_agent_lost").asLong(), j::toString);
+                assertFalse(j.get("failure_reason").asText().startsWith("IOException"), j::toString);
                 return;
             }
             assertTrue(j.get("missing_agents").asText().contains(role + " agent"), j::toString);

@@ -134,7 +134,16 @@ class TraceFaultIT {
         Rows rows = Rows.of(out.resolve("trace.dat"));
         String why = "counters " + c + " vs trace.dat " + rows;
         boolean senderLost = victim.equals("sender");
-        assertEquals(senderLost ? 0 : 2_000_000, rows.sent(), why);
+        if (senderLost) {
+            // what arrived of the sender's trace before it died is kept, and said to be a part
+            assertTrue(rows.sent() < 2_000_000, why);
+            if (rows.sent() > 0) {
+                assertTrue(s.get("warnings").toString().contains("the sender's trace arrived in part: " + rows.sent()
+                        + " of 2000000 send times"), s::toString);
+            }
+        } else {
+            assertEquals(2_000_000, rows.sent(), why);
+        }
         assertEquals(senderLost ? 2_000_000 : 0, rows.received(), why);
         String kept = senderLost ? "messages_received" : "messages_sent";
         String gone = senderLost ? "messages_sent" : "messages_received";

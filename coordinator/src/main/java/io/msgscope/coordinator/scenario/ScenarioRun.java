@@ -216,8 +216,16 @@ public final class ScenarioRun {
     private static void connect(ControlHub hub, LocalAgents agents, Path dir, List<String> jvmArgs,
                                 Map<Role, List<AgentEndpoint>> remote, Role role, List<AgentLink> into)
             throws Exception {
-        List<AgentEndpoint> eps = remote.containsKey(role) ? remote.get(role)
-                : List.of(agents.start(role, dir, jvmArgs, 30_000));
+        List<AgentEndpoint> eps;
+        try {
+            eps = remote.containsKey(role) ? remote.get(role) : List.of(agents.start(role, dir, jvmArgs, 30_000));
+        } catch (java.io.IOException e) {
+            // an agent that died (or never came up) while it started is an agent lost at set-up, counted as one
+            String prefix = Frames.name(role) + " agent: ";
+            String why = e.getMessage() != null && e.getMessage().startsWith(prefix)
+                    ? e.getMessage().substring(prefix.length()) : String.valueOf(e.getMessage());
+            throw new AgentFailure(Frames.name(role) + " agent", why, false);
+        }
         for (AgentEndpoint ep : eps) {
             into.add(AgentLink.connect(hub, role, ep.host(), ep.port(), 10_000, ep::deathReason));
         }
