@@ -33,7 +33,9 @@ import java.util.function.Consumer;
  *       times: the highest of many noisy medians is biased upwards (the winner's curse), so the
  *       peak's interval — the bar for the knee — comes from samples that took no part in choosing it.</li>
  *   <li><b>Knee</b>: the smallest measured F whose median lies within the peak's interval (at least its
- *       lower bound). Between the knee and the largest
+ *       lower bound) and within {@link #KNEE_MARGIN} of the peak's median: on a flat, noisy curve a wide
+ *       interval alone would let the knee fall anywhere on the plateau, below its throughput (issue 17's
+ *       repeat). Between the knee and the largest
  *       F below it a bisection on log F (geometric midpoints) narrows the knee until the two are
  *       within {@link #KNEE_RATIO} of each other. Before each step, a point up to the knee whose own
  *       interval straddles the peak's lower bound is measured again (at most {@code remeasure} times
@@ -43,6 +45,11 @@ import java.util.function.Consumer;
  * ({@code maxProbes}), and the result says why it stopped.
  */
 public final class FSearch {
+    /**
+     * The knee's median is at least this fraction below the peak's at most, besides lying within the peak's
+     * interval: "as fast as the peak" within the noise and within a margin a user would call the same.
+     */
+    public static final double KNEE_MARGIN = 0.10;
     /** Knee bisection stops when knee / (largest F below it) is at most this. */
     public static final double KNEE_RATIO = 1.25;
     /**
@@ -159,8 +166,9 @@ public final class FSearch {
      * The search's result.
      *
      * @param peak          the measured F of highest median throughput, confirmed by fresh probes
-     * @param knee          the smallest measured F whose median lies within the peak's interval
-     * @param floor         that interval's lower bound (from the confirmation when there is one)
+     * @param knee          the smallest measured F whose median reaches the floor
+     * @param floor         the knee's bar: the peak's interval's lower bound (from the confirmation when there is
+     *                      one), or {@code 1 - KNEE_MARGIN} of the peak's median when that is higher
      * @param lo            the narrowing stage's final bounds (F)
      * @param hi            …
      * @param lastExponent  the exponent at which the steps stopped
@@ -224,7 +232,8 @@ public final class FSearch {
                 + "[10^(b-1), 10^min(b+1, fall)] around the best step b until the interval is under 1%% of its "
                 + "mean (A6) or its two interior F cannot be told apart; peak = the measured F of highest median, "
                 + "measured afresh 1 + remeasure times for its interval (no winner's curse); "
-                + "knee = the smallest measured F whose median lies within the peak's interval, narrowed by "
+                + "knee = the smallest measured F whose median lies within the peak's interval and within "
+                + Math.round(100 * KNEE_MARGIN) + "%% of its median, narrowed by "
                 + "bisection on log F until within a factor %.2f of the F below it, points whose interval straddles the "
                 + "peak's lower bound measured again first; F whose intervals overlap are "
                 + "measured again (samples pooled) up to %d times before a comparison counts as a tie, and medians "
@@ -357,7 +366,8 @@ public final class FSearch {
             peak.confirm(p);
             progress.accept(p);
         }
-        double floor = (peak.confirmation() != null ? peak.confirmation() : peak.summary()).medianInterval().lower();
+        SampleSummary bar = peak.confirmation() != null ? peak.confirmation() : peak.summary();
+        double floor = Math.max(bar.medianInterval().lower(), (1 - KNEE_MARGIN) * bar.median());
         // 4. the knee: points up to it whose interval straddles the floor are measured again (bounded), then
         //    the knee is narrowed by bisection on log F
         while (budgetLeft()) {
@@ -397,7 +407,7 @@ public final class FSearch {
 
     /**
      * The smallest measured F up to the peak whose median is at least {@code floor} (the peak's lower
-     * bound); the peak's own throughput is its confirmation's median, which is always within its interval.
+     * bound, or its margin); the peak's own throughput is its confirmation's median, which is always within its interval.
      */
     private Point knee(double floor, Point peak) {
         for (Point p : points.values()) { // ascending F
