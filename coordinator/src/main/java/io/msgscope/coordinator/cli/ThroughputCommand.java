@@ -93,7 +93,8 @@ public final class ThroughputCommand implements Callable<Integer> {
 
     @Option(names = "--pick", paramLabel = "knee|peak", defaultValue = "knee",
             description = "Which F of the search the final measurement uses: the knee (the smallest F whose median is "
-                    + "within the peak's 95%% interval: the same throughput within the noise, at the least latency) "
+                    + "within the peak's 95%% interval and 10%% of its median: the same throughput within the noise, "
+                    + "at the least latency) "
                     + "or the peak (the highest median) (default: ${DEFAULT-VALUE}).")
     String pick;
 
