@@ -1,5 +1,6 @@
 package io.msgscope.coordinator;
 
+import io.msgscope.control.AgentFailure;
 import io.msgscope.control.ControlCredentials;
 import io.msgscope.control.Frames;
 import io.msgscope.control.SharedSecret;
@@ -148,7 +149,37 @@ public final class LocalAgents implements AutoCloseable {
             agents.add(a);
             return a;
         } catch (Exception e) {
-            throw new IOException(Frames.name(role) + " agent: " + startFailure(p, log, e, timeoutMs));
+            throw new StartFailure(role, startFailure(p, log, e, timeoutMs));
+        }
+    }
+
+    /**
+     * An agent that died, or never reported its control port, while it started: which role and why, as fields, so
+     * that every mode reports it the same way (an agent lost at set-up) without reading the message's text. Its
+     * message is {@code "<role> agent: <reason>"}.
+     */
+    public static final class StartFailure extends IOException {
+        private final Role role;
+        private final String reason;
+
+        public StartFailure(Role role, String reason) {
+            super(Frames.name(role) + " agent: " + reason);
+            this.role = role;
+            this.reason = reason;
+        }
+
+        public Role role() {
+            return role;
+        }
+
+        /** Why it did not start, without the role: its exit status and last log line, or the time-out. */
+        public String reason() {
+            return reason;
+        }
+
+        /** The same failure as the control plane's {@link AgentFailure} for an agent lost at set-up (not bad usage). */
+        public AgentFailure asAgentFailure() {
+            return new AgentFailure(Frames.name(role) + " agent", reason, false);
         }
     }
 

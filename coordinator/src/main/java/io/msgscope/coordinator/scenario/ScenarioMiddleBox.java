@@ -47,8 +47,12 @@ final class ScenarioMiddleBox {
         if (!Drivers.load().get(cfg.driver()).usesRelay(cfg.options())) {
             return null;
         }
-        AgentEndpoint ep = remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
-                : agents.start(Role.RELAY, dir, jvmArgs, 30_000);
+        AgentEndpoint ep;
+        try {
+            ep = remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY) : agents.start(Role.RELAY, dir, jvmArgs, 30_000);
+        } catch (LocalAgents.StartFailure e) {
+            throw e.asAgentFailure(); // the proxy's agent lost at set-up, as a publishers or subscribers agent would be
+        }
         AgentLink link = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.port(), 10_000, ep::deathReason);
         link.send(Envelope.newBuilder().setSpec(spec.toBuilder().setBindHost(ep.host())).build());
         Ready r = hub.await(link, 30_000, "the proxy set-up", Envelope.BodyCase.READY).getReady();

@@ -219,12 +219,8 @@ public final class ScenarioRun {
         List<AgentEndpoint> eps;
         try {
             eps = remote.containsKey(role) ? remote.get(role) : List.of(agents.start(role, dir, jvmArgs, 30_000));
-        } catch (java.io.IOException e) {
-            // an agent that died (or never came up) while it started is an agent lost at set-up, counted as one
-            String prefix = Frames.name(role) + " agent: ";
-            String why = e.getMessage() != null && e.getMessage().startsWith(prefix)
-                    ? e.getMessage().substring(prefix.length()) : String.valueOf(e.getMessage());
-            throw new AgentFailure(Frames.name(role) + " agent", why, false);
+        } catch (LocalAgents.StartFailure e) {
+            throw e.asAgentFailure(); // an agent that died (or never came up) while it started is an agent lost at set-up
         }
         for (AgentEndpoint ep : eps) {
             into.add(AgentLink.connect(hub, role, ep.host(), ep.port(), 10_000, ep::deathReason));
