@@ -46,8 +46,9 @@ import java.util.function.Consumer;
  */
 public final class FSearch {
     /**
-     * The knee's median is at least this fraction below the peak's at most, besides lying within the peak's
-     * interval: "as fast as the peak" within the noise and within a margin a user would call the same.
+     * How far below the peak's median the knee's median may lie, as a fraction of the peak's (0.10: the knee
+     * reaches at least 90 % of the peak), besides lying within the peak's interval: "as fast as the peak" within
+     * the noise and within a margin a user would call the same.
      */
     public static final double KNEE_MARGIN = 0.10;
     /** Knee bisection stops when knee / (largest F below it) is at most this. */
