@@ -1,5 +1,7 @@
 package io.msgscope.analysis.dist;
 
+import io.msgscope.analysis.output.GnuplotScripts;
+
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.Writer;
@@ -111,12 +113,7 @@ public final class DistributionWriter {
         StringBuilder s = new StringBuilder(1024);
         s.append("# msgscope: ").append(oneLine(title)).append(" (from ").append(datFile).append(")\n");
         s.append("# Run from the folder of the data file: gnuplot ").append(scriptName).append('\n');
-        s.append("set encoding utf8\n");
-        s.append("if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n");
-        s.append("    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n");
-        s.append("} else {\n");
-        s.append("    set terminal png size 1200,700 noenhanced\n");
-        s.append("}\n");
+        s.append(GnuplotScripts.TERMINAL);
         s.append("set output ").append(quote(pngName)).append('\n');
         s.append("set datafile missing NaN\n");
         s.append("set grid\n");
@@ -161,7 +158,7 @@ public final class DistributionWriter {
 
     /** A gnuplot double-quoted string (one definition: {@link io.msgscope.analysis.output.GnuplotScripts#quote}). */
     static String quote(String text) {
-        return io.msgscope.analysis.output.GnuplotScripts.quote(text);
+        return GnuplotScripts.quote(text);
     }
 
     private static String oneLine(String text) {

@@ -1,5 +1,7 @@
 package io.msgscope.analysis.dist;
 
+import io.msgscope.analysis.output.GnuplotScripts;
+
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.Writer;
@@ -92,12 +94,7 @@ public final class PeakPlots {
         StringBuilder s = new StringBuilder(1024);
         s.append("# msgscope: latency per message with the top peaks marked (M11)\n");
         s.append("# Run from the run folder: gnuplot ").append(script).append('\n');
-        s.append("set encoding utf8\n");
-        s.append("if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n");
-        s.append("    set terminal pngcairo size 1200,700 noenhanced font \"sans,10\"\n");
-        s.append("} else {\n");
-        s.append("    set terminal png size 1200,700 noenhanced\n");
-        s.append("}\n");
+        s.append(GnuplotScripts.TERMINAL);
         s.append("set output ").append(DistributionWriter.quote(png)).append('\n');
         s.append("set datafile missing NaN\n");
         s.append("set grid\n");
