@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.msgscope.analysis.AnalysisResult;
 import io.msgscope.analysis.IdentityCheck;
 import io.msgscope.analysis.SeriesStats;
+import io.msgscope.coordinator.result.Envelope;
 import io.msgscope.core.EnvironmentInfo;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.Version;
@@ -35,58 +36,18 @@ public final class SummaryJson {
 
     /** The tool's name and version, in that order every time (Map.of's order changes from one JVM to the next). */
     public static Map<String, Object> tool() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", "msgscope");
-        m.put("version", Version.TOOL);
-        return m;
+        return Envelope.tool(Version.TOOL);
     }
 
     public static Map<String, Object> build(RunOutcome out, AnalysisResult a, EnvironmentInfo coordinatorEnv,
                                             String startedAt, List<String> files) {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("tool", tool());
-        root.put("run_id", out.runId);
-        root.put("mode", "trace");
-        root.put("driver", out.spec.driver());
-        root.put("topology", topology(out));
-        root.put("started_at", startedAt);
-        root.put("status", out.failed() ? "failed" : "ok");
-        root.put("failure_reason", out.failure);
-        // the phase (issue 16): set-up, warm-up, measurement or upload; analysis for the coordinator's verdicts
-        root.put("failed_during", out.failed() ? (out.failedDuring != null ? out.failedDuring : "analysis") : null);
-        root.put("warnings", new ArrayList<>(out.warnings));
         Map<String, Object> spec = spec(out.spec);
-        root.put("spec", spec);
-        root.put("spec_hash", sha256(spec.toString()));
-
-        Map<String, Object> env = new LinkedHashMap<>();
-        env.put("coordinator", env(coordinatorEnv));
-        Map<String, Object> agents = new LinkedHashMap<>();
-        for (AgentInfo info : out.agents.values()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            Environment e = info.hello().getEnvironment();
-            m.put("host", info.hello().getHost());
-            m.put("address", info.address());
-            m.put("pid", info.hello().getPid());
-            m.put("tool_version", info.hello().getToolVersion());
-            m.put("jvm", e.getJvm());
-            m.put("os", e.getOs());
-            m.put("cpu_model", e.getCpuModel());
-            m.put("logical_cores", e.getLogicalCores());
-            m.put("physical_cores", e.getPhysicalCores());
-            Affinity af = info.affinity();
-            Map<String, Object> pin = new LinkedHashMap<>();
-            pin.put("requested_cpu", af.getRequestedCpu() < 0 ? null : af.getRequestedCpu());
-            pin.put("obtained", af.getObtained());
-            pin.put("pinned", af.getPinned());
-            if (!af.getNote().isEmpty()) {
-                pin.put("note", af.getNote());
-            }
-            m.put("affinity", pin);
-            agents.put(info.role(), m);
-        }
-        env.put("agents", agents);
-        root.put("environment", env);
+        // the phase (issue 16): set-up, warm-up, measurement or upload; analysis for the coordinator's verdicts
+        Envelope envelope = Envelope.of("trace", out.runId, out.spec.driver(), startedAt, out.failure,
+                out.failedDuring != null ? out.failedDuring : "analysis", out.warnings, spec, sha256(spec.toString()),
+                traceEnvironment(out, coordinatorEnv));
+        Map<String, Object> root = envelope.toMap();
+        root.put("topology", topology(out));
 
         Map<String, Object> c = new LinkedHashMap<>();
         int size = out.spec.size();
@@ -151,6 +112,38 @@ public final class SummaryJson {
         root.put("identity_check", ident);
         root.put("files", files);
         return root;
+    }
+
+    /** The coordinator's machine and each agent's, with the pinning it obtained. */
+    private static Map<String, Object> traceEnvironment(RunOutcome out, EnvironmentInfo coordinatorEnv) {
+        Map<String, Object> env = new LinkedHashMap<>();
+        env.put("coordinator", env(coordinatorEnv));
+        Map<String, Object> agents = new LinkedHashMap<>();
+        for (AgentInfo info : out.agents.values()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            Environment e = info.hello().getEnvironment();
+            m.put("host", info.hello().getHost());
+            m.put("address", info.address());
+            m.put("pid", info.hello().getPid());
+            m.put("tool_version", info.hello().getToolVersion());
+            m.put("jvm", e.getJvm());
+            m.put("os", e.getOs());
+            m.put("cpu_model", e.getCpuModel());
+            m.put("logical_cores", e.getLogicalCores());
+            m.put("physical_cores", e.getPhysicalCores());
+            Affinity af = info.affinity();
+            Map<String, Object> pin = new LinkedHashMap<>();
+            pin.put("requested_cpu", af.getRequestedCpu() < 0 ? null : af.getRequestedCpu());
+            pin.put("obtained", af.getObtained());
+            pin.put("pinned", af.getPinned());
+            if (!af.getNote().isEmpty()) {
+                pin.put("note", af.getNote());
+            }
+            m.put("affinity", pin);
+            agents.put(info.role(), m);
+        }
+        env.put("agents", agents);
+        return env;
     }
 
     /** Who talks to whom: through the relay, straight to the receiver (tcp via=direct), or through a broker. */

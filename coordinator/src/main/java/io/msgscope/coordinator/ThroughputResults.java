@@ -1,10 +1,10 @@
 package io.msgscope.coordinator;
 
 import io.msgscope.analysis.output.HdrOutput;
+import io.msgscope.coordinator.result.Envelope;
 import io.msgscope.core.EnvironmentInfo;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.Secrets;
-import io.msgscope.core.Version;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -78,37 +78,28 @@ public final class ThroughputResults {
                     ThroughputSamples.write(dir, o.finalResult.getSamplesList(), o.finalStats.samples())));
         }
         files.add(SummaryJson.FILE_NAME);
-        folder.commit(summary(spec, g, o, EnvironmentInfo.current(), startedAt, files));
+        // the run's id is its results folder's name, as the folder's placeholder summary already says
+        folder.commit(summary(spec, g, o, EnvironmentInfo.current(), dir.getFileName().toString(), startedAt, files));
     }
 
     /** summary.json of a throughput run, field by field in the order written. */
     static Map<String, Object> summary(RunSpec spec, Given g, ThroughputRun.Outcome o, EnvironmentInfo e,
-                                       String startedAt, List<String> files) {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("tool", SummaryJson.tool());
-        root.put("mode", "throughput");
-        root.put("driver", spec.driver());
-        root.put("uri", spec.uriForDisplay());
-        root.put("destination", o.destination);
-        root.put("started_at", startedAt);
-        root.put("status", o.failure == null ? "ok" : "failed");
-        root.put("failure_reason", o.failure);
-        root.put("warnings", o.warnings);
+                                       String runId, String startedAt, List<String> files) {
         Map<String, Object> settings = g.settings(spec.driverOptions());
-        root.put("settings", settings);
-        // the envelope every mode shares (issue 15): the spec as given and its hash; "settings" stays for readers of
-        // earlier results
+        // the envelope every mode shares (issue 15): the spec as given and its hash
         Map<String, Object> specMap = new LinkedHashMap<>();
         specMap.put("driver", spec.driver());
         specMap.put("uri", spec.uriForDisplay());
         specMap.putAll(settings);
-        root.put("spec", specMap);
-        root.put("spec_hash", SummaryJson.specHash(specMap));
         Map<String, Object> env = SummaryJson.env(e);
         if (o.flowAgent != null) {
             env.put("flow_agent_affinity", o.flowAgent.affinity().getObtained());
         }
-        root.put("environment", env);
+        Map<String, Object> root = Envelope.of("throughput", runId, spec.driver(), startedAt, o.failure, o.failedDuring,
+                o.warnings, specMap, SummaryJson.specHash(specMap), env).toMap();
+        root.put("uri", spec.uriForDisplay());
+        root.put("destination", o.destination);
+        root.put("settings", settings); // the spec's fields as earlier versions named them, kept for their readers
         if (o.warmup != null) {
             Map<String, Object> w = new LinkedHashMap<>();
             w.put("in_flight", o.warmup.getInFlight());

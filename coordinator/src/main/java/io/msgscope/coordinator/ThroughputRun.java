@@ -65,6 +65,8 @@ public final class ThroughputRun {
         public AgentInfo flowAgent;
         public String destination = "";
         public String failure;
+        /** The phase the failure ended (set-up, warm-up, search, measurement, analysis); null when none. */
+        public String failedDuring;
         public boolean usageFailure;
         public final List<String> warnings = new ArrayList<>();
         public final List<String> notes = new ArrayList<>();
@@ -99,6 +101,7 @@ public final class ThroughputRun {
         try (ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
             AgentLink relayLink = null;
             AgentLink flowLink = null;
+            String stage = "set-up";
             try {
                 io.msgscope.proto.RunSpec.Builder base = io.msgscope.proto.RunSpec.newBuilder().setRunId("throughput")
                         .setCount(1).setSize(spec.size()).setRandomPadding(spec.padding() == Padding.RANDOM)
@@ -123,6 +126,7 @@ public final class ThroughputRun {
                 out.destination = ready.getDestination();
                 final AgentLink link = flowLink;
                 if (settings.warmupNs() > 0 || settings.warmupMessages() > 0) {
+                    stage = "warm-up";
                     long wf = inFlight > 0 ? inFlight : WARMUP_IN_FLIGHT;
                     out.warmup = probe(hub, link, wf, 0, settings.warmupMessages(), settings.warmupNs());
                     if (out.warmup.getTimedOut()) {
@@ -146,6 +150,7 @@ public final class ThroughputRun {
                 };
                 long f = inFlight;
                 if (f == 0) {
+                    stage = "search";
                     FSearch search = new FSearch(measure, progress, settings.remeasure(), settings.maxProbes());
                     out.searchMethod = search.method(settings.maxExponent());
                     out.search = search.run(settings.maxExponent());
@@ -164,6 +169,7 @@ public final class ThroughputRun {
                                 + "; the peak may lie higher (raise --max-exponent)");
                     }
                 }
+                stage = "measurement";
                 out.finalResult = probe(hub, flowLink, f);
                 out.finalAnsweredEpochMs = System.currentTimeMillis();
                 out.finalStats = ThroughputStats.of(out.finalResult);
@@ -172,11 +178,16 @@ public final class ThroughputRun {
                             out.finalStats.n(), settings.samples(), out.finalResult.getTimedOut() ? " (timed out)" : "");
                 }
                 judge(out, f);
+                if (out.failure != null) {
+                    out.failedDuring = "measurement"; // too few samples, or the judge's verdict on the final probe
+                }
             } catch (AgentFailure e) {
                 out.failure = e.getMessage();
+                out.failedDuring = stage;
                 out.usageFailure = e.usage();
             } catch (Exception e) {
                 out.failure = e.getMessage() == null ? e.toString() : e.getMessage();
+                out.failedDuring = stage;
             }
             for (AgentLink l : new AgentLink[] {flowLink, relayLink}) {
                 if (l != null) {

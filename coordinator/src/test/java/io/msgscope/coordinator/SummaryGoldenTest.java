@@ -69,7 +69,7 @@ class SummaryGoldenTest {
                     .uri("amqp://guest:secret@127.0.0.1:5672/%2f").driverOptions(Map.of("prefetch", "100")).build();
             ThroughputResults.Given g = new ThroughputResults.Given(64, "zeros", 0, 20, 10, 2, 200, 3000, 20000, 3,
                     "knee", 2, 12);
-            Map<String, Object> s = ThroughputResults.summary(spec, g, o, ENV, "2026-01-02T03:04:05Z",
+            Map<String, Object> s = ThroughputResults.summary(spec, g, o, ENV, "throughput-golden", "2026-01-02T03:04:05Z",
                     List.of("search.dat", "search.gp", SummaryJson.FILE_NAME));
             assertGolden("throughput-summary.json", s);
         });
@@ -104,6 +104,7 @@ class SummaryGoldenTest {
             o.drainMs = 12;
             o.publishersAgents = 1;
             o.subscribersAgents = 1;
+            o.startedAt = "2026-01-02T03:04:05Z";
             o.seconds.add(new ScenarioResult.Second(1, 199.5, 61.25, 85.5));
             o.seconds.add(new ScenarioResult.Second(2, 200.0, 60.75, 84.0));
             ScenarioResult r = ScenarioSummary.build(c, o, "QoS 1", true);

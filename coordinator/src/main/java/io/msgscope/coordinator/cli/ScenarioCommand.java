@@ -265,12 +265,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             err.println("msgscope scenario: run failed during " + o.failedDuring + ": " + o.failure);
             err.flush();
         }
-        ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable);
-        Object reason = r.header.get("failure_reason");
-        String hint = drv.lossHint(opts);
-        if (hint != null && reason instanceof String why && why.contains(" deliveries missing")) {
-            r.header.put("failure_reason", why + "; " + hint); // issue 18: name the broker setting
-        }
+        // issue 18: a run failed on missing deliveries names the broker setting that drops them
+        ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable, drv.lossHint(opts));
         if (broker != null) {
             broker.putInto(r.fields, r.notes);
         }
@@ -285,8 +281,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             return ExitCodes.FAILED;
         }
         stdout.print(ScenarioWriters.markdown(r));
-        stdout.println("status: " + r.header.get("status")
-                + (r.header.get("failure_reason") == null ? "" : " (" + r.header.get("failure_reason") + ")"));
+        stdout.println("status: " + r.envelope.status()
+                + (r.envelope.failed() ? " (" + r.envelope.failureReason() + ")" : ""));
         stdout.println("results: " + dir + " (" + files.size() + " files)");
         stdout.flush();
         try {
@@ -297,6 +293,6 @@ public final class ScenarioCommand implements Callable<Integer> {
             stdout.println("plot failed: " + e.getMessage());
             stdout.flush();
         }
-        return "ok".equals(r.header.get("status")) ? ExitCodes.OK : ExitCodes.FAILED;
+        return r.envelope.failed() ? ExitCodes.FAILED : ExitCodes.OK;
     }
 }

@@ -221,6 +221,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             } catch (IOException e) {
                 o = new ThroughputRun.Outcome();
                 o.failure = "cannot start the agents: " + e.getMessage();
+                o.failedDuring = "set-up";
                 return finish(stdout, dir, spec, f, o, startedAt, folder);
             }
             if (warmupMs > 0 || warmupMessages > 0) {

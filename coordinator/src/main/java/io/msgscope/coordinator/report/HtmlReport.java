@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.msgscope.analysis.output.Plotter;
 import io.msgscope.coordinator.ThroughputSamples;
+import io.msgscope.coordinator.result.Envelope;
 
 import static io.msgscope.coordinator.report.SummaryTables.FIELD_HEAD;
 import static io.msgscope.coordinator.report.SummaryTables.cpuTable;
@@ -199,11 +200,10 @@ public final class HtmlReport {
         return String.format(Locale.ROOT, "%.1f %s", b, u[i]);
     }
 
-    private static String statusHtml(JsonNode s) {
-        String st = s.path("status").asText("unknown");
+    private static String statusHtml(SummaryView v) {
+        String st = v.status();
         String cls = "ok".equals(st) ? "status-ok" : "status-failed";
-        String reason = s.path("failure_reason").isNull() || s.path("failure_reason").isMissingNode() ? ""
-                : ": " + s.path("failure_reason").asText();
+        String reason = v.envelope().failed() ? ": " + v.envelope().failureReason() : "";
         return "<p>Status: <span class=\"" + cls + "\">" + Html.esc(st) + "</span>" + Html.esc(reason) + "</p>\n";
     }
 
@@ -211,18 +211,18 @@ public final class HtmlReport {
         JsonNode s = OM.readTree(dir.resolve("summary.json").toFile());
         SummaryView v = new SummaryView(s);
         Html h = new Html();
+        Envelope e = v.envelope();
         String title = "msgscope " + s.path("mode").asText("run") + " "
-                + s.path("run_id").asText(dir.toAbsolutePath().normalize().getFileName().toString());
+                + (e.runId() != null ? e.runId() : dir.toAbsolutePath().normalize().getFileName().toString());
         h.el("h1", title);
         h.raw("<p class=\"sentence\">").text(v.sentence()).raw("</p>\n");
-        h.raw(statusHtml(s));
+        h.raw(statusHtml(v));
         headline(h, v);
-        String started = s.path("started_at").asText("");
+        String started = e.startedAt() == null ? "" : e.startedAt();
         h.raw("<p>").text("Driver " + v.driver() + (s.has("topology") ? ", topology: " + s.path("topology").asText()
                 : "") + (started.isEmpty() ? "" : ", started " + started)).raw("</p>\n");
         rerun(h, s, dir);
-        List<String> warnings = new ArrayList<>();
-        s.path("warnings").forEach(w -> warnings.add(w.asText()));
+        List<String> warnings = new ArrayList<>(e.warnings());
         s.path("notes").forEach(w -> warnings.add(w.asText()));
         if (!warnings.isEmpty()) {
             h.el("h2", v.mode() == SummaryView.Mode.SCENARIO ? "Notes" : "Warnings");
@@ -258,7 +258,7 @@ public final class HtmlReport {
      */
     static void headline(Html h, SummaryView v) {
         List<List<String>> rows = new ArrayList<>();
-        String reason = v.json().path("failure_reason").isTextual() ? ": " + v.json().path("failure_reason").asText() : "";
+        String reason = v.envelope().failed() ? ": " + v.envelope().failureReason() : "";
         rows.add(List.of("verdict", v.status() + reason));
         rows.add(List.of(v.mode() == SummaryView.Mode.THROUGHPUT ? "throughput (median of the samples)"
                 : "received", rate(v.msgPerS()) + (Double.isNaN(v.bytesPerS()) ? "" : " (" + bytes(v.bytesPerS()) + "/s)")));
@@ -277,7 +277,7 @@ public final class HtmlReport {
             rows.add(List.of("delivery rate", v.deliveryRate()));
         }
         v.cpuNsPerMessage().forEach((role, ns) -> rows.add(List.of("CPU per message, " + role, time(ns))));
-        int warnings = v.json().path("warnings").size();
+        int warnings = v.envelope().warnings().size();
         if (warnings > 0) {
             rows.add(List.of("warnings", warnings + " (listed below)"));
         }

@@ -1,6 +1,7 @@
 package io.msgscope.coordinator.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.msgscope.coordinator.result.Envelope;
 
 import java.util.List;
 import java.util.Locale;
@@ -18,10 +19,17 @@ public final class SummaryView {
 
     private final JsonNode s;
     private final Mode mode;
+    private final Envelope envelope;
 
     public SummaryView(JsonNode summary) {
         this.s = summary;
         this.mode = modeOf(summary);
+        this.envelope = Envelope.read(summary);
+    }
+
+    /** What every mode's summary begins with, typed (issue 15), from this version's summaries and earlier ones. */
+    public Envelope envelope() {
+        return envelope;
     }
 
     /** Which command wrote the summary: its {@code mode} field, else the shape of the document. */
@@ -49,11 +57,11 @@ public final class SummaryView {
     }
 
     public String status() {
-        return s.path("status").asText("unknown");
+        return s.path("status").isTextual() ? envelope.status() : "unknown";
     }
 
     public String driver() {
-        return s.path("driver").asText("?");
+        return envelope.driver() == null ? "?" : envelope.driver();
     }
 
     static double num(JsonNode n) {

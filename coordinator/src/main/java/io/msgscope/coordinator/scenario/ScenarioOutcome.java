@@ -11,6 +11,8 @@ import java.util.TreeMap;
 
 /** What a scenario run measured: counters per role, histograms, the per-second series, the connections, and how it failed. */
 public final class ScenarioOutcome {
+    /** When the run began (ISO-8601, UTC): summary.json's started_at. */
+    public String startedAt = java.time.Instant.now().toString();
     public String failure;
     public boolean usage;
     /** The phase a failure ended: set-up, warm-up, measurement, drain (the in-flight wait) or aggregation. */

@@ -21,6 +21,8 @@ public final class ScenarioResult {
     public record Interval(long startEpochMs, long endEpochMs, String tag, byte[] histogram) {
     }
 
+    /** What every mode's summary begins with (issue 15); {@link #header} holds it first, then what ran. */
+    public io.msgscope.coordinator.result.Envelope envelope;
     public final Map<String, Object> header = new LinkedHashMap<>();
     public final Map<String, Object> fields = new LinkedHashMap<>();
     public final List<Second> seconds = new ArrayList<>();

@@ -1,8 +1,8 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.coordinator.result.Envelope;
 import io.msgscope.core.scenario.Scenario;
 import io.msgscope.core.Secrets;
-import io.msgscope.core.Version;
 import io.msgscope.core.driver.Fault;
 
 import java.util.ArrayList;
@@ -24,25 +24,29 @@ public final class ScenarioSummary {
     }
 
     public static ScenarioResult build(ScenarioConfig c, ScenarioOutcome o, String qosLabel, boolean reliable) {
+        return build(c, o, qosLabel, reliable, null);
+    }
+
+    /**
+     * As {@link #build(ScenarioConfig, ScenarioOutcome, String, boolean)}; a run failed on missing deliveries also
+     * names {@code lossHint}, the broker setting that drops them by default ({@code Driver.lossHint}, issue 18), when
+     * it is not null.
+     */
+    public static ScenarioResult build(ScenarioConfig c, ScenarioOutcome o, String qosLabel, boolean reliable,
+                                       String lossHint) {
         ScenarioResult r = new ScenarioResult();
-        r.header.put("tool", "msgscope " + Version.TOOL);
-        r.header.put("mode", "scenario");
-        r.header.put("scenario", c.scenario().label());
-        r.header.put("driver", c.driver());
-        r.header.put("delivery", qosLabel);
-        r.header.put("publishers", c.publishers());
-        r.header.put("subscribers", c.subscribers());
-        r.header.put("rate_per_publisher", c.rate());
-        r.header.put("warmup_s", c.warmupMs() / 1000.0);
-        r.header.put("duration_s", c.durationMs() / 1000.0);
-        r.header.put("size", c.size());
-        r.header.put("padding", c.randomPadding() ? "random" : "zeros");
-        r.header.put("run_id", Long.toHexString(c.seed()));
-        Map<String, Object> spec = spec(c);
-        r.header.put("spec_hash", hash(spec));
-        r.header.put("spec", spec);
-        r.header.put("broker", new LinkedHashMap<>(o.broker));
-        r.header.put("environment", new LinkedHashMap<>(o.environment));
+        // what ran, after the envelope every mode shares (issue 15), which waits for the verdict below
+        Map<String, Object> own = new LinkedHashMap<>();
+        own.put("scenario", c.scenario().label());
+        own.put("delivery", qosLabel);
+        own.put("publishers", c.publishers());
+        own.put("subscribers", c.subscribers());
+        own.put("rate_per_publisher", c.rate());
+        own.put("warmup_s", c.warmupMs() / 1000.0);
+        own.put("duration_s", c.durationMs() / 1000.0);
+        own.put("size", c.size());
+        own.put("padding", c.randomPadding() ? "random" : "zeros");
+        own.put("broker", new LinkedHashMap<>(o.broker));
         Map<String, Long> counters = o.counters();
         double seconds = c.durationMs() / 1000.0;
         long sent = counters.getOrDefault("messages_sent", o.sent);
@@ -86,7 +90,7 @@ public final class ScenarioSummary {
         }
         r.fields.put("in_flight_wait_ms", o.drainMs);
         r.fields.put("sends_deferred", counters.getOrDefault("sends_deferred", 0L));
-        connections(r, o, counters);
+        connections(r, own, o, counters);
         r.seconds.addAll(o.seconds);
         r.intervals.addAll(o.intervals);
         proxy(r, o, seconds);
@@ -105,7 +109,8 @@ public final class ScenarioSummary {
         }
         if (failure == null && reliable && received < expected) {
             failure = "delivery_rate " + String.format(java.util.Locale.ROOT, "%.6f", delivery) + " < 1.0 at "
-                    + qosLabel + ": " + (expected - received) + " deliveries missing after the 5 s in-flight wait";
+                    + qosLabel + ": " + (expected - received) + " deliveries missing after the 5 s in-flight wait"
+                    + (lossHint == null ? "" : "; " + lossHint);
         }
         if (failure == null && sent < nominal / (c.scenario() == Scenario.FAN_OUT ? c.subscribers() : 1)) {
             failure = "the publishers sent " + sent + " of the " + nominal + " messages scheduled";
@@ -117,9 +122,11 @@ public final class ScenarioSummary {
             r.notes.add("JetStream streams this run made (MSGSCOPE_<subject>) are deleted at its end while the server "
                     + "is there; if it went away, `msgscope clean --driver nats --uri URI` removes what is left");
         }
-        r.header.put("status", failure == null ? "ok" : "failed");
-        r.header.put("failure_reason", failure);
-        r.header.put("failed_during", failure == null ? null : o.failedDuring != null ? o.failedDuring : "measurement");
+        Map<String, Object> spec = spec(c);
+        r.envelope = Envelope.of("scenario", Long.toHexString(c.seed()), c.driver(), o.startedAt, failure,
+                o.failedDuring != null ? o.failedDuring : "measurement", List.of(), spec, hash(spec), o.environment);
+        r.header.putAll(r.envelope.toMap());
+        r.header.putAll(own);
         r.header.put("missing_agents", o.missingAgents.isEmpty() ? null : String.join("; ", o.missingAgents));
         if (!o.firstErrors.isEmpty()) {
             r.header.put("first_errors", List.copyOf(o.firstErrors));
@@ -138,7 +145,8 @@ public final class ScenarioSummary {
      * subscription's confirmation) with the Q4-style fields; the agents per role and, across boxes, each
      * agent's clock offset to the subscribers' box with its bound (R1).
      */
-    private static void connections(ScenarioResult r, ScenarioOutcome o, Map<String, Long> counters) {
+    private static void connections(ScenarioResult r, Map<String, Object> header, ScenarioOutcome o,
+                                    Map<String, Long> counters) {
         r.fields.put("connections_target", counters.getOrDefault("connections_target", 0L));
         r.fields.put("connections_opened", counters.getOrDefault("connections_opened", 0L));
         r.fields.put("connections_failed", ScenarioRun.failedConnections(counters));
@@ -167,14 +175,14 @@ public final class ScenarioSummary {
             r.fields.put(role + "_cpu_us_per_message", cpuMs == null || msgs == 0 ? null : cpuMs * 1e3 / msgs);
         }
         if (!o.connectFailures.isEmpty()) {
-            r.header.put("connect_failures", List.copyOf(o.connectFailures));
+            header.put("connect_failures", List.copyOf(o.connectFailures));
         }
-        r.header.put("cross_host", o.crossHost);
+        header.put("cross_host", o.crossHost);
         if (o.crossHost) {
             Map<String, Object> offsets = new LinkedHashMap<>();
             o.clockOffsets.forEach((agent, off) -> offsets.put(agent, Map.of("offset_us", off.offsetNs() / 1e3,
                     "error_bound_us", off.errorNs() / 1e3)));
-            r.header.put("clock_offsets_to_subscribers", offsets);
+            header.put("clock_offsets_to_subscribers", offsets);
             r.notes.add("cross-host run: latency subtracts the publishers' epoch stamps from the subscribers' clock; "
                     + "clock_offsets_to_subscribers gives each agent's offset and its bound (R1), which the latencies "
                     + "are not corrected by");

@@ -130,11 +130,13 @@ public final class ScenarioWriters {
         return b.toString();
     }
 
-    /** The scalar header entries (scenario, driver, status, ...) followed by the summary fields. */
+    /** The scalar header entries (tool, mode, status, scenario, ...) followed by the summary fields. */
     private static Map<String, Object> row(ScenarioResult r) {
         Map<String, Object> all = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : r.header.entrySet()) {
-            if (e.getValue() == null || e.getValue() instanceof String || e.getValue() instanceof Number
+            if (e.getKey().equals("tool") && e.getValue() instanceof Map<?, ?> tool) {
+                all.put("tool", tool.get("name") + " " + tool.get("version")); // one cell, as "msgscope VERSION"
+            } else if (e.getValue() == null || e.getValue() instanceof String || e.getValue() instanceof Number
                     || e.getValue() instanceof Boolean) {
                 all.put(e.getKey(), e.getValue());
             }
