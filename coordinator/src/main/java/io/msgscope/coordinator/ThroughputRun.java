@@ -4,7 +4,6 @@ import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlCodec;
 import io.msgscope.control.ControlHub;
-import io.msgscope.core.Padding;
 import io.msgscope.core.RunSpec;
 import io.msgscope.proto.Bye;
 import io.msgscope.proto.Envelope;
@@ -103,10 +102,7 @@ public final class ThroughputRun {
             AgentLink flowLink = null;
             String stage = "set-up";
             try {
-                io.msgscope.proto.RunSpec.Builder base = io.msgscope.proto.RunSpec.newBuilder().setRunId("throughput")
-                        .setCount(1).setSize(spec.size()).setRandomPadding(spec.padding() == Padding.RANDOM)
-                        .setSeed(spec.seed()).setSocketBuffer(spec.socketBuffer()).setDriver(spec.driver())
-                        .setUri(spec.uri()).putAllDriverOptions(spec.driverOptions()).setPinCpu(-1);
+                io.msgscope.proto.RunSpec.Builder base = io.msgscope.control.RunSpecs.throughput(spec);
                 io.msgscope.proto.RunSpec.Builder fs = base.clone().setPinCpu(cores.sender());
                 if (relay != null) {
                     relayLink = AgentLink.connect(hub, Role.RELAY, relay.host(), relay.port(), TraceRun.HANDSHAKE_MS,

@@ -4,7 +4,6 @@ import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlHub;
 import io.msgscope.control.Frames;
-import io.msgscope.core.Padding;
 import io.msgscope.core.RunSpec;
 import io.msgscope.proto.Bye;
 import io.msgscope.proto.Envelope;
@@ -86,7 +85,7 @@ public final class TraceRun {
             AgentLink probe = null;
             try {
                 out.phase = "set-up";
-                io.msgscope.proto.RunSpec base = toProto(runId);
+                io.msgscope.proto.RunSpec base = io.msgscope.control.RunSpecs.trace(spec, runId);
                 Ready relayReady = null;
                 if (ep.relay() != null) {
                     relay = AgentLink.connect(hub, Role.RELAY, ep.relay().host(), ep.relay().port(), HANDSHAKE_MS,
@@ -416,15 +415,6 @@ public final class TraceRun {
     /** {@link #STALL_MS}, or three message periods at a rate below one message in 20 s. */
     private long stallMs() {
         return spec.rate() > 0 ? Math.max(STALL_MS, (long) (3_000 / spec.rate())) : STALL_MS;
-    }
-
-    private io.msgscope.proto.RunSpec toProto(String runId) {
-        return io.msgscope.proto.RunSpec.newBuilder().setRunId(runId).setCount(spec.count())
-                .setWarmupCount(spec.warmupCount()).setSize(spec.size()).setRate(spec.rate())
-                .setRandomPadding(spec.padding() == Padding.RANDOM).setDrainTimeoutMs(spec.drainTimeoutMs())
-                .setSocketBuffer(spec.socketBuffer()).setSeed(spec.seed()).setSendBatch(spec.sendBatch())
-                .setCpuEvery(spec.cpuEvery()).setRelayBurnNs(spec.relayBurnNs()).setPinCpu(-1)
-                .setDriver(spec.driver()).setUri(spec.uri()).putAllDriverOptions(spec.driverOptions()).build();
     }
 
     private static Envelope spec(io.msgscope.proto.RunSpec.Builder b) {

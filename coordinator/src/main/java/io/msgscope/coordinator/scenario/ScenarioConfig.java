@@ -35,6 +35,17 @@ public record ScenarioConfig(Scenario scenario, String driver, String uri, Map<S
     }
 
     /**
+     * The spec every publishers and subscribers agent is sent (through {@link io.msgscope.control.RunSpecs}, the one
+     * place specs become the control protocol's): the common fields and the rate per publisher; the scenario's plan
+     * (topics, connections, schedule) follows in its own message.
+     */
+    public io.msgscope.proto.RunSpec toProto() {
+        return io.msgscope.control.RunSpecs.common(Long.toHexString(seed), driver, uri, options, size,
+                randomPadding ? io.msgscope.core.Padding.RANDOM : io.msgscope.core.Padding.ZEROS, seed)
+                .setRate(rate).build();
+    }
+
+    /**
      * How the agents open and drive their connections (issue 13).
      *
      * @param ioThreads       I/O and pacer threads per agent, 0 = one per core of the agent's box

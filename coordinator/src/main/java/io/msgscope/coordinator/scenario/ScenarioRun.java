@@ -136,9 +136,7 @@ public final class ScenarioRun {
         o.subscribersAgents = subs.size();
         environment(o);
         clocks(o, hub);
-        RunSpec spec = RunSpec.newBuilder().setRunId(Long.toHexString(cfg.seed())).setSize(cfg.size())
-                .setRate(cfg.rate()).setRandomPadding(cfg.randomPadding()).setSeed(cfg.seed()).setPinCpu(-1)
-                .setDriver(cfg.driver()).setUri(cfg.uri()).putAllDriverOptions(cfg.options()).build();
+        RunSpec spec = cfg.toProto();
         Map<Role, AgentEndpoint> relay = remote.containsKey(Role.RELAY) ? Map.of(Role.RELAY, remote.get(Role.RELAY).get(0))
                 : Map.of();
         box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, dir, jvmArgs, relay, spec);
