@@ -53,7 +53,7 @@ public final class ScenarioSummary {
         long received = counters.getOrDefault("messages_received", 0L);
         long expected = c.scenario().expected(sent, c.subscribers());
         long nominal = c.scenario().nominalExpected(c.publishers(), c.subscribers(), c.rate(), seconds);
-        long errors = ScenarioRun.errors(counters);
+        long errors = ScenarioCounters.errors(counters);
         double delivery = expected == 0 ? 0 : (double) received / expected;
         latency(r, "latency_", o.latency);
         latency(r, "intended_latency_", o.intended);
@@ -149,7 +149,7 @@ public final class ScenarioSummary {
                                     Map<String, Long> counters) {
         r.fields.put("connections_target", counters.getOrDefault("connections_target", 0L));
         r.fields.put("connections_opened", counters.getOrDefault("connections_opened", 0L));
-        r.fields.put("connections_failed", ScenarioRun.failedConnections(counters));
+        r.fields.put("connections_failed", ScenarioCounters.failedConnections(counters));
         for (Fault.Kind k : Fault.Kind.values()) {
             String f = "connect_failed_" + k.name().toLowerCase(java.util.Locale.ROOT);
             if (counters.containsKey(f)) {
