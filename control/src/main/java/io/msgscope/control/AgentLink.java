@@ -1,5 +1,6 @@
 package io.msgscope.control;
 
+import io.msgscope.core.NanoClock;
 import io.msgscope.core.Version;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.Hello;
@@ -28,6 +29,8 @@ public final class AgentLink implements AutoCloseable {
     private final Role role;
     private final Channel channel;
     private final Supplier<String> deathCheck;
+    /** The hub's clock: its waits compare their deadlines with {@link #progressChangedNs}. */
+    private final NanoClock clock;
     private volatile String closeCause;
     private volatile boolean closing;
     /** Reads held back by the hub: too many of this agent's frames are waiting to be taken. */
@@ -35,7 +38,7 @@ public final class AgentLink implements AutoCloseable {
     private volatile boolean tlsRefused;
     /** The agent's last reported progress (messages, from its heartbeat answers) and when it last grew. */
     private volatile long progress;
-    private volatile long progressGrewNs = System.nanoTime();
+    private volatile long progressGrewNs;
     /** Bytes of this agent's frames delivered to the hub and not yet taken (inbox and early). */
     final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     /** Frames and bytes kept for later because nothing waited for them (see ControlHub.await). */
@@ -43,11 +46,14 @@ public final class AgentLink implements AutoCloseable {
     long earlyBytes;
     private HelloAck helloAck;
 
-    private AgentLink(String name, Role role, Channel channel, Supplier<String> deathCheck) {
+    /** A link over a connected {@code channel}, with progress stamped on {@code clock} (tests: any channel). */
+    AgentLink(String name, Role role, Channel channel, Supplier<String> deathCheck, NanoClock clock) {
         this.name = name;
         this.role = role;
         this.channel = channel;
         this.deathCheck = deathCheck;
+        this.clock = clock;
+        this.progressGrewNs = clock.nanoTime();
     }
 
     /**
@@ -145,7 +151,7 @@ public final class AgentLink implements AutoCloseable {
             String dead = deathCheck.get();
             throw new AgentFailure(name, dead != null ? dead : "cannot connect: " + AgentSession.describe(e), false);
         }
-        AgentLink link = new AgentLink(name, role, ch, deathCheck);
+        AgentLink link = new AgentLink(name, role, ch, deathCheck, hub.clock());
         self[0] = link;
         hub.register(link);
         ch.config().setAutoRead(true);
@@ -269,7 +275,7 @@ public final class AgentLink implements AutoCloseable {
     void heard(long p) {
         if (p != progress) {
             progress = p;
-            progressGrewNs = System.nanoTime();
+            progressGrewNs = clock.nanoTime();
         }
     }
 
@@ -278,14 +284,14 @@ public final class AgentLink implements AutoCloseable {
         return progress;
     }
 
-    /** {@link System#nanoTime} when the reported progress last changed (the link's creation before that). */
+    /** The hub's clock when the reported progress last changed (the link's creation before that). */
     public long progressChangedNs() {
         return progressGrewNs;
     }
 
     /** Starts a new wait for progress: the stall clock counts from now. */
     public void progressWatchFromNow() {
-        progressGrewNs = System.nanoTime();
+        progressGrewNs = clock.nanoTime();
     }
 
     public String name() {

@@ -1,5 +1,6 @@
 package io.msgscope.control;
 
+import io.msgscope.core.NanoClock;
 import io.msgscope.proto.Envelope;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -43,6 +44,8 @@ public final class ControlHub implements AutoCloseable {
 
     private final int maxFrame;
     private final ControlCredentials credentials;
+    /** What the deadlines of {@link #await} and the links' progress stamps are read on, and the inbox polled with. */
+    private final NanoClock clock;
     private final java.util.concurrent.atomic.AtomicLong maxQueued = new java.util.concurrent.atomic.AtomicLong();
 
     public ControlHub(int maxFrame) {
@@ -56,8 +59,14 @@ public final class ControlHub implements AutoCloseable {
 
     /** With credentials, every agent link is secured and authenticated before its handshake (issue 14). */
     public ControlHub(int maxFrame, ControlCredentials credentials) {
+        this(maxFrame, credentials, NanoClock.SYSTEM);
+    }
+
+    /** On {@code clock} (tests: a fake one, so that a deadline passes without waiting for it). */
+    ControlHub(int maxFrame, ControlCredentials credentials, NanoClock clock) {
         this.maxFrame = maxFrame;
         this.credentials = credentials == null ? ControlCredentials.NONE : credentials;
+        this.clock = clock;
     }
 
     ControlCredentials credentials() {
@@ -67,6 +76,10 @@ public final class ControlHub implements AutoCloseable {
     /** The most bytes of one agent's frames this hub ever held at once (tests: it stays bounded). */
     public long maxQueuedBytes() {
         return maxQueued.get();
+    }
+
+    NanoClock clock() {
+        return clock;
     }
 
     EventLoopGroup group() {
@@ -156,12 +169,12 @@ public final class ControlHub implements AutoCloseable {
         if (closed.contains(from)) {
             throw new AgentFailure(from.name(), from.lossReason() + " (before " + what + ")", false);
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (true) {
-            long left = deadline - System.nanoTime();
+            long left = deadline - clock.nanoTime();
             if (left <= 0 && watched != null) {
                 deadline = watched.progressChangedNs() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-                left = deadline - System.nanoTime();
+                left = deadline - clock.nanoTime();
                 if (left <= 0) {
                     throw new AgentFailure(from.name(), "no progress for " + timeoutMs + " ms during " + what + " ("
                             + watched.name() + " at " + watched.progress() + " messages)", false);
@@ -172,7 +185,7 @@ public final class ControlHub implements AutoCloseable {
             }
             Inbound in;
             try {
-                in = inbox.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
+                in = clock.poll(inbox, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new AgentFailure(from.name(), "interrupted during " + what, false);

@@ -1,11 +1,14 @@
 package io.msgscope.core;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The monotonic clock and the idling of the pacing loops (issue 15), injectable so that the loops can be tested on
- * a clock that a test moves: {@link #SYSTEM} is {@link System#nanoTime()} with {@link LockSupport#parkNanos(long)}
- * and {@link Thread#onSpinWait()}; a test's clock advances its time when parked or spun instead.
+ * The monotonic clock and the idling of the pacing loops and of the coordinator's waits for frames (issue 15),
+ * injectable so that they can be tested on a clock that a test moves: {@link #SYSTEM} is {@link System#nanoTime()}
+ * with {@link LockSupport#parkNanos(long)}, {@link Thread#onSpinWait()} and a timed {@link BlockingQueue#poll};
+ * a test's clock advances its time when parked, spun or polled in vain instead.
  */
 public interface NanoClock {
     /** CLOCK_MONOTONIC through {@link System#nanoTime()}, parking and spinning the calling thread. */
@@ -26,6 +29,11 @@ public interface NanoClock {
     /** One turn of a busy wait. */
     default void spin() {
         Thread.onSpinWait();
+    }
+
+    /** The head of {@code queue}, waiting up to {@code ns} for one to arrive; null when none did. */
+    default <T> T poll(BlockingQueue<T> queue, long ns) throws InterruptedException {
+        return queue.poll(ns, TimeUnit.NANOSECONDS);
     }
 
     /**

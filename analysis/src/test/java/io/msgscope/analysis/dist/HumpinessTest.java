@@ -243,9 +243,9 @@ class HumpinessTest {
     void bimodalityCoefficientByHand() {
         // values 0,0,1,1 around shift 0: m2 = 1/4, m3 = 0, m4 = 1/16 -> g1 = 0, g2 = -2;
         // G2 = ((n+1)g2 + 6)(n-1)/((n-2)(n-3)) = (-10+6)*3/2 = -6; b = 1/(-6 + 3*9/2) = 1/7.5
-        double b = Humpiness.bimodalityCoefficient(4, 2, 2, 2, 2);
+        double b = FineHistogram.bimodalityCoefficient(4, 2, 2, 2, 2);
         assertEquals(1 / 7.5, b, 1e-12);
-        assertTrue(Double.isNaN(Humpiness.bimodalityCoefficient(3, 1, 1, 1, 1)));
+        assertTrue(Double.isNaN(FineHistogram.bimodalityCoefficient(3, 1, 1, 1, 1)));
     }
 
     @Test

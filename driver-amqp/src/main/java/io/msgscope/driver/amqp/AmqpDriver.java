@@ -95,7 +95,7 @@ public final class AmqpDriver implements Driver {
         AmqpShared shared = AmqpShared.of(context);
         ConnectionFactory f = shared.factory(spec, o, false);
         String address = AmqpConnections.address(f);
-        AmqpSubscriber.Dispatch dispatch = new AmqpSubscriber.Dispatch(shared.dispatch());
+        AmqpDispatch dispatch = new AmqpDispatch(shared.dispatch());
         Connection c = null;
         try {
             c = shared.open(f, dispatch, "msgscope-subscriber", false).connection();

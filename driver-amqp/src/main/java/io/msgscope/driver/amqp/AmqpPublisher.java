@@ -2,7 +2,6 @@ package io.msgscope.driver.amqp;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
@@ -22,15 +21,14 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code --opt topic}, scenario mode) to the topic exchange with the topic as routing key, on its own
  * connection with one channel. The basic properties are built once (only the delivery mode set).
  * amqp-client in NIO mode queues frames that refer to the body array until the shared I/O loop has
- * written them, so each message is copied into one of this publisher's body arrays, reused once the loop
- * has written past it (two to start with, doubled while the loop lags, up to the write queue's worth or
+ * written them, so each message is copied into one of this publisher's {@link BodyArrays}, reused once the
+ * loop has written past it (two to start with, doubled while the loop lags, up to the write queue's worth or
  * 1 MiB): the sender may overwrite its payload in place at once, and nothing is allocated per message
  * in this code.
  *
- * <p>Publisher confirms: delivery tags are consecutive from 1; the confirm listener (amqp-client's
- * connection thread) marks them in a ring of {@code confirm} slots and advances the lowest
- * unconfirmed tag, and the sending thread waits (parking, woken by the listener) while the span of
- * unconfirmed tags fills the window. No locks and no allocation in this code per message.
+ * <p>Publisher confirms ({@link ConfirmWindow}): the sending thread waits (parking, woken by the listener)
+ * while the span of unconfirmed tags fills the window of {@code confirm} tags. No locks and no allocation in
+ * this code per message.
  *
  * <p>{@link #offer} (the scenario runtime's pacers, issue 13) never waits: it refuses the message (false)
  * while the confirm window is full, while a tx.commit is unanswered (commits are sent with
@@ -42,7 +40,7 @@ import java.util.concurrent.locks.LockSupport;
  * count measured messages only: those from the first one whose header sequence is >= 0, so the
  * warm-up (negative sequences) does not inflate them.
  */
-final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener, ShutdownListener {
+final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener {
     private static final long WAIT_SLICE_NS = 1_000_000;
     /** Frames of the write queue left to others than the publishing thread: tx.commit, heartbeats, close. */
     static final int QUEUE_RESERVE = 16;
@@ -60,22 +58,11 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     private final boolean immediate;
     private final int size;
     private final int txSize;
-    /** Message bodies in turn (see {@link #publish}), and the write-queue count each one's frames end at. */
-    private byte[][] bodies;
-    private long[] bodyEnd;
-    private int slot;
-    private final int maxBodies;
-
-    // confirm window (confirm > 0): written by the listener thread only, except waiter
-    private final boolean[] confirmed;
-    private final int window;
-    private volatile long lowestUnconfirmed = 1;
-    private volatile Thread waiter;
-    private volatile long acked;
-    private volatile long nacked;
+    /** Message bodies in turn (see {@link #publish}). */
+    private final BodyArrays bodies;
+    /** Publisher confirms, or null without ({@code confirm=0}). */
+    private final ConfirmWindow confirms;
     private volatile long returned;
-    /** Tag of the first message with a sequence >= 0 (the first measured one); 0 while still warming up. */
-    private volatile long firstMeasuredTag;
 
     // the sending thread's own state
     private long nextTag = 1;
@@ -106,18 +93,16 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
         this.immediate = options.immediate();
         this.txSize = options.txSize();
         this.properties = new AMQP.BasicProperties.Builder().deliveryMode(options.persistent() ? 2 : 1).build();
-        this.window = options.confirm();
-        this.confirmed = window > 0 ? new boolean[window] : null;
+        this.confirms = options.confirm() > 0 ? new ConfirmWindow(options.confirm()) : null;
         int frames = frames(size, connection.getFrameMax());
         this.queueRoom = writeQueue == null ? 0 : writeQueue.capacity() - QUEUE_RESERVE - frames;
-        this.maxBodies = writeQueue == null ? 1 : bodyArrays(size, frames, writeQueue.capacity());
-        this.bodies = new byte[Math.min(2, maxBodies)][size];
-        this.bodyEnd = new long[bodies.length];
+        this.bodies = new BodyArrays(size,
+                writeQueue == null ? 1 : BodyArrays.bodyArrays(size, frames, writeQueue.capacity()));
         channel.addShutdownListener(this);
         connection.addShutdownListener(this);
         channel.addReturnListener(this);
-        if (window > 0) {
-            channel.addConfirmListener(this);
+        if (confirms != null) {
+            channel.addConfirmListener(confirms);
             channel.confirmSelect();
         }
         if (txSize > 0) {
@@ -130,26 +115,22 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
         final int sz = size;
         final int end = offset + length;
         for (int off = offset; off < end; off += sz) {
-            if (window > 0 && nextTag - lowestUnconfirmed >= window) {
-                awaitWindow(nextTag - window + 1, Long.MAX_VALUE);
+            if (confirms != null && confirms.full(nextTag)) {
+                awaitWindow(nextTag - confirms.size() + 1, Long.MAX_VALUE);
             }
             if (writeQueue != null && writeQueue.size() > queueRoom) {
                 awaitWrites(false, 0);
             }
-            int k = slot;
-            if (bodyEnd[k] > writtenFrames()) {
-                k = grow(k);
-                if (k < 0) {
-                    awaitWrites(true, bodyEnd[k = slot]);
-                }
+            int k = bodies.next(writtenFrames());
+            if (k < 0) {
+                k = bodies.oldest();
+                awaitWrites(true, bodies.end(k));
             }
             publish(buffer, off, k);
             if (txSize > 0 && ++inTx == txSize) {
                 try {
                     channel.txCommit();
-                } catch (ShutdownSignalException e) {
-                    throw failed(e);
-                } catch (IOException e) {
+                } catch (ShutdownSignalException | IOException e) {
                     throw failed(e);
                 }
                 inTx = 0;
@@ -161,56 +142,27 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     /**
      * Copies the message at {@code off} into body array {@code k} and publishes it. amqp-client's NIO frames refer
      * to that array until the I/O loop has written them (no copy of its own), so the array is reused only once the
-     * connection's write queue has written past this message's frames ({@link #bodyEnd}); the sender's payload
-     * buffer is free again at once.
+     * connection's write queue has written past this message's frames ({@link BodyArrays#published}); the sender's
+     * payload buffer is free again at once.
      */
     private void publish(ByteBuffer buffer, int off, int k) throws IOException {
-        final byte[] body = bodies[k];
+        final byte[] body = bodies.body(k);
         if (buffer.hasArray()) {
             System.arraycopy(buffer.array(), buffer.arrayOffset() + off, body, 0, size);
         } else {
             buffer.get(off, body, 0, size);
         }
-        if (firstMeasuredTag == 0 && body.length >= WireHeader.SIZE && WireHeader.sequence(buffer, off) >= 0) {
-            firstMeasuredTag = nextTag; // from here on confirms and returns are counted
+        if (confirms != null && confirms.warmingUp() && body.length >= WireHeader.SIZE
+                && WireHeader.sequence(buffer, off) >= 0) {
+            confirms.measuredFrom(nextTag); // from here on confirms are counted
         }
         try {
             channel.basicPublish(exchange, routingKey, mandatory, immediate, properties, body);
-        } catch (ShutdownSignalException e) {
-            throw failed(e);
-        } catch (IOException e) {
+        } catch (ShutdownSignalException | IOException e) {
             throw failed(e);
         }
-        bodyEnd[k] = writeQueue == null ? 0 : writeQueue.added();
-        slot = k + 1 == bodies.length ? 0 : k + 1;
+        bodies.published(k, writeQueue == null ? 0 : writeQueue.added());
         nextTag++;
-    }
-
-    /**
-     * Doubles the body arrays (up to {@link #maxBodies}) when the next one is still being written: a publisher
-     * starts with two, so ten thousand mostly idle publishers hold little, and grows only as far as its message
-     * rate and the I/O loop's pace need. The in-flight arrays keep their order (oldest first); returns the first
-     * new array's index, or -1 at the limit.
-     */
-    private int grow(int k) {
-        final int n = bodies.length;
-        if (n >= maxBodies) {
-            return -1;
-        }
-        int m = Math.min(maxBodies, 2 * n);
-        byte[][] b = new byte[m][];
-        long[] e = new long[m];
-        for (int i = 0; i < n; i++) {
-            b[i] = bodies[(k + i) % n];
-            e[i] = bodyEnd[(k + i) % n];
-        }
-        for (int i = n; i < m; i++) {
-            b[i] = new byte[size];
-        }
-        bodies = b;
-        bodyEnd = e;
-        slot = n;
-        return n;
     }
 
     private long writtenFrames() {
@@ -252,19 +204,6 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     }
 
     /**
-     * Body arrays a publisher cycles through: enough for every message its write queue can hold plus the one the
-     * loop is writing, so that a full queue, not the arrays, is what holds a sender back; at most
-     * {@value #BODY_BYTES} bytes of them, at least 2.
-     */
-    static int bodyArrays(int size, int frames, int queueCapacity) {
-        long byQueue = queueCapacity / Math.max(1, frames) + 2L;
-        long byMemory = BODY_BYTES / Math.max(1, size);
-        return (int) Math.max(2, Math.min(byQueue, byMemory));
-    }
-
-    static final int BODY_BYTES = 1 << 20;
-
-    /**
      * One message, only if it can go without waiting (issue 13): false while the confirm window is full, while the
      * connection's outgoing frame queue is too full to take the message's frames, while every body array is still
      * being written, or while the last tx.commit is unanswered (commits go out without waiting for their answer;
@@ -276,7 +215,7 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
         if (s != null) {
             throw failed(s);
         }
-        if (window > 0 && nextTag - lowestUnconfirmed >= window) {
+        if (confirms != null && confirms.full(nextTag)) {
             return false;
         }
         if (writeQueue != null && writeQueue.size() > queueRoom) {
@@ -285,17 +224,15 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
         if (pendingCommit != null && !commitAnswered()) {
             return false; // RabbitMQ closes a channel that publishes while its tx.commit is under way (504)
         }
-        int k = slot;
-        if (bodyEnd[k] > writtenFrames() && (k = grow(k)) < 0) {
+        int k = bodies.next(writtenFrames());
+        if (k < 0) {
             return false;
         }
         publish(buffer, offset, k);
         if (txSize > 0 && ++inTx == txSize) {
             try {
                 pendingCommit = channel.asyncCompletableRpc(COMMIT);
-            } catch (ShutdownSignalException e) {
-                throw failed(e);
-            } catch (IOException e) {
+            } catch (ShutdownSignalException | IOException e) {
                 throw failed(e);
             }
             inTx = 0;
@@ -326,12 +263,12 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
 
     /** Waits until the lowest unconfirmed tag reaches {@code low}; false at the deadline. */
     private boolean awaitWindow(long low, long deadlineNs) throws IOException {
-        if (lowestUnconfirmed >= low) {
+        if (confirms.lowestUnconfirmed() >= low) {
             return true;
         }
-        waiter = Thread.currentThread();
+        confirms.waiter(Thread.currentThread());
         try {
-            while (lowestUnconfirmed < low) {
+            while (confirms.lowestUnconfirmed() < low) {
                 ShutdownSignalException s = closedBy;
                 if (s != null) {
                     throw failed(s);
@@ -344,7 +281,7 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
             }
             return true;
         } finally {
-            waiter = null;
+            confirms.waiter(null);
         }
     }
 
@@ -391,9 +328,9 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
                 inTx = 0;
                 txCommits++;
             }
-            if (window > 0 && !awaitWindow(nextTag, deadline)) {
+            if (confirms != null && !awaitWindow(nextTag, deadline)) {
                 errors++;
-                throw new IOException("amqp: " + (nextTag - lowestUnconfirmed) + " of " + (nextTag - 1)
+                throw new IOException("amqp: " + (nextTag - confirms.lowestUnconfirmed()) + " of " + (nextTag - 1)
                         + " publisher confirms still outstanding from " + address + " after " + timeoutMs + " ms");
             }
             channel.basicQos(0);
@@ -410,57 +347,6 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     // ---- amqp-client callbacks (its connection thread) ----
 
     @Override
-    public void handleAck(long tag, boolean multiple) {
-        confirm(tag, multiple, true);
-    }
-
-    @Override
-    public void handleNack(long tag, boolean multiple) {
-        confirm(tag, multiple, false);
-    }
-
-    private void confirm(long tag, boolean multiple, boolean ack) {
-        final boolean[] ring = confirmed;
-        final int w = window;
-        final long first = firstMeasuredTag;
-        long low = lowestUnconfirmed;
-        long n = 0;
-        if (multiple) {
-            for (long t = low; t <= tag; t++) {
-                int i = (int) (t % w);
-                if (!ring[i]) {
-                    ring[i] = true;
-                    if (first != 0 && t >= first) {
-                        n++;
-                    }
-                }
-            }
-        } else if (tag >= low) {
-            int i = (int) (tag % w);
-            if (!ring[i]) {
-                ring[i] = true;
-                if (first != 0 && tag >= first) {
-                    n = 1;
-                }
-            }
-        }
-        if (ack) {
-            acked += n; // single writer: this thread
-        } else {
-            nacked += n;
-        }
-        while (ring[(int) (low % w)]) {
-            ring[(int) (low % w)] = false;
-            low++;
-        }
-        lowestUnconfirmed = low;
-        Thread t = waiter;
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
-    }
-
-    @Override
     public void handleReturn(int replyCode, String replyText, String exchange, String key,
                              AMQP.BasicProperties props, byte[] body) {
         // the sequence is little-endian at bytes 8-15: its sign bit is the top bit of byte 15
@@ -475,9 +361,8 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
             if (closedBy == null) {
                 closedBy = cause;
             }
-            Thread t = waiter;
-            if (t != null) {
-                LockSupport.unpark(t);
+            if (confirms != null) {
+                confirms.wake();
             }
         }
     }
@@ -491,6 +376,8 @@ final class AmqpPublisher implements Publisher, ConfirmListener, ReturnListener,
     @Override
     public Map<String, Long> counters() {
         Map<String, Long> c = new LinkedHashMap<>();
+        long acked = confirms == null ? 0 : confirms.acked();
+        long nacked = confirms == null ? 0 : confirms.nacked();
         c.put("messages_acked", acked);
         c.put("messages_nacked", nacked);
         c.put("returned", returned);

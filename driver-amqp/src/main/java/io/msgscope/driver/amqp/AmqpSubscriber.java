@@ -17,7 +17,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -55,7 +54,7 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private final String address;
     private final Connection connection;
     private final Channel channel;
-    private final Dispatch executor;
+    private final AmqpDispatch executor;
     private final String queue;
     private final String group;
     private final ByteBuffer reused;
@@ -85,7 +84,7 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private long txCommits;
 
     AmqpSubscriber(AmqpOptions options, String address, Connection connection, Channel channel,
-                   Dispatch executor, String queue, int messageSize) {
+                   AmqpDispatch executor, String queue, int messageSize) {
         this.options = options;
         this.address = address;
         this.connection = connection;
@@ -407,69 +406,6 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
             }
         } catch (IOException | ShutdownSignalException e) {
             // gone already (auto-delete), or the broker closed the channel: the connection closes anyway
-        }
-    }
-
-    /**
-     * The executor amqp-client runs this connection's consumer callbacks on: the agent's shared dispatch threads,
-     * or, once {@link #own} was called (the first {@link #poll}), a thread of this subscriber's own. It is chosen
-     * before basic.consume, so every delivery runs on one of the two. Shutting it down stops only its own thread.
-     */
-    static final class Dispatch extends java.util.concurrent.AbstractExecutorService {
-        private final java.util.concurrent.ExecutorService shared;
-        private volatile ThreadPoolExecutor own;
-
-        Dispatch(java.util.concurrent.ExecutorService shared) {
-            this.shared = shared;
-        }
-
-        /** From now on a thread of its own, created and started by the calling thread (it inherits its affinity). */
-        void own(String name) {
-            ThreadPoolExecutor e = AmqpConnections.singleThread(name);
-            e.prestartCoreThread();
-            own = e;
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            ThreadPoolExecutor e = own;
-            try {
-                (e != null ? e : shared).execute(task);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
-                // the subscriber or the agent's context is closing: nothing is delivered any more
-            }
-        }
-
-        @Override
-        public void shutdown() {
-            ThreadPoolExecutor e = own;
-            if (e != null) {
-                e.shutdown();
-            }
-        }
-
-        @Override
-        public java.util.List<Runnable> shutdownNow() {
-            ThreadPoolExecutor e = own;
-            return e != null ? e.shutdownNow() : java.util.List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            ThreadPoolExecutor e = own;
-            return e != null && e.isShutdown();
-        }
-
-        @Override
-        public boolean isTerminated() {
-            ThreadPoolExecutor e = own;
-            return e != null && e.isTerminated();
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException {
-            ThreadPoolExecutor e = own;
-            return e == null || e.awaitTermination(timeout, unit);
         }
     }
 }

@@ -17,6 +17,7 @@ import com.hivemq.client.mqtt.mqtt3.message.connect.Mqtt3ConnectBuilder;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.message.connect.Mqtt5ConnectBuilder;
 
+import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -181,7 +182,7 @@ final class MqttConnection {
                 throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " refused the connection: CONNACK "
                         + "return code " + Fault.reasonCode(a.getReturnCode().getCode(), a.getReturnCode()), e);
             }
-            if (NettyMqttSession.hasSsl(c) && !e.getMessage().contains("TLS")) {
+            if (hasSsl(c) && !e.getMessage().contains("TLS")) {
                 throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to MQTT broker at " + s.address()
                         + ": TLS handshake failed: " + oneLine(c), e);
             }
@@ -209,6 +210,16 @@ final class MqttConnection {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting to " + what + " to " + s.address());
         }
+    }
+
+    /** Whether {@code t} or a cause of it is a TLS failure. */
+    static boolean hasSsl(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SSLException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String oneLine(Throwable t) {

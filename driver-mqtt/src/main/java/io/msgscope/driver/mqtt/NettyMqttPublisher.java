@@ -86,8 +86,8 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
                     + "and header leave less than " + size + " for the message");
         }
         ByteBuf p = io.netty.buffer.Unpooled.buffer(5 + 2 + topic.length);
-        p.writeByte(NettyMqttSession.PUBLISH << 4 | qos << 1);
-        NettyMqttSession.writeLength(p, (int) remaining);
+        p.writeByte(MqttWire.PUBLISH << 4 | qos << 1);
+        MqttWire.writeLength(p, (int) remaining);
         p.writeShort(topic.length).writeBytes(topic);
         this.prefix = new byte[p.readableBytes()];
         p.readBytes(prefix);
@@ -114,13 +114,14 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
      * Receive Maximum.
      */
     void connected() throws Fault {
-        if (qos > session.maximumQos()) {
-            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts QoS " + session.maximumQos()
+        MqttBrokerLimits limits = session.limits();
+        if (qos > limits.maximumQos()) {
+            throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts QoS " + limits.maximumQos()
                     + " at most (CONNACK Maximum QoS), asked --opt qos=" + qos);
         }
-        if (packetBytes > session.maximumPacketSize()) {
+        if (packetBytes > limits.maximumPacketSize()) {
             throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + s.address() + " accepts packets of at most "
-                    + session.maximumPacketSize() + " bytes (CONNACK Maximum Packet Size); a PUBLISH of --size " + size
+                    + limits.maximumPacketSize() + " bytes (CONNACK Maximum Packet Size); a PUBLISH of --size " + size
                     + " takes " + packetBytes);
         }
         int w = windowSize();
@@ -132,40 +133,40 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     /** Publishes allowed unfinished: {@code max_inflight}, at QoS 1 and 2 within the broker's Receive Maximum. */
     int windowSize() {
-        return qos > 0 ? Math.min(s.maxInflight(), session.receiveMaximum()) : s.maxInflight();
+        return qos > 0 ? Math.min(s.maxInflight(), session.limits().receiveMaximum()) : s.maxInflight();
     }
 
     /** Event loop: PUBACK, PUBREC, PUBCOMP (a PUBLISH or PUBREL to a publisher breaks the protocol). */
     @Override
     public void onPacket(ChannelHandlerContext ctx, int type, int flags, ByteBuf in, int start, int length) {
-        if (type == NettyMqttSession.PUBLISH || type == NettyMqttSession.PUBREL) {
-            session.unexpected("sent a " + NettyMqttSession.typeName(type) + " to a publisher, which subscribes to nothing");
+        if (type == MqttWire.PUBLISH || type == MqttWire.PUBREL) {
+            session.unexpected("sent a " + MqttWire.typeName(type) + " to a publisher, which subscribes to nothing");
             return;
         }
         final int end = start + length;
         int reason = 0;
         if (length < 2 || (!v5 && length != 2)) {
-            session.malformed("sent a malformed " + NettyMqttSession.typeName(type) + " (" + length + " bytes after "
+            session.malformed("sent a malformed " + MqttWire.typeName(type) + " (" + length + " bytes after "
                     + "the fixed header, " + (v5 ? "at least 2" : "2") + " expected)");
             return;
         }
         if (length > 2) {
             reason = in.getUnsignedByte(start + 2);
             if (length > 3) {
-                long v = NettyMqttSession.readVarInt(in, start + 3, end);
+                long v = MqttWire.readVarInt(in, start + 3, end);
                 if (v < 0 || 3 + (v & 7) + (v >>> 3) != length) {
-                    session.malformed("sent a malformed " + NettyMqttSession.typeName(type)
+                    session.malformed("sent a malformed " + MqttWire.typeName(type)
                             + " (its property length does not match the packet)");
                     return;
                 }
             }
         }
         final int id = in.getUnsignedShort(start);
-        final int want = type == NettyMqttSession.PUBCOMP ? RELEASED : WAITING;
-        final int wantType = qos == 1 ? NettyMqttSession.PUBACK : type == NettyMqttSession.PUBCOMP
-                ? NettyMqttSession.PUBCOMP : NettyMqttSession.PUBREC;
+        final int want = type == MqttWire.PUBCOMP ? RELEASED : WAITING;
+        final int wantType = qos == 1 ? MqttWire.PUBACK : type == MqttWire.PUBCOMP
+                ? MqttWire.PUBCOMP : MqttWire.PUBREC;
         if (type != wantType || id == 0 || id > maxId || state[id] != want) {
-            failed("sent a " + NettyMqttSession.typeName(type) + " for packet id " + id + ", which has no QoS " + qos
+            failed("sent a " + MqttWire.typeName(type) + " for packet id " + id + ", which has no QoS " + qos
                     + " publish waiting for one");
             return;
         }
@@ -173,7 +174,7 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             state[id] = 0;
             boolean describe = counts.firstError() == null;
             String why = describe ? describe(type, reason, in, start, length) : null;
-            if (type == NettyMqttSession.PUBCOMP) {
+            if (type == MqttWire.PUBCOMP) {
                 counts.error(why); // the broker lost the release, it did not refuse the publish
             } else {
                 counts.refused(why);
@@ -181,9 +182,9 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
             window.complete(1);
             return;
         }
-        if (type == NettyMqttSession.PUBREC) {
+        if (type == MqttWire.PUBREC) {
             state[id] = RELEASED;
-            session.acknowledge(ctx, NettyMqttSession.PUBREL, id);
+            session.acknowledge(ctx, MqttWire.PUBREL, id);
             return;
         }
         state[id] = 0;
@@ -193,11 +194,11 @@ final class NettyMqttPublisher implements Publisher, NettyMqttSession.Packets {
 
     /** The error path only: {@code MQTT broker at H refused a QoS 1 publish: PUBACK reason code 0x87 NOT_AUTHORIZED (text)}. */
     private String describe(int type, int reason, ByteBuf in, int start, int length) {
-        String text = length > 3 ? NettyMqttSession.reasonString(in, start + 3 + (int) (NettyMqttSession.readVarInt(in,
+        String text = length > 3 ? MqttWire.reasonString(in, start + 3 + (int) (MqttWire.readVarInt(in,
                 start + 3, start + length) & 7), start + length) : "";
-        String code = NettyMqttSession.typeName(type) + " reason code "
-                + Fault.reasonCode(reason, NettyMqttSession.reasonName(type, reason)) + text;
-        return "MQTT broker at " + s.address() + (type == NettyMqttSession.PUBCOMP ? " failed a QoS 2 publish: "
+        String code = MqttWire.typeName(type) + " reason code "
+                + Fault.reasonCode(reason, MqttWire.reasonName(type, reason)) + text;
+        return "MQTT broker at " + s.address() + (type == MqttWire.PUBCOMP ? " failed a QoS 2 publish: "
                 : " refused a QoS " + qos + " publish: ") + code;
     }
 

@@ -79,7 +79,7 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
 
     /** After the CONNACK: a group on a broker that announced no shared subscriptions is a usage error. */
     void checkShared() {
-        if (!s.group().isEmpty() && !session.sharedSubscriptionAvailable()) {
+        if (!s.group().isEmpty() && !session.limits().sharedSubscriptionAvailable()) {
             throw new SpecException("--opt group", "the MQTT broker at " + s.address() + " has no shared "
                     + "subscriptions ($share/...), needed for round-robin: CONNACK Shared Subscription Available 0");
         }
@@ -106,8 +106,8 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
         int code = codes.get(0);
         if (v5) {
             MqttMessageIdAndPropertiesVariableHeader h = ack.idAndPropertiesVariableHeader();
-            String reason = "SUBACK reason code " + Fault.reasonCode(code, NettyMqttSession.reasonName(
-                    NettyMqttSession.SUBACK, code)) + NettyMqttSession.reasonString(h == null ? null : h.properties());
+            String reason = "SUBACK reason code " + Fault.reasonCode(code, MqttWire.reasonName(
+                    MqttWire.SUBACK, code)) + MqttWire.reasonString(h == null ? null : h.properties());
             if (code == 0x8F) {
                 throw new SpecException("--opt topic", "the MQTT broker at " + s.address()
                         + " rejects the topic filter '" + filter + "': " + reason);
@@ -139,9 +139,9 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
     /** Event loop: PUBLISH and PUBREL (a PUBACK, PUBREC or PUBCOMP to a subscriber breaks the protocol). */
     @Override
     public void onPacket(ChannelHandlerContext ctx, int type, int flags, ByteBuf in, int start, int length) {
-        if (type == NettyMqttSession.PUBLISH) {
+        if (type == MqttWire.PUBLISH) {
             onPublish(ctx, flags, in, start, length);
-        } else if (type == NettyMqttSession.PUBREL) {
+        } else if (type == MqttWire.PUBREL) {
             if (length < 2 || (!v5 && length != 2)) {
                 failed("sent a malformed PUBREL (" + length + " bytes after the fixed header)");
                 return;
@@ -150,10 +150,10 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
             if (unreleased != null) {
                 unreleased[id >>> 6] &= ~(1L << id);
             }
-            session.acknowledge(ctx, NettyMqttSession.PUBCOMP, id);
+            session.acknowledge(ctx, MqttWire.PUBCOMP, id);
         } else {
             protocolErrors++;
-            session.unexpected("sent a " + NettyMqttSession.typeName(type) + " to a subscriber, which publishes nothing");
+            session.unexpected("sent a " + MqttWire.typeName(type) + " to a subscriber, which publishes nothing");
         }
     }
 
@@ -175,7 +175,7 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
             return;
         }
         if (v5) {
-            long props = NettyMqttSession.readVarInt(in, p, end);
+            long props = MqttWire.readVarInt(in, p, end);
             if (props < 0 || p + (props & 7) + (props >>> 3) > end) {
                 failed("sent a malformed PUBLISH (its properties run past its " + length + " bytes)");
                 return;
@@ -194,7 +194,7 @@ final class NettyMqttSubscriber implements Subscriber, NettyMqttSession.Packets 
             }
         }
         if (qos > 0) {
-            session.acknowledge(ctx, qos == 1 ? NettyMqttSession.PUBACK : NettyMqttSession.PUBREC, id);
+            session.acknowledge(ctx, qos == 1 ? MqttWire.PUBACK : MqttWire.PUBREC, id);
         }
     }
 
