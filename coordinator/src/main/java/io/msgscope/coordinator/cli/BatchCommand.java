@@ -264,8 +264,8 @@ public final class BatchCommand implements Callable<Integer> {
         SummaryView v = s == null ? null : new SummaryView(s);
         m.put("status", v == null ? "failed" : v.status());
         m.put("failure_reason", v == null ? "no summary.json (exit " + code + "; see " + e.name() + "/run.log)"
-                : s.path("failure_reason").isTextual() ? s.get("failure_reason").asText() : null);
-        m.put("spec_hash", s == null || !s.path("spec_hash").isTextual() ? null : s.get("spec_hash").asText());
+                : v.envelope().failureReason());
+        m.put("spec_hash", v == null ? null : v.envelope().specHash());
         m.put("msg_s", v == null || Double.isNaN(v.msgPerS()) ? null : v.msgPerS());
         m.put("latency_p50_us", v == null || Double.isNaN(v.latencyUs("p50")) ? null : v.latencyUs("p50"));
         m.put("latency_p99_us", v == null || Double.isNaN(v.latencyUs("p99")) ? null : v.latencyUs("p99"));

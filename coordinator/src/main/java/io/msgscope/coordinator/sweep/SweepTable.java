@@ -119,7 +119,7 @@ public final class SweepTable {
         if (p.summary() == null) {
             return "missing";
         }
-        return p.summary().path("status").asText("unknown");
+        return new io.msgscope.coordinator.report.SummaryView(p.summary()).status();
     }
 
     /** sweep.dat. */
