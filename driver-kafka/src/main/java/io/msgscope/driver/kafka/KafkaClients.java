@@ -29,7 +29,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class KafkaClients {
     static final int REQUEST_TIMEOUT_MS = 10_000;
-    static final int DELIVERY_TIMEOUT_MS = 30_000;
+    static final int DELIVERY_TIMEOUT_MS = 20_000;
     static final int MAX_BLOCK_MS = 15_000;
     static final long ADMIN_TIMEOUT_MS = 15_000;
 

@@ -8,7 +8,8 @@ import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.driver.Subscriber;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.common.KafkaException;
 
 import java.io.IOException;
@@ -154,7 +155,7 @@ public final class KafkaDriver implements Driver {
                 }
             }
             Set<String> groups = new TreeSet<>();
-            for (ConsumerGroupListing g : admin.listConsumerGroups().all()
+            for (GroupListing g : admin.listGroups(ListGroupsOptions.forConsumerGroups()).all()
                     .get(KafkaClients.ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
                 if (g.groupId().startsWith(KafkaSettings.PREFIX)) {
                     groups.add(g.groupId());

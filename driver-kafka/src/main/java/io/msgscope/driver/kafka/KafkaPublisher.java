@@ -31,6 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * (with acks=0 the producer completes a send once it is written to the socket), each failure as
  * {@code publish_errors} ({@code publish_refused} when the broker refused it for good, e.g. a message too large).
  * At most {@code max_inflight} sends are unacknowledged: {@link #send} then waits, {@link #offer} returns false.
+ * Once a send has failed, the next {@code send} or {@code offer} throws it: kafka-clients retries a broker that is
+ * gone until the delivery timeout and says nothing else, so a failed send is how a lost broker shows.
  * {@link #drain} flushes the producer and waits for every acknowledgement.
  */
 final class KafkaPublisher implements Publisher {
@@ -116,6 +118,11 @@ final class KafkaPublisher implements Publisher {
     }
 
     private void sendOne(ByteBuffer buffer, int off) throws IOException {
+        final String failed = counts.firstError();
+        if (failed != null) {
+            // kafka-clients reports a broker that is gone only as sends that time out: the first one ends the run
+            throw new Fault(Fault.Kind.PUBLISH_FAILED, failed);
+        }
         final byte[] v = value;
         buffer.get(off, v, 0, size);
         try {

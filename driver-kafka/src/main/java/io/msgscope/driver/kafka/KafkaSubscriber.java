@@ -85,7 +85,7 @@ final class KafkaSubscriber implements Subscriber {
             awaitAssignment(c);
         } catch (IOException | RuntimeException e) {
             if (c != null) {
-                c.close(Duration.ZERO);
+                c.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
             }
             dropTopic();
             if (e instanceof IOException io) {
@@ -247,16 +247,15 @@ final class KafkaSubscriber implements Subscriber {
             }
         }
         try {
-            consumer.close(Duration.ofSeconds(5));
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
         } catch (KafkaException | IllegalStateException e) {
             // the broker may be gone: nothing more to close from here
         }
-        if (!sharedGroup) {
-            try {
-                KafkaClients.deleteGroups(admin, Set.of(group));
-            } catch (IOException e) {
-                // msgscope clean removes it later
-            }
+        try {
+            // a shared group is left while other members remain: the last one to close deletes it
+            KafkaClients.deleteGroups(admin, Set.of(group));
+        } catch (IOException e) {
+            // the broker may be gone: msgscope clean removes the group later
         }
         dropTopic();
     }

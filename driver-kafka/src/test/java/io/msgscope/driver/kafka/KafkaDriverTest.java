@@ -152,7 +152,7 @@ class KafkaDriverTest {
             assertEquals(topic, sub.serverInfo().get("topic"));
         }
         assertFalse(topics().contains(topic), "the topic is deleted when its subscriber closes");
-        assertTrue(admin.listConsumerGroups().all().get(15, TimeUnit.SECONDS).stream()
+        assertTrue(admin.listGroups(org.apache.kafka.clients.admin.ListGroupsOptions.forConsumerGroups()).all().get(15, TimeUnit.SECONDS).stream()
                 .noneMatch(g -> g.groupId().contains(topic)), "the subscriber's own group is deleted");
     }
 
