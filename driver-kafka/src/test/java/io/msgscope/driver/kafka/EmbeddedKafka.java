@@ -32,6 +32,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final int port;
     private final Path dir;
     private final KafkaRaftServer server;
+    private org.apache.kafka.clients.admin.Admin admin;
     private boolean stopped;
 
     private EmbeddedKafka(int port, Path dir, KafkaRaftServer server) {
@@ -115,8 +116,26 @@ public final class EmbeddedKafka implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /** An Admin client of this broker for the tests' own checks, closed with it. */
+    public synchronized org.apache.kafka.clients.admin.Admin admin() {
+        if (admin == null) {
+            admin = org.apache.kafka.clients.admin.Admin.create(java.util.Map.of(
+                    org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()));
+        }
+        return admin;
+    }
+
+    /** The broker's topics now. */
+    public java.util.Set<String> topics() throws Exception {
+        return admin().listTopics().names().get(15, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     /** Stops the broker (a test's "broker killed mid-run"), keeping its folder until {@link #close}. */
     public synchronized void stop() {
+        if (admin != null) {
+            admin.close(java.time.Duration.ofSeconds(1));
+            admin = null;
+        }
         if (!stopped) {
             stopped = true;
             server.shutdown();

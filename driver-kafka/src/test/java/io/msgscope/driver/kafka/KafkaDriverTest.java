@@ -7,7 +7,6 @@ import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.Subscriber;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,14 +42,11 @@ class KafkaDriverTest {
     @BeforeAll
     static void startBroker() throws Exception {
         broker = EmbeddedKafka.start();
-        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap()));
+        admin = broker.admin();
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
         if (broker != null) {
             broker.close();
         }
@@ -65,7 +61,7 @@ class KafkaDriverTest {
     }
 
     private static Set<String> topics() throws Exception {
-        return admin.listTopics().names().get(15, TimeUnit.SECONDS);
+        return broker.topics();
     }
 
     /** Message i: its sequence in the header, then bytes that depend on i, so a payload overwritten in flight shows. */
@@ -152,8 +148,9 @@ class KafkaDriverTest {
             assertEquals(topic, sub.serverInfo().get("topic"));
         }
         assertFalse(topics().contains(topic), "the topic is deleted when its subscriber closes");
-        assertTrue(admin.listGroups(org.apache.kafka.clients.admin.ListGroupsOptions.forConsumerGroups()).all().get(15, TimeUnit.SECONDS).stream()
-                .noneMatch(g -> g.groupId().contains(topic)), "the subscriber's own group is deleted");
+        assertTrue(admin.listGroups(org.apache.kafka.clients.admin.ListGroupsOptions.forConsumerGroups()).all()
+                .get(15, TimeUnit.SECONDS).stream().noneMatch(g -> g.groupId().contains(topic)),
+                "the subscriber's own group is deleted");
     }
 
     @Test
