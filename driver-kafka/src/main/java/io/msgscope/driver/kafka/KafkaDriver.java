@@ -30,7 +30,8 @@ import java.util.concurrent.TimeoutException;
  * through the Admin client ({@code msgscope-<random>} unless {@code --opt topic} names one; {@code partitions},
  * {@code replication}), joins a consumer group, waits for its partitions and positions them at their end, and reports
  * the topic as its destination; the publisher sends to it without a key. A topic msgscope created is deleted when
- * its subscriber closes, on every path that closes it; {@link #clean} finds and deletes what a killed run left.
+ * its subscriber closes, on every path that closes it, and when the agent's JVM exits with it still open (Ctrl-C);
+ * {@link #clean} finds and deletes what a killed run left.
  *
  * <p>{@code --uri kafka://host:port[,host:port...]} (the bootstrap servers; default
  * {@value KafkaSettings#DEFAULT_URI}, port 9092 when left out); PLAINTEXT only. Options ({@code --opt key=value}):

@@ -68,6 +68,9 @@ final class KafkaSubscriber implements Subscriber {
         this.group = sharedGroup ? s.group() : KafkaSettings.PREFIX + "-" + s.topic() + "-"
                 + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
         this.created = KafkaClients.createTopic(admin, s);
+        if (created) {
+            TopicsAtExit.add(this);
+        }
         KafkaConsumer<byte[], byte[]> c = null;
         try {
             c = new KafkaConsumer<>(KafkaClients.consumer(s, group, sharedGroup, size));
@@ -248,7 +251,7 @@ final class KafkaSubscriber implements Subscriber {
         }
         try {
             consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
-        } catch (KafkaException | IllegalStateException e) {
+        } catch (RuntimeException e) { // KafkaException, or a push thread that did not end in time
             // the broker may be gone: nothing more to close from here
         }
         try {
@@ -261,11 +264,41 @@ final class KafkaSubscriber implements Subscriber {
     }
 
     private void dropTopic() {
-        if (created) {
+        if (created && TopicsAtExit.remove(this)) {
             try {
                 KafkaClients.deleteTopics(admin, Set.of(settings.topic()));
             } catch (IOException e) {
                 // the broker may be gone: msgscope clean removes the topic later
+            }
+        }
+    }
+
+    /**
+     * The topics of subscribers that were never closed, deleted when the JVM exits (an agent stopped by Ctrl-C, which
+     * reaches it as SIGINT, ends without closing its connections): one Admin request each, a few seconds at most.
+     */
+    static final class TopicsAtExit {
+        private static final Set<KafkaSubscriber> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private static final AtomicBoolean HOOKED = new AtomicBoolean();
+
+        static void add(KafkaSubscriber s) {
+            OPEN.add(s);
+            if (HOOKED.compareAndSet(false, true)) {
+                Runtime.getRuntime().addShutdownHook(new Thread(TopicsAtExit::deleteAll, "msgscope-kafka-topics"));
+            }
+        }
+
+        static boolean remove(KafkaSubscriber s) {
+            return OPEN.remove(s);
+        }
+
+        private static void deleteAll() {
+            for (KafkaSubscriber s : OPEN) {
+                try {
+                    s.admin.deleteTopics(Set.of(s.settings.topic())).all().get(3, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // exiting: msgscope clean removes what is left
+                }
             }
         }
     }
