@@ -242,6 +242,32 @@ class KafkaDriverTest {
     }
 
     @Test
+    void aMemberBeyondThePartitionCountIsReadyAndTheOtherGetsEverything() throws Exception {
+        int size = 40;
+        int n = 500;
+        String topic = "msgscope.more-members-than-partitions";
+        long t0 = System.nanoTime();
+        try (Subscriber a = driver.openSubscriber(spec(size, "topic", topic, "group", "msgscope-one", "partitions", "1"));
+             Subscriber b = driver.openSubscriber(spec(size, "topic", topic, "group", "msgscope-one", "partitions", "1"))) {
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(50), "the idle member did not wait for the "
+                    + "assignment timeout");
+            Received ra = new Received(size);
+            Received rb = new Received(size);
+            a.start(ra, e -> { });
+            b.start(rb, e -> { });
+            try (Publisher pub = driver.openPublisher(spec(size).withDestination(topic))) {
+                sendAll(pub, size, n);
+            }
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (ra.seqs.size() + rb.seqs.size() < n && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals(n, ra.seqs.size() + rb.seqs.size(), "each message once, all to the partition's owner");
+            assertTrue(ra.seqs.isEmpty() || rb.seqs.isEmpty(), "one partition, one member receives");
+        }
+    }
+
+    @Test
     void aTopicTheBrokerRefusesIsOneLineNamingTheCause() {
         Fault f = assertThrows(Fault.class, () -> driver.openSubscriber(spec(64, "replication", "3")));
         assertEquals(Fault.Kind.REFUSED, f.kind());
