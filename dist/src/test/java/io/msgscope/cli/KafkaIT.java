@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Kafka end to end through the real jar (issue 19), against a KRaft broker this test starts in its own JVM on a free
  * port (so it runs everywhere, CI or not, and never skips): a trace run accounts for every message and leaves no
- * topic; the throughput search converges; every scenario delivers every message (delivery_rate 1.0) and removes its
+ * topic; zstd and snappy work from the shaded jar; the throughput search converges; every scenario delivers every message (delivery_rate 1.0) and removes its
  * topics; bad options and URIs exit 2 with one line naming them; the broker shut down mid-run fails the run (exit 1)
  * with its results written.
  */
@@ -65,6 +65,18 @@ class KafkaIT {
         assertEquals(0, c.get("errors").asLong(), c::toString);
         assertEquals(n, DriverRunIT.dataRows(out.resolve("trace.dat")));
         assertEquals(Set.of(), msgscopeTopics(), "the run's topic is deleted");
+    }
+
+    /** The codecs with native libraries (zstd-jni, snappy-java) work from the shaded jar too. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"zstd", "snappy"})
+    void compressedRunsWorkFromTheJar(String codec) throws Exception {
+        Path out = tmp.resolve(codec);
+        MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", "kafka", "--uri", broker.uri(),
+                "--opt", "compression=" + codec, "--count", "2000", "--warmup", "500", "--out", out.toString());
+        JsonNode c = p.awaitOkSummary(out, 180).get("counters");
+        assertEquals(2000, c.get("messages_received").asLong());
+        assertEquals(0, c.get("errors").asLong(), c::toString);
     }
 
     @Test
