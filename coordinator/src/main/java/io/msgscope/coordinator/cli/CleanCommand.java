@@ -19,7 +19,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "clean", mixinStandardHelpOptions = true,
         description = {"Remove what msgscope made on a broker and a run left behind (e.g. JetStream streams MSGSCOPE_* "
-                               + "after the server was killed mid-run), listing each; --dry-run only lists."},
+                               + "or Kafka topics and consumer groups msgscope* after the server was killed mid-run), "
+                               + "listing each; --dry-run only lists."},
         footer = {"",
                   "Exit codes: 0 ok (also when nothing was left), 1 the broker could not be reached or refused, 2 "
                           + "bad usage."})

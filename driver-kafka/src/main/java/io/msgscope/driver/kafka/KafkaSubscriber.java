@@ -1,0 +1,305 @@
+package io.msgscope.driver.kafka;
+
+import io.msgscope.core.WireHeader;
+import io.msgscope.core.driver.Fault;
+import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.Subscriber;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * One KafkaConsumer (its own connections, A1) in a consumer group: a group of its own (trace, throughput, fan-out:
+ * every subscriber gets every message) or the scenario's shared group (round-robin: each partition, and so each
+ * message, goes to one member). The subscriber creates the topic first when msgscope names it or it is missing
+ * (deleting it on close when it created it), subscribes, and polls until the group has assigned it partitions and
+ * each is positioned at its end ({@code seekToEnd}, then {@code position}): only then does the constructor return and
+ * the receiver report ready, so nothing the publisher sends afterwards is missed. A member of a shared group that the
+ * group leaves without partitions (more members than partitions) is ready once it has joined.
+ *
+ * <p>Polled mode ({@link #poll}): {@code KafkaConsumer.poll} on the caller's thread. Push mode ({@link #start}): a
+ * thread of its own per subscriber ({@code msgscope-kafka-consumer}) polls and calls the handler first thing for each
+ * record; kafka-clients allows one thread per consumer at a time, and its poll blocks, so one thread cannot serve
+ * many consumers without waking up in turn for each (see the driver page's limits). Each record's value (a byte[]
+ * kafka-clients allocates) is copied into one preallocated little-endian buffer for the handler.
+ */
+final class KafkaSubscriber implements Subscriber {
+    /** How long the constructor waits for the group to assign partitions. */
+    private static final long ASSIGN_TIMEOUT_NS = 60_000_000_000L;
+    private static final Duration PUSH_POLL = Duration.ofSeconds(1);
+
+    private final KafkaSettings settings;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Admin admin;
+    private final String group;
+    private final boolean sharedGroup;
+    private final boolean created;
+    private ConsumerRecords<byte[], byte[]> pending; // records polled while waiting for the assignment
+    private ByteBuffer rx; // polling (or push) thread only
+    private long shortPayloads; // polling (or push) thread only
+    private volatile long shortSeen;
+    private volatile boolean closed;
+    private volatile String failure;
+    private volatile Thread pusher;
+    private final AtomicBoolean endedOnce = new AtomicBoolean();
+    private volatile boolean joined;
+
+    KafkaSubscriber(KafkaSettings s, int size, Admin admin) throws IOException {
+        this.settings = s;
+        this.admin = admin;
+        this.rx = ByteBuffer.allocate(Math.max(size, WireHeader.SIZE)).order(ByteOrder.LITTLE_ENDIAN);
+        this.sharedGroup = !s.group().isEmpty();
+        this.group = sharedGroup ? s.group() : KafkaSettings.PREFIX + "-" + s.topic() + "-"
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        this.created = KafkaClients.createTopic(admin, s);
+        if (created) {
+            TopicsAtExit.add(this);
+        }
+        KafkaConsumer<byte[], byte[]> c = null;
+        try {
+            c = new KafkaConsumer<>(KafkaClients.consumer(s, group, sharedGroup, size));
+            this.consumer = c;
+            c.subscribe(List.of(s.topic()), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    joined = true;
+                }
+            });
+            awaitAssignment(c);
+        } catch (IOException | RuntimeException e) {
+            if (c != null) {
+                c.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+            }
+            dropTopic();
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            if (e instanceof io.msgscope.core.SpecException se) {
+                throw se;
+            }
+            throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot subscribe to topic '" + s.topic() + "' at "
+                    + s.address() + ": " + KafkaClients.oneLine(e), e);
+        }
+    }
+
+    /** Polls until partitions are assigned and positioned at their end (see the class comment). */
+    private void awaitAssignment(KafkaConsumer<byte[], byte[]> c) throws IOException {
+        final long deadline = System.nanoTime() + ASSIGN_TIMEOUT_NS;
+        while (true) {
+            ConsumerRecords<byte[], byte[]> r = c.poll(Duration.ofMillis(100));
+            if (!r.isEmpty()) {
+                pending = r; // nothing is sent before ready; kept in order all the same
+            }
+            Set<TopicPartition> assigned = c.assignment();
+            if (!assigned.isEmpty()) {
+                // this member's starting point: the end of each partition, resolved now rather than on the first fetch
+                if (pending == null) {
+                    c.seekToEnd(assigned);
+                }
+                for (TopicPartition tp : assigned) {
+                    c.position(tp, Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
+                }
+                if (sharedGroup) {
+                    c.commitSync(Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS)); // a later owner starts here too
+                }
+                return;
+            }
+            if (sharedGroup && joined) {
+                return; // more members than partitions: this one waits in the group for a partition to free up
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Fault(Fault.Kind.CONNECT_FAILED, "Kafka at " + settings.address() + " assigned no partition "
+                        + "of topic '" + settings.topic() + "' to consumer group '" + group + "' within "
+                        + ASSIGN_TIMEOUT_NS / 1_000_000_000L + " s");
+            }
+        }
+    }
+
+    @Override
+    public int poll(MessageHandler handler, long timeoutMs) throws IOException {
+        if (closed) {
+            return -1;
+        }
+        ConsumerRecords<byte[], byte[]> r = pending;
+        if (r != null) {
+            pending = null;
+            return deliver(handler, r);
+        }
+        try {
+            r = consumer.poll(Duration.ofMillis(Math.max(0, timeoutMs)));
+        } catch (WakeupException e) {
+            return closed ? -1 : 0;
+        } catch (KafkaException | IllegalStateException e) {
+            failure = "consuming topic '" + settings.topic() + "' at " + settings.address() + " failed: "
+                    + KafkaClients.oneLine(e);
+            return -1;
+        }
+        return deliver(handler, r);
+    }
+
+    private int deliver(MessageHandler h, ConsumerRecords<byte[], byte[]> records) {
+        int n = 0;
+        for (ConsumerRecord<byte[], byte[]> rec : records) {
+            final byte[] data = rec.value();
+            final int len = data == null ? 0 : data.length;
+            if (len < WireHeader.SIZE) {
+                shortSeen = ++shortPayloads;
+                continue;
+            }
+            ByteBuffer b = rx;
+            if (len > b.capacity()) { // larger than announced: grow once
+                b = rx = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            b.put(0, data, 0, len);
+            h.onMessage(b, 0);
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Push delivery (scenario mode) on a thread of its own that polls up to a second at a time (see the class
+     * comment); {@code ended} is called once if a poll fails.
+     */
+    @Override
+    public void start(MessageHandler h, Consumer<String> ended) {
+        if (pusher != null) {
+            throw new IllegalStateException("this subscriber was started already");
+        }
+        Thread t = new Thread(() -> {
+            while (!closed) {
+                int n;
+                try {
+                    n = poll(h, PUSH_POLL.toMillis());
+                } catch (IOException | RuntimeException e) {
+                    failure = "consuming topic '" + settings.topic() + "' failed: " + KafkaClients.oneLine(e);
+                    n = -1;
+                }
+                if (n < 0) {
+                    if (!closed && endedOnce.compareAndSet(false, true)) {
+                        ended.accept(closeReason());
+                    }
+                    return;
+                }
+            }
+        }, "msgscope-kafka-consumer");
+        t.setDaemon(true);
+        pusher = t;
+        t.start();
+    }
+
+    @Override
+    public String closeReason() {
+        String f = failure;
+        return f != null ? f : "consumer of topic '" + settings.topic() + "' at " + settings.address() + " closed";
+    }
+
+    @Override
+    public String destination() {
+        return settings.topic();
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        long shorts = shortSeen;
+        return Map.of("errors", shorts, "short_payloads", shorts);
+    }
+
+    @Override
+    public Map<String, String> serverInfo() {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("broker", "kafka " + settings.bootstrap());
+        m.put("protocol", "Kafka (kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion()
+                + ", group protocol " + (settings.classicGroups() ? "classic" : "consumer") + ")");
+        m.put("topic", settings.topic());
+        m.put("partitions", Integer.toString(settings.partitions()));
+        m.put("consumer_group", group);
+        return m;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Thread t = pusher;
+        if (t != null) {
+            consumer.wakeup();
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) { // KafkaException, or a push thread that did not end in time
+            // the broker may be gone: nothing more to close from here
+        }
+        try {
+            // a shared group is left while other members remain: the last one to close deletes it
+            KafkaClients.deleteGroups(admin, Set.of(group));
+        } catch (IOException e) {
+            // the broker may be gone: msgscope clean removes the group later
+        }
+        dropTopic();
+    }
+
+    private void dropTopic() {
+        if (created && TopicsAtExit.remove(this)) {
+            try {
+                KafkaClients.deleteTopics(admin, Set.of(settings.topic()));
+            } catch (IOException e) {
+                // the broker may be gone: msgscope clean removes the topic later
+            }
+        }
+    }
+
+    /**
+     * The topics of subscribers that were never closed, deleted when the JVM exits (an agent stopped by Ctrl-C, which
+     * reaches it as SIGINT, ends without closing its connections): one Admin request each, a few seconds at most.
+     */
+    static final class TopicsAtExit {
+        private static final Set<KafkaSubscriber> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private static final AtomicBoolean HOOKED = new AtomicBoolean();
+
+        static void add(KafkaSubscriber s) {
+            OPEN.add(s);
+            if (HOOKED.compareAndSet(false, true)) {
+                Runtime.getRuntime().addShutdownHook(new Thread(TopicsAtExit::deleteAll, "msgscope-kafka-topics"));
+            }
+        }
+
+        static boolean remove(KafkaSubscriber s) {
+            return OPEN.remove(s);
+        }
+
+        private static void deleteAll() {
+            for (KafkaSubscriber s : OPEN) {
+                try {
+                    s.admin.deleteTopics(Set.of(s.settings.topic())).all().get(3, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // exiting: msgscope clean removes what is left
+                }
+            }
+        }
+    }
+}
