@@ -82,8 +82,9 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
         if (!address.isEmpty() && !topic.isEmpty()) {
             throw new SpecException("--opt " + TOPIC, "and --opt " + ADDRESS + " both choose the node; give one of them");
         }
-        if (shared && topic.isEmpty()) {
-            throw new SpecException("--opt " + SHARED, "shares the queue of a topic: it needs --opt " + TOPIC);
+        if (shared && !address.isEmpty()) {
+            throw new SpecException("--opt " + SHARED, "shares the queue of a topic: it cannot be used with --opt "
+                    + ADDRESS + " (which names the node itself)");
         }
         if (topic.indexOf('/') >= 0) {
             throw new SpecException("--opt " + TOPIC, "must not hold '/' (it becomes the last part of /topic/TOPIC or "

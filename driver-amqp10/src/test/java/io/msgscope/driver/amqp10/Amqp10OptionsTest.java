@@ -46,7 +46,6 @@ class Amqp10OptionsTest {
             "idle_timeout_ms, -1, --opt idle_timeout_ms",
             "open_timeout_ms, 10, --opt open_timeout_ms",
             "tls_verify, sure, --opt tls_verify",
-            "shared, true, --opt shared",
             "topic, a/b, --opt topic",
             "no_such_option, 1, --opt no_such_option",
     })
@@ -62,6 +61,8 @@ class Amqp10OptionsTest {
                 spec("", Map.of("settled", "true", "max_inflight", "10")))).option());
         assertEquals("--opt topic", assertThrows(SpecException.class, () -> driver.checkOptions(
                 spec("", Map.of("topic", "t", "address", "q")))).option());
+        assertEquals("--opt shared", assertThrows(SpecException.class, () -> driver.checkOptions(
+                spec("", Map.of("shared", "true", "address", "q")))).option());
         String longName = "x".repeat(256);
         assertEquals("--opt address", assertThrows(SpecException.class, () -> driver.checkOptions(
                 spec("", Map.of("address", longName)))).option());
