@@ -84,6 +84,13 @@ class Amqp10IT {
         JsonNode j = p.awaitOkSummary(out, 120);
         long sent = ScenarioResults.assertEveryMessageDelivered(j, scenario, pubs, subs, 200, 2);
         assertEquals(sent, j.get("results").get("messages_acked").asLong(), j::toString);
+        if (scenario.equals("round-robin")) { // the shared /queue/ queue is deleted by the last subscriber to leave
+            Process list = new ProcessBuilder("rabbitmqctl", "list_queues", "name").redirectErrorStream(true).start();
+            String queues = new String(list.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            list.waitFor();
+            String runId = j.get("run_id").asText();
+            assertFalse(queues.contains(runId), "a queue of run " + runId + " left behind: " + queues);
+        }
     }
 
     @Test

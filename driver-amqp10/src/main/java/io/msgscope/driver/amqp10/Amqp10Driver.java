@@ -107,15 +107,15 @@ public final class Amqp10Driver implements Driver {
             await(r.openFuture(), o, "subscriber", what, op.address());
             String node = dynamic ? r.address() : source;
             context.connects().opened(System.nanoTime() - t0);
-            Runnable cleanup = dynamic || !o.dynamic() ? null : () -> RabbitQueues.delete(spec, node.substring("/queue/".length()));
+            Runnable cleanup = null;
+            if (o.dynamic() && !dynamic) { // the per-run queue on RabbitMQ
+                cleanup = () -> RabbitQueues.delete(spec, node.substring("/queue/".length()));
+            } else if (o.shared() && !o.topic().isEmpty() && rabbitMq(info)) { // round-robin: the last one deletes it
+                cleanup = () -> RabbitQueues.delete(spec, o.topic(), true);
+            }
             return new Amqp10Subscriber(o, op, r, node, spec.messageSize(), info, cleanup);
-        } catch (ClientException | RuntimeException e) {
-            op.close();
-            throw new Fault(Fault.Kind.REFUSED, "amqp10: setting up the subscriber at " + op.address() + " failed: "
-                    + Amqp10Connections.describe(e), e);
-        } catch (IOException e) {
-            op.close();
-            throw e;
+        } catch (ClientException | IOException | RuntimeException e) {
+            throw setUpFailed("subscriber", op, e);
         }
     }
 
@@ -141,14 +141,22 @@ public final class Amqp10Driver implements Driver {
             await(s.openFuture(), o, "publisher", "'" + node + "'", op.address());
             context.connects().opened(System.nanoTime() - t0);
             return new Amqp10Publisher(o, op, s, node, spec.messageSize());
-        } catch (ClientException | RuntimeException e) {
-            op.close();
-            throw new Fault(Fault.Kind.REFUSED, "amqp10: setting up the publisher at " + op.address() + " failed: "
-                    + Amqp10Connections.describe(e), e);
-        } catch (IOException e) {
-            op.close();
-            throw e;
+        } catch (ClientException | IOException | RuntimeException e) {
+            throw setUpFailed("publisher", op, e);
         }
+    }
+
+    /** Closes the half-made side's connection; a {@link Fault} already saying why stays as it is. */
+    private static IOException setUpFailed(String side, Amqp10Connections.Opened op, Exception e) {
+        op.close();
+        if (e instanceof IOException io) {
+            return io;
+        }
+        if (e instanceof SpecException spec) {
+            throw spec;
+        }
+        return new Fault(Fault.Kind.REFUSED, "amqp10: setting up the " + side + " at " + op.address() + " failed: "
+                + Amqp10Connections.describe(e), e);
     }
 
     /** Waits for the broker's attach; a refusal (no such node, not allowed) is a one-line {@link Fault}. */
