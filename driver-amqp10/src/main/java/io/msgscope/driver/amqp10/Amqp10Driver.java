@@ -91,7 +91,6 @@ public final class Amqp10Driver implements Driver {
     public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         Amqp10Options o = Amqp10Options.of(spec);
         Amqp10Connections.Opened op = Amqp10Connections.open(spec, o, "subscriber");
-        long t0 = System.nanoTime();
         try {
             ReceiverOptions ro = new ReceiverOptions().creditWindow(o.credit()).autoAccept(false)
                     .deliveryMode(o.settled() ? DeliveryMode.AT_MOST_ONCE : DeliveryMode.AT_LEAST_ONCE);
@@ -106,7 +105,6 @@ public final class Amqp10Driver implements Driver {
             String what = dynamic ? "a dynamic node" : "'" + source + "'";
             await(r.openFuture(), o, "subscriber", what, op.address());
             String node = dynamic ? r.address() : source;
-            context.connects().opened(System.nanoTime() - t0);
             Runnable cleanup = null;
             if (o.dynamic() && !dynamic) { // the per-run queue on RabbitMQ
                 cleanup = () -> RabbitQueues.delete(spec, node.substring("/queue/".length()));
@@ -128,7 +126,6 @@ public final class Amqp10Driver implements Driver {
                     + "reports it) or --opt address");
         }
         Amqp10Connections.Opened op = Amqp10Connections.open(spec, o, "publisher");
-        long t0 = System.nanoTime();
         try {
             SenderOptions so = new SenderOptions()
                     .deliveryMode(o.settled() ? DeliveryMode.AT_MOST_ONCE : DeliveryMode.AT_LEAST_ONCE);
@@ -139,7 +136,6 @@ public final class Amqp10Driver implements Driver {
             so.openTimeout(o.openTimeoutMs());
             Sender s = op.connection().openSender(node, so);
             await(s.openFuture(), o, "publisher", "'" + node + "'", op.address());
-            context.connects().opened(System.nanoTime() - t0);
             return new Amqp10Publisher(o, op, s, node, spec.messageSize());
         } catch (ClientException | IOException | RuntimeException e) {
             throw setUpFailed("publisher", op, e);
