@@ -20,8 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The AMQP 1.0 driver (issue 19) through the real jar: trace runs, rate mode, the throughput search and the four
  * scenarios against RabbitMQ's AMQP 1.0 plugin (enabled by the set-up when off; skipped when RabbitMQ is absent, a
- * failure under CI=true), bad options refused with exit 2, and an embedded Qpid Broker-J stopped in the middle of a
- * run: exit 1, results written, the run marked failed with one line.
+ * failure under CI=true), bad options refused with exit 2, a port without AMQP 1.0 (exit 1, one line naming the
+ * plugin), and an embedded Qpid Broker-J stopped in the middle of a run: exit 1, results written, the run marked
+ * failed with one line.
  */
 class Amqp10IT {
     @TempDir
@@ -103,6 +104,43 @@ class Amqp10IT {
                 "1000"), "--uri");
         Usage.assertUsageError(start("b4", "scenario", "--driver", "amqp10", "--scenario", "fan-out", "--opt",
                 "topic=x"), "--opt topic");
+    }
+
+    /**
+     * A port that answers AMQP 1.0's header with 0-9-1's and closes, as RabbitMQ does without rabbitmq_amqp1_0: the run
+     * fails at connect (exit 1) with one line naming the plugin, results written.
+     */
+    @Test
+    void aBrokerWithoutAmqp10FailsWithOneLineNamingThePlugin() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (java.net.Socket s = server.accept()) {
+                        s.getInputStream().readNBytes(8);
+                        s.getOutputStream().write(new byte[] {'A', 'M', 'Q', 'P', 0, 0, 9, 1});
+                        s.getOutputStream().flush();
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            Path out = tmp.resolve("no-amqp10");
+            MsgscopeProcess p = start("no-amqp10", "run", "--driver", "amqp10", "--uri",
+                    "amqp://guest:guest@127.0.0.1:" + server.getLocalPort(), "--count", "1000", "--out", out.toString());
+            int rc = p.waitFor(180);
+            String stdout = p.out();
+            String stderr = p.err();
+            assertEquals(1, rc, () -> "stdout: " + stdout + " stderr: " + stderr);
+            for (String text : List.of(stdout, stderr)) {
+                assertFalse(text.contains("\tat "), "a stack trace: " + text);
+            }
+            JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
+            assertEquals("failed", s.get("status").asText());
+            String reason = s.get("failure_reason").asText();
+            assertTrue(reason.contains("rabbitmq_amqp1_0") && !reason.contains("\n"), reason);
+        }
     }
 
     /** Broker-J stopped mid-run: the run fails with one line and writes what it measured. */
