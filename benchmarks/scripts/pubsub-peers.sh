@@ -8,6 +8,9 @@
 #                   plain loop on the official Go client (benchmarks/scripts/peers/nats-go, built here in GOPATH
 #                   mode from Debian's golang-go and golang-github-nats-io-go-nats-dev, installed if missing)
 #   ZeroMQ PUSH/PULL vs a plain JeroMQ loop (io.msgscope.bench.peers.PlainZmq)
+#   AMQP 1.0        vs a plain Qpid ProtonJ2 send/receive loop (io.msgscope.bench.peers.PlainProtonJ2) through
+#                   RabbitMQ's rabbitmq_amqp1_0 plugin (enabled here if off), unsettled (amqp10) and pre-settled
+#                   (amqp10-settled); the peer's /queue/ queue is deleted after each run (rabbitmqctl)
 # Both sides report the receive rate the same way: (received - 1) / (last arrival - first arrival);
 # the delivered rate: received / (last arrival - first send), i.e. what actually got through per
 # second of the whole transfer; and messages lost = sent - received (what the subscriber got, for the
@@ -15,7 +18,8 @@
 # The order of the two tools flips every round; each run records the 1-minute load average.
 # Writes OUT/results.csv (one row per run), OUT/peers.md (medians, spread, ratios), OUT/results.json.
 # Usage: benchmarks/scripts/pubsub-peers.sh [OUT_DIR] [ROUNDS] [COUNT] [WARMUP]
-#   env MQTT_URI (tcp://127.0.0.1:1883), NATS_URI (nats://127.0.0.1:4222), SIZE (64), ONLY (e.g. "mqtt-qos1,zmq")
+#   env MQTT_URI (tcp://127.0.0.1:1883), NATS_URI (nats://127.0.0.1:4222), AMQP10_URI (amqp://guest:guest@127.0.0.1:5672),
+#   SIZE (64), ONLY (e.g. "mqtt-qos1,zmq")
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/results/bench-peers}"
@@ -25,6 +29,10 @@ warmup="${4:-50000}"
 size="${SIZE:-64}"
 mqtt_uri="${MQTT_URI:-tcp://127.0.0.1:1883}"
 nats_uri="${NATS_URI:-nats://127.0.0.1:4222}"
+amqp10_uri="${AMQP10_URI:-amqp://guest:guest@127.0.0.1:5672}"
+if [ -z "${ONLY:-}" ] || [[ "${ONLY}" == *amqp10* ]]; then
+  rabbitmq-plugins list -e -m 2>/dev/null | grep -qx rabbitmq_amqp1_0 || rabbitmq-plugins enable rabbitmq_amqp1_0 >/dev/null
+fi
 command -v mosquitto_pub >/dev/null && command -v mosquitto_sub >/dev/null || {
   echo "pubsub-peers.sh: mosquitto_pub/mosquitto_sub not found (apt-get install mosquitto-clients)" >&2; exit 2; }
 mkdir -p "$out"
@@ -33,10 +41,11 @@ bench="$root/benchmarks/target/benchmarks.jar"
 if [ ! -f "$jar" ] || [ ! -f "$bench" ]; then
   (cd "$root" && ./mvnw -q -B -DskipTests package)
 fi
-python3 - "$out" "$rounds" "$count" "$warmup" "$size" "$mqtt_uri" "$nats_uri" "$jar" "$bench" "${ONLY:-}" "$root" <<'PY'
+python3 - "$out" "$rounds" "$count" "$warmup" "$size" "$mqtt_uri" "$nats_uri" "$jar" "$bench" "${ONLY:-}" "$root" "$amqp10_uri" <<'PY'
 import csv, json, os, re, shutil, signal, statistics, subprocess, sys, time, urllib.parse
 out, rounds, count, warmup, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 mqtt_uri, nats_uri, jar, bench, only, root = sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9], sys.argv[10], sys.argv[11]
+amqp10_uri = sys.argv[12]
 mqtt = urllib.parse.urlparse(mqtt_uri)
 mhost, mport = mqtt.hostname, str(mqtt.port or 1883)
 
@@ -76,6 +85,14 @@ def java_peer(name, cls, args):
     return {"sent": int(m["sent"]), "received": int(m["received"]), "lost": int(m["lost"]),
             "send_msg_s": float(m["send_msg_s"]), "receive_msg_s": float(m["receive_msg_s"]),
             "delivered_msg_s": float(m["delivered_msg_s"]), "status": "ok", "note": ""}
+
+def amqp10_peer(name, mode):
+    queue = f"msgscope-amqp10-peer-{os.getpid()}-{name}"
+    try:
+        return java_peer(name, "io.msgscope.bench.peers.PlainProtonJ2",
+                         [amqp10_uri, f"/queue/{queue}", str(count), str(warmup), str(size), mode])
+    finally:
+        subprocess.run(["rabbitmqctl", "delete_queue", queue], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 def go_peer(name):
     """The official NATS Go client in a plain loop (issue 13's native peer for core NATS)."""
@@ -156,6 +173,9 @@ pairs = [
     ("nats-go", "Go nats.go loop", go_peer, lambda n: msgscope(n, "nats", nats_uri, [])),
     ("zmq", "plain JeroMQ", lambda n: java_peer(n, "io.msgscope.bench.peers.PlainZmq", [str(count), str(warmup), str(size)]),
      lambda n: msgscope(n, "zmq", "", [])),
+    ("amqp10", "plain ProtonJ2", lambda n: amqp10_peer(n, "unsettled"), lambda n: msgscope(n, "amqp10", amqp10_uri, [])),
+    ("amqp10-settled", "plain ProtonJ2", lambda n: amqp10_peer(n, "settled"),
+     lambda n: msgscope(n, "amqp10", amqp10_uri, ["settled=true"])),
 ]
 if only:
     pairs = [p for p in pairs if p[0] in only.split(",")]
@@ -215,7 +235,7 @@ for setting, peer_name, _, _ in pairs:
                   f"{dmed[tool]:,.0f} | {lost} | {loads} |")
     ratios.append((setting, peer_name, med["msgscope"] / med[peer_name] if med[peer_name] else float("nan"),
                    dmed["msgscope"] / dmed[peer_name] if dmed[peer_name] else float("nan")))
-target = {"mosquitto_pub/sub": 1.0, "plain jnats": 0.7, "plain JeroMQ": 0.7, "Go nats.go loop": 0.7}
+target = {"mosquitto_pub/sub": 1.0, "plain jnats": 0.7, "plain JeroMQ": 0.7, "Go nats.go loop": 0.7, "plain ProtonJ2": 0.9}
 md += ["", "| setting | ratio msgscope / peer, receive msg/s (medians) | ratio, delivered msg/s (medians) | target | met (receive / delivered) |",
        "|---|---|---|---|---|"]
 for setting, peer_name, ratio, dratio in ratios:

@@ -373,6 +373,7 @@ class DocsExamplesIT {
             String driver = args.contains("--driver") ? args.get(args.indexOf("--driver") + 1) : "zmq";
             switch (driver) {
                 case "amqp" -> ScenarioIT.requireBroker(5672, "RabbitMQ");
+                case "amqp10" -> io.msgscope.driver.amqp10.RabbitAmqp10.require(); // enables rabbitmq_amqp1_0 when off
                 case "mqtt" -> ScenarioIT.requireBroker(1883, "Mosquitto");
                 case "nats" -> ScenarioIT.requireBroker(4222, "nats-server");
                 case "kafka" -> args = toOwnKafka(args);

@@ -11,7 +11,7 @@ import java.util.Map;
 public final class DriverOptions {
     @Option(names = "--driver", paramLabel = "NAME", defaultValue = "tcp",
             description = "The messaging system (M10): tcp (raw TCP through the built-in relay, or straight to the "
-                    + "receiver with --opt via=direct; no broker), amqp, mqtt, nats, zmq or kafka (default: ${DEFAULT-VALUE}).")
+                    + "receiver with --opt via=direct; no broker), amqp (AMQP 0-9-1), amqp10 (AMQP 1.0), mqtt, nats, zmq or kafka (default: ${DEFAULT-VALUE}).")
     String driver;
 
     @Option(names = "--uri", paramLabel = "URI",
