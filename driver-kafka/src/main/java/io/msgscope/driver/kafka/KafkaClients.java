@@ -105,6 +105,11 @@ final class KafkaClients {
             if (e.getCause() instanceof TopicExistsException) {
                 return false;
             }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                // the admin client's own deadline came first: no broker answered, as below
+                throw new Fault(Fault.Kind.CONNECT_FAILED, "Kafka at " + s.address() + " did not answer within "
+                        + ADMIN_TIMEOUT_MS / 1000 + " s when creating topic '" + s.topic() + "' (is a broker listening?)");
+            }
             throw new Fault(Fault.Kind.REFUSED, "Kafka at " + s.address() + " refused to create topic '" + s.topic()
                     + "' (" + s.partitions() + " partitions, replication " + s.replication() + "): "
                     + oneLine(e.getCause()), e.getCause());
@@ -114,6 +119,27 @@ final class KafkaClients {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while creating topic '" + s.topic() + "' at " + s.address());
+        }
+    }
+
+    /**
+     * Commits offset 0 of every partition of a topic this run just created for a shared group that has no member yet,
+     * so that whichever member is given a partition, whenever, starts at its beginning (the run's first message).
+     * A broker that refuses it leaves the group to the members' own positions, as before.
+     */
+    static void startGroupAtBeginning(Admin admin, KafkaSettings s, String group) {
+        java.util.Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> start =
+                new java.util.HashMap<>();
+        for (int p = 0; p < s.partitions(); p++) {
+            start.put(new org.apache.kafka.common.TopicPartition(s.topic(), p),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(0));
+        }
+        try {
+            admin.alterConsumerGroupOffsets(group, start).all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // not fatal: the members then start where their own assignment positions them
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

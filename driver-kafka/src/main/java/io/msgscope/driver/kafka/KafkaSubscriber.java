@@ -70,6 +70,12 @@ final class KafkaSubscriber implements Subscriber {
         this.created = KafkaClients.createTopic(admin, s);
         if (created) {
             TopicsAtExit.add(this);
+            if (sharedGroup) {
+                // every partition starts at the beginning for the group, committed before any member joins: a member
+                // that takes a partition later (partitions come one rebalance at a time) starts there instead of at
+                // the end the partition has by then, which would skip what was sent in between
+                KafkaClients.startGroupAtBeginning(admin, s, group);
+            }
         }
         KafkaConsumer<byte[], byte[]> c = null;
         try {
