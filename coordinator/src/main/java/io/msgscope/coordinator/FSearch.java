@@ -2,13 +2,14 @@ package io.msgscope.coordinator;
 
 import io.msgscope.analysis.stats.MedianInterval;
 import io.msgscope.analysis.stats.SampleSummary;
+import io.msgscope.analysis.stats.SaturationFit;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
@@ -32,14 +33,16 @@ import java.util.function.Consumer;
  *   <li><b>Peak</b>: the measured F of highest pooled median, then measured afresh {@code 1 + remeasure}
  *       times: the highest of many noisy medians is biased upwards (the winner's curse), so the
  *       peak's interval — the bar for the knee — comes from samples that took no part in choosing it.</li>
- *   <li><b>Knee</b>: the smallest measured F whose median lies within the peak's interval (at least its
- *       lower bound) and within {@link #KNEE_MARGIN} of the peak's median: on a flat, noisy curve a wide
- *       interval alone would let the knee fall anywhere on the plateau, below its throughput (issue 17's
- *       repeat). Between the knee and the largest
- *       F below it a bisection on log F (geometric midpoints) narrows the knee until the two are
- *       within {@link #KNEE_RATIO} of each other. Before each step, a point up to the knee whose own
- *       interval straddles the peak's lower bound is measured again (at most {@code remeasure} times
- *       in all), so that neither a lucky nor an unlucky single probe places the knee.</li>
+ *   <li><b>Knee</b>, read off a fitted curve ({@link KneeFit}): a saturation curve
+ *       {@link SaturationFit X(F) = P·F/(F^k + F0^k)^(1/k)} is fitted to every point not clearly past the fall,
+ *       then the shoulder around the asymptotes' crossover F0 is measured ({@code F0/2, F0, 2·F0, 4·F0}, up to
+ *       twice each, refitted between rounds), and the knee is the smallest F at which the fitted curve reaches
+ *       {@code 1 − }{@link #KNEE_MARGIN} of its plateau — measured there for its own median and latency. A knee
+ *       read off single probes moved along a flat noisy curve by factors of 10–1,000 from run to run (issue 17's
+ *       repeat, and {@code KneeFitTest}'s simulation); the fitted one uses every probe at once. When no curve fits
+ *       (fewer than three points up to the peak, or half the points further than {@link KneeFit#MAX_FIT_ERROR_PERCENT} % from it), the
+ *       knee is the smallest measured F whose median lies within the peak's interval and within
+ *       {@link #KNEE_MARGIN} of its median, and the result says so.</li>
  * </ol>
  * Every F is measured at most once per stage unless re-measured on purpose, the total is capped
  * ({@code maxProbes}), and the result says why it stopped.
@@ -51,8 +54,6 @@ public final class FSearch {
      * the noise and within a margin a user would call the same.
      */
     public static final double KNEE_MARGIN = 0.10;
-    /** Knee bisection stops when knee / (largest F below it) is at most this. */
-    public static final double KNEE_RATIO = 1.25;
     /**
      * Two F whose medians differ by less than this fraction are never told apart, however narrow their
      * intervals: pooled probes of one F measured minutes apart vary more than one probe's interval says
@@ -167,8 +168,11 @@ public final class FSearch {
      * The search's result.
      *
      * @param peak          the measured F of highest median throughput, confirmed by fresh probes
-     * @param knee          the smallest measured F whose median reaches the floor
-     * @param floor         the knee's bar: the peak's interval's lower bound (from the confirmation when there is
+     * @param knee          the knee: measured at the F where the fitted curve reaches {@code 1 - KNEE_MARGIN} of its
+     *                      plateau, or (no usable fit) the smallest measured F whose median reaches the floor
+     * @param fit           the curve the knee was read off, or null when none was usable
+     * @param kneeRule      how the knee was found, in words (the fit, or why none was used)
+     * @param floor         the peak's bar: the peak's interval's lower bound (from the confirmation when there is
      *                      one), or {@code 1 - KNEE_MARGIN} of the peak's median when that is higher
      * @param lo            the narrowing stage's final bounds (F)
      * @param hi            …
@@ -179,7 +183,7 @@ public final class FSearch {
      * @param points        every F measured, ascending, pooled
      * @param remeasured    how many probes were re-measurements
      */
-    public record Result(Point peak, Point knee, double floor, long lo, long hi, int lastExponent, boolean fell, String stopReason,
+    public record Result(Point peak, Point knee, SaturationFit fit, String kneeRule, double floor, long lo, long hi, int lastExponent, boolean fell, String stopReason,
                          List<Probe> probes, List<Point> points, int remeasured) {
         /** The peak's throughput: its confirmation when there is one, else its pooled samples. */
         public SampleSummary peakThroughput() {
@@ -208,7 +212,7 @@ public final class FSearch {
     private final Consumer<Probe> progress;
     private final int remeasure;
     private final int maxProbes;
-    private final Map<Long, Point> points = new TreeMap<>();
+    private final NavigableMap<Long, Point> points = new TreeMap<>();
     private final List<Probe> order = new ArrayList<>();
     private int remeasured;
 
@@ -233,14 +237,17 @@ public final class FSearch {
                 + "[10^(b-1), 10^min(b+1, fall)] around the best step b until the interval is under 1%% of its "
                 + "mean (A6) or its two interior F cannot be told apart; peak = the measured F of highest median, "
                 + "measured afresh 1 + remeasure times for its interval (no winner's curse); "
-                + "knee = the smallest measured F whose median lies within the peak's interval and within "
-                + Math.round(100 * KNEE_MARGIN) + "%% of its median, narrowed by "
-                + "bisection on log F until within a factor %.2f of the F below it, points whose interval straddles the "
-                + "peak's lower bound measured again first; F whose intervals overlap are "
+                + "knee = where a saturation curve X(F) = P*F/(F^k + F0^k)^(1/k), fitted by least absolute deviations on log X "
+                + "to every point not past the fall, reaches " + Math.round(100 * (1 - KNEE_MARGIN)) + "%% of its "
+                + "plateau P, after probing the shoulder at F0/2, F0, 2*F0, 4*F0 (up to twice each) in %d rounds, "
+                + "refitted after each, and measured there; with no usable fit (under 3 points, or half the points over "
+                + Math.round(KneeFit.MAX_FIT_ERROR_PERCENT) + "%% from the curve) the smallest measured F whose median lies within "
+                + "the peak's interval and within " + Math.round(100 * KNEE_MARGIN) + "%% of its median;"
+                + " F whose intervals overlap are "
                 + "measured again (samples pooled) up to %d times before a comparison counts as a tie, and medians "
                 + "within 5%% of each other are always a tie; at most %d "
                 + "probes; intervals: order statistics, binomial, 95%%, widened for lag-1 autocorrelation",
-                maxExponent, KNEE_RATIO, remeasure, maxProbes);
+                maxExponent, KneeFit.ROUNDS, remeasure, maxProbes);
     }
 
     /** Two measurements disagree: their intervals apart and their medians at least the practical difference apart. */
@@ -369,64 +376,14 @@ public final class FSearch {
         }
         SampleSummary bar = peak.confirmation() != null ? peak.confirmation() : peak.summary();
         double floor = Math.max(bar.medianInterval().lower(), (1 - KNEE_MARGIN) * bar.median());
-        // 4. the knee: points up to it whose interval straddles the floor are measured again (bounded), then
-        //    the knee is narrowed by bisection on log F
-        while (budgetLeft()) {
-            Point knee = knee(floor, peak);
-            Point ambiguous = null;
-            for (Point p : points.values()) {
-                if (p.inFlight() > knee.inFlight()) {
-                    break;
-                }
-                if (p != peak && p.interval().contains(floor) && p.measurements() <= remeasure) {
-                    ambiguous = p;
-                    break;
-                }
-            }
-            if (ambiguous != null) {
-                measureAt(ambiguous.inFlight(), "again");
-                remeasured++;
-                continue;
-            }
-            Point below = below(knee.inFlight());
-            if (below == null || (double) knee.inFlight() / below.inFlight() <= KNEE_RATIO) {
-                break;
-            }
-            long mid = Math.round(Math.sqrt((double) knee.inFlight() * below.inFlight()));
-            if (mid <= below.inFlight() || mid >= knee.inFlight() || points.containsKey(mid)) {
-                break;
-            }
-            measureAt(mid, "knee");
-        }
-        return new Result(peak, knee(floor, peak), floor, f(a), f(b), last, fell, stop, List.copyOf(order),
+        // 4. the knee, read off a curve fitted to every point (the shoulder probed first), or the measured rule
+        KneeFit.Knee k = new KneeFit(points, this::measureAt, () -> maxProbes - order.size()).find(peak, floor);
+        return new Result(peak, k.point(), k.fit(), k.rule(), floor, f(a), f(b), last, fell, stop, List.copyOf(order),
                 List.copyOf(points.values()), remeasured);
     }
 
     private Point peak() {
         return points.values().stream().max(Comparator.comparingDouble(Point::median)).orElseThrow();
-    }
-
-    /**
-     * The smallest measured F up to the peak whose median is at least {@code floor} (the peak's lower
-     * bound, or its margin); the peak's own throughput is its confirmation's median, which is always within its interval.
-     */
-    private Point knee(double floor, Point peak) {
-        for (Point p : points.values()) { // ascending F
-            if (p.inFlight() < peak.inFlight() && p.median() >= floor) {
-                return p;
-            }
-        }
-        return peak;
-    }
-
-    private Point below(long f) {
-        Point below = null;
-        for (Point p : points.values()) {
-            if (p.inFlight() < f) {
-                below = p;
-            }
-        }
-        return below;
     }
 
     private static final double GOLDEN = (Math.sqrt(5) - 1) / 2;

@@ -21,8 +21,8 @@ public final class ThroughputConsole {
             out.println("peak: " + describe(o.search.peak()) + String.format(Locale.ROOT,
                     "; confirmed by fresh probes: median %s msg/s [95%%: %s, %s]", HumanFormat.rate(pc.median()),
                     HumanFormat.rate(pc.medianInterval().lower()), HumanFormat.rate(pc.medianInterval().upper()))
-                    + "\nknee: " + (o.search.knee() == o.search.peak() ? "the peak (no smaller F within its interval)"
-                    : describe(o.search.knee()))
+                    + "\nknee: " + (o.search.knee() == o.search.peak() ? "the peak" : describe(o.search.knee()))
+                    + "\n  " + o.search.kneeRule() + fitted(o.search.fit())
                     + "\nthe final measurement uses the " + (g.parsedPick() == ThroughputRun.Pick.KNEE ? "knee" : "peak")
                     + " (--pick); the search stopped: " + o.search.stopReason());
         }
@@ -70,6 +70,13 @@ public final class ThroughputConsole {
                 lat ? "p50 " + HumanFormat.duration(h.getValueAtPercentile(50))
                         + ", p99 " + HumanFormat.duration(h.getValueAtPercentile(99)) : "n/a",
                 lat ? oneDecimal(p.median() * h.getMean() / 1e9) : "n/a");
+    }
+
+    /** The fitted curve in a line: its plateau, the asymptotes' crossover, how far the points lie from it. */
+    private static String fitted(io.msgscope.analysis.stats.SaturationFit f) {
+        return f == null ? "" : String.format(Locale.ROOT, "\n  fitted curve: plateau %s msg/s, asymptotes cross at "
+                + "F = %.1f, corner k = %.2f, half the points within %.1f %% of it", HumanFormat.rate(f.plateau()), f.crossover(),
+                f.sharpness(), f.typicalErrorPercent());
     }
 
     private static String oneDecimal(double v) {

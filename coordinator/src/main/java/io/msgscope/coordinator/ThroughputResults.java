@@ -142,7 +142,9 @@ public final class ThroughputResults {
         // the same bar under its name before the 10 % margin (issue 17), when it was the interval's lower bound
         // only; kept for readers of older summaries for one release, then removed
         knee.put("within_peak_interval_from_msg_s", r.floor());
+        knee.put("rule", r.kneeRule());
         s.put("knee", knee);
+        s.put("fit", fit(r.fit()));
         s.put("drifted", r.drifted());
         s.put("optimal_in_flight", r.peak().inFlight());
         s.put("a6_interval_mean", r.a6IntervalMean());
@@ -157,6 +159,26 @@ public final class ThroughputResults {
         }
         s.put("points", pts);
         return s;
+    }
+
+    /** The saturation curve the knee was read off (issue 17), or null when none was usable. */
+    private static Map<String, Object> fit(io.msgscope.analysis.stats.SaturationFit f) {
+        if (f == null) {
+            return null;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("model", "X(F) = plateau * F / (F^k + crossover^k)^(1/k), least absolute deviations on log X");
+        m.put("plateau_msg_s", f.plateau());
+        m.put("crossover_in_flight", f.crossover());
+        m.put("sharpness_k", f.sharpness());
+        m.put("median_error_percent", f.typicalErrorPercent());
+        m.put("points", f.points());
+        m.put("knee_reach", 1 - FSearch.KNEE_MARGIN);
+        m.put("knee_in_flight_fitted", f.kneeAt(1 - FSearch.KNEE_MARGIN));
+        m.put("note", "crossover_in_flight: where the rising asymptote (throughput in proportion to F) meets the "
+                + "plateau, the most repeatable figure of the search; the knee is where the curve reaches knee_reach "
+                + "of the plateau");
+        return m;
     }
 
     private static Map<String, Object> probe(ThroughputStats st, String phase) {

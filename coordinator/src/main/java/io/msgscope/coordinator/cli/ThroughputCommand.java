@@ -92,8 +92,8 @@ public final class ThroughputCommand implements Callable<Integer> {
     long warmupMessages;
 
     @Option(names = "--pick", paramLabel = "knee|peak", defaultValue = "knee",
-            description = "Which F of the search the final measurement uses: the knee (the smallest F whose median is "
-                    + "within the peak's 95%% interval and 10%% of its median: the same throughput within the noise, "
+            description = "Which F of the search the final measurement uses: the knee (the smallest F at which a "
+                    + "saturation curve fitted to every probe reaches 90%% of its plateau: within 10%% of the plateau "
                     + "at the least latency) "
                     + "or the peak (the highest median) (default: ${DEFAULT-VALUE}).")
     String pick;

@@ -1,0 +1,158 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.analysis.stats.SaturationFit;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.function.IntSupplier;
+
+/**
+ * The search's last stage (issue 17): the knee read off a saturation curve fitted to every point measured so far,
+ * instead of off single probes. On a curve that is flat within the noise from some F on, "the smallest F whose
+ * median is as high as the peak's" is decided by whichever probe happened to draw high or low, so five searches of
+ * one system named knees from 24 to 41,499; a curve fitted to all the points moves far less with any one of them.
+ *
+ * <p>The fit ({@link SaturationFit}) yields the crossover F0 of the curve's two asymptotes — the rising line and
+ * the plateau — which is the most repeatable figure the search has (within a factor 1.1–1.5 across seeds of a
+ * simulation with 10–20 % noise per probe, where the single-probe knee moved by factors of 80–4,000), and the
+ * sharpness of the corner, which only points around F0 can pin down: so the shoulder is probed at
+ * {@code F0/2, F0, 2·F0, 4·F0} (a point within {@link #NEIGHBOUR} of one already measured counts as it, and is
+ * measured a second time instead), the curve refitted, and the probing repeated once around the new F0. The knee
+ * is then the smallest F at which the curve reaches {@code 1 − KNEE_MARGIN} of its plateau, measured there.
+ */
+final class KneeFit {
+    /** A fit with half its points further than this from the curve (per cent) is not used. */
+    static final double MAX_FIT_ERROR_PERCENT = 25;
+    /** Rounds of shoulder probing, each followed by a refit. */
+    static final int ROUNDS = 2;
+    /** Multiples of F0 probed on the shoulder. */
+    private static final double[] SHOULDER = {0.5, 1, 2, 4};
+    /** An F within this factor of a measured point is that point. */
+    private static final double NEIGHBOUR = 1.25;
+    /** How many probes a shoulder point gets at most. */
+    private static final int SHOULDER_PROBES = 2;
+
+    /** Measures at F and pools the probe into its point. */
+    @FunctionalInterface
+    interface Measurer {
+        FSearch.Point at(long f, String phase) throws Exception;
+    }
+
+    /** The knee, the curve it was read off (null when none was usable) and the rule in words. */
+    record Knee(FSearch.Point point, SaturationFit fit, String rule) {
+    }
+
+    private final NavigableMap<Long, FSearch.Point> points;
+    private final Measurer measurer;
+    private final IntSupplier probesLeft;
+
+    /**
+     * @param points     every point measured so far, by F (ascending); the stage adds to it through {@code measurer}
+     * @param probesLeft how many probes the search's budget still allows
+     */
+    KneeFit(NavigableMap<Long, FSearch.Point> points, Measurer measurer, IntSupplier probesLeft) {
+        this.points = points;
+        this.measurer = measurer;
+        this.probesLeft = probesLeft;
+    }
+
+    Knee find(FSearch.Point peak, double floor) throws Exception {
+        SaturationFit fit = fit(peak, floor);
+        for (int round = 0; round < ROUNDS && usable(fit); round++) {
+            if (!probeShoulder(fit, peak)) {
+                break;
+            }
+            fit = fit(peak, floor);
+        }
+        if (!usable(fit)) {
+            String why = fit == null ? "fewer than 3 points up to the peak"
+                    : String.format(Locale.ROOT, "half the points lie over %.0f%% from the curve (at most %.0f%%)", fit.typicalErrorPercent(),
+                            MAX_FIT_ERROR_PERCENT);
+            return new Knee(smallestWithin(peak, floor), null, "measured: the smallest measured F whose median reaches "
+                    + "the peak's bar (no saturation curve fits: " + why + ")");
+        }
+        long f = kneeInFlight(fit, peak);
+        FSearch.Point knee = points.get(f);
+        if (knee == null) {
+            knee = probesLeft.getAsInt() > 0 ? measurer.at(f, "knee") : nearest(f);
+        }
+        return new Knee(knee, fit, String.format(Locale.ROOT, "fitted: the smallest F at which the fitted curve "
+                + "reaches %.0f%% of its plateau%s", 100 * (1 - FSearch.KNEE_MARGIN),
+                knee.inFlight() == f ? "" : " (no probe left to measure F = " + f + ": its nearest measured point)"));
+    }
+
+    /**
+     * The smallest whole F at which the curve reaches {@code 1 − KNEE_MARGIN} of its plateau (rounded up: a smaller
+     * F would fall short), never past the peak.
+     */
+    static long kneeInFlight(SaturationFit fit, FSearch.Point peak) {
+        return Math.min(peak.inFlight(), Math.max(1, (long) Math.ceil(fit.kneeAt(1 - FSearch.KNEE_MARGIN) - 1e-9)));
+    }
+
+    /** The curve through every point up to the peak and every larger one still at or above the floor. */
+    private SaturationFit fit(FSearch.Point peak, double floor) {
+        List<FSearch.Point> used = new ArrayList<>();
+        for (FSearch.Point p : points.values()) {
+            if (p.inFlight() <= peak.inFlight() || p.median() >= floor) {
+                used.add(p);
+            }
+        }
+        double[] f = new double[used.size()];
+        double[] x = new double[used.size()];
+        double[] w = new double[used.size()];
+        for (int i = 0; i < f.length; i++) {
+            FSearch.Point p = used.get(i);
+            f[i] = p.inFlight();
+            // the peak's own figure is its confirmation: the probes that chose it are biased upwards
+            x[i] = p == peak && p.confirmation() != null ? p.confirmation().median() : p.median();
+            w[i] = p.measurements();
+        }
+        return SaturationFit.fit(f, x, w);
+    }
+
+    private static boolean usable(SaturationFit fit) {
+        return fit != null && fit.typicalErrorPercent() <= MAX_FIT_ERROR_PERCENT;
+    }
+
+    /** One round on the shoulder; false when nothing was measured (every point there measured enough, or no budget). */
+    private boolean probeShoulder(SaturationFit fit, FSearch.Point peak) throws Exception {
+        boolean measured = false;
+        for (double m : SHOULDER) {
+            long g = Math.min(peak.inFlight(), Math.max(1, Math.round(m * fit.crossover())));
+            FSearch.Point near = nearest(g);
+            boolean same = near != null && Math.max(near.inFlight(), g) <= NEIGHBOUR * Math.min(near.inFlight(), g);
+            if (same && near.measurements() >= SHOULDER_PROBES || probesLeft.getAsInt() <= 1) {
+                continue; // enough there; one probe is kept for the knee itself
+            }
+            measurer.at(same ? near.inFlight() : g, "shoulder");
+            measured = true;
+        }
+        return measured;
+    }
+
+    /** The measured point nearest F on log F. */
+    private FSearch.Point nearest(long f) {
+        Map.Entry<Long, FSearch.Point> lo = points.floorEntry(f);
+        Map.Entry<Long, FSearch.Point> hi = points.ceilingEntry(f);
+        if (lo == null || hi == null) {
+            return lo == null ? (hi == null ? null : hi.getValue()) : lo.getValue();
+        }
+        return (double) f / lo.getKey() <= (double) hi.getKey() / f ? lo.getValue() : hi.getValue();
+    }
+
+    /**
+     * The rule without a curve: the smallest measured F up to the peak whose median reaches {@code floor} (the
+     * peak's interval's lower bound, or its margin); the peak when none does.
+     */
+    private FSearch.Point smallestWithin(FSearch.Point peak, double floor) {
+        for (FSearch.Point p : points.values()) { // ascending F
+            if (p.inFlight() < peak.inFlight() && p.median() >= floor) {
+                return p;
+            }
+        }
+        return peak;
+    }
+}
