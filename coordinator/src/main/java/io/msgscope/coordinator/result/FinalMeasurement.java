@@ -38,17 +38,11 @@ public record FinalMeasurement(long inFlight, SampleSummary samples, Double medi
         sampleValues = List.copyOf(sampleValues);
     }
 
-    /** The Q4 latency figures of the final measurement in µs (from the send stamp, one process). */
-    public record Latency(long count, double minUs, double maxUs, double meanUs, double p50Us, double p95Us,
-                          double p99Us, double p999Us) {
-        /** The figures of {@code h}, or null when it recorded nothing. */
+    /** The latency of the final measurement (from the send stamp, one process): how many messages, the Q4 figures. */
+    public record Latency(long count, LatencyFigures figures) {
+        /** The latency of {@code h}, or null when it recorded nothing. */
         public static Latency of(Histogram h) {
-            if (h == null || h.getTotalCount() == 0) {
-                return null;
-            }
-            return new Latency(h.getTotalCount(), h.getMinValue() / 1e3, h.getMaxValue() / 1e3, h.getMean() / 1e3,
-                    h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(95) / 1e3,
-                    h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3);
+            return h == null || h.getTotalCount() == 0 ? null : new Latency(h.getTotalCount(), LatencyFigures.of(h));
         }
 
         Map<String, Object> toMap() {
@@ -56,13 +50,7 @@ public record FinalMeasurement(long inFlight, SampleSummary samples, Double medi
             l.put("source", "epoch send time in the header vs receive time, one process (M1, Q1); "
                     + "messages from the end of the warm-up to the last sample");
             l.put("count", count);
-            l.put("latency_min_us", minUs);
-            l.put("latency_max_us", maxUs);
-            l.put("latency_mean_us", meanUs);
-            l.put("latency_p50_us", p50Us);
-            l.put("latency_p95_us", p95Us);
-            l.put("latency_p99_us", p99Us);
-            l.put("latency_p999_us", p999Us);
+            figures.putInto(l, "latency_");
             return l;
         }
     }

@@ -1,0 +1,33 @@
+package io.msgscope.coordinator.result;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.Map;
+
+/**
+ * The Q4 latency figures of a histogram in µs — min, max, mean, p50, p95, p99, p99.9 — as the throughput result and
+ * the scenario result write them, each null when the histogram recorded nothing. Immutable.
+ */
+public record LatencyFigures(Double minUs, Double maxUs, Double meanUs, Double p50Us, Double p95Us, Double p99Us,
+                             Double p999Us) {
+
+    /** The figures of {@code h} (ns), all null when it is null or empty. */
+    public static LatencyFigures of(Histogram h) {
+        boolean any = h != null && h.getTotalCount() > 0;
+        return new LatencyFigures(any ? h.getMinValue() / 1e3 : null, any ? h.getMaxValue() / 1e3 : null,
+                any ? h.getMean() / 1e3 : null, any ? h.getValueAtPercentile(50) / 1e3 : null,
+                any ? h.getValueAtPercentile(95) / 1e3 : null, any ? h.getValueAtPercentile(99) / 1e3 : null,
+                any ? h.getValueAtPercentile(99.9) / 1e3 : null);
+    }
+
+    /** Adds {@code PREFIXmin_us} … {@code PREFIXp999_us} to {@code m}, in that order. */
+    public void putInto(Map<String, Object> m, String prefix) {
+        m.put(prefix + "min_us", minUs);
+        m.put(prefix + "max_us", maxUs);
+        m.put(prefix + "mean_us", meanUs);
+        m.put(prefix + "p50_us", p50Us);
+        m.put(prefix + "p95_us", p95Us);
+        m.put(prefix + "p99_us", p99Us);
+        m.put(prefix + "p999_us", p999Us);
+    }
+}
