@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.result;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.msgscope.coordinator.SummaryJson;
 import io.msgscope.coordinator.ThroughputStats;
 import io.msgscope.proto.FlowResult;
@@ -33,6 +34,13 @@ public record ProbePeriod(long warmupMessages, double warmupElapsedMs, long samp
                     known && messages > 0 ? (double) cpuNs / messages : null);
         }
 
+        /** A share as a summary wrote it; an absent figure is null. */
+        static CpuShare read(JsonNode m) {
+            return new CpuShare(m.path("source").isTextual() ? m.path("source").asText() : null,
+                    m.path("pct_of_one_core").isNumber() ? m.path("pct_of_one_core").asDouble() : null,
+                    m.path("ns_per_message").isNumber() ? m.path("ns_per_message").asDouble() : null);
+        }
+
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("source", source);
@@ -44,6 +52,12 @@ public record ProbePeriod(long warmupMessages, double warmupElapsedMs, long samp
 
     /** The flow agent's process, its producer thread and the thread delivering the messages. */
     public record Cpu(CpuShare process, CpuShare producerThread, CpuShare consumerThread) {
+        /** The {@code cpu} object of a summary's {@code result}, from any version that wrote one. */
+        public static Cpu read(JsonNode cpu) {
+            return new Cpu(CpuShare.read(cpu.path("process")), CpuShare.read(cpu.path("producer_thread")),
+                    CpuShare.read(cpu.path("consumer_thread")));
+        }
+
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("weighting", "time-weighted over the sampling period: CPU time used / time elapsed");
