@@ -1,6 +1,8 @@
 package io.msgscope.coordinator;
 
 import com.google.protobuf.ByteString;
+import io.msgscope.coordinator.result.ProbePeriod;
+import io.msgscope.coordinator.result.SamplesJson;
 import io.msgscope.proto.FlowResult;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
@@ -38,23 +40,17 @@ class ThroughputStatsTest {
         assertEquals(100, st.littleInFlight(), 0.1);
         assertEquals(99.5, st.countedInFlight());
         assertEquals("", st.inFlightNote());
+        ProbePeriod period = ProbePeriod.of(st); // the typed figures summary.json writes (issue 15)
+        assertEquals(50.0, period.cpu().process().pctOfOneCore(), 1e-12);
+        assertEquals(5_000.0, period.cpu().process().nsPerMessage(), 1e-12);
+        assertEquals(20.0, period.cpu().producerThread().pctOfOneCore(), 1e-12);
+        assertEquals(2_000.0, period.cpu().producerThread().nsPerMessage(), 1e-12);
+        assertNull(period.cpu().consumerThread().pctOfOneCore(), "delivery changed threads: unknown, not 0");
         @SuppressWarnings("unchecked")
-        Map<String, Object> cpu = (Map<String, Object>) st.periodJson().get("cpu");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> process = (Map<String, Object>) cpu.get("process");
-        assertEquals(50.0, (Double) process.get("pct_of_one_core"), 1e-12);
-        assertEquals(5_000.0, (Double) process.get("ns_per_message"), 1e-12);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> producer = (Map<String, Object>) cpu.get("producer_thread");
-        assertEquals(20.0, (Double) producer.get("pct_of_one_core"), 1e-12);
-        assertEquals(2_000.0, (Double) producer.get("ns_per_message"), 1e-12);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> consumer = (Map<String, Object>) cpu.get("consumer_thread");
-        assertNull(consumer.get("pct_of_one_core"), "delivery changed threads: unknown, not 0");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> w = (Map<String, Object>) st.periodJson().get("warmup");
+        Map<String, Object> w = (Map<String, Object>) period.toMap().get("warmup");
         assertEquals(300L, w.get("messages"));
         assertEquals(250.0, (Double) w.get("elapsed_ms"), 1e-12);
+        assertEquals(300L, period.warmupMessages());
     }
 
     @Test
@@ -67,7 +63,7 @@ class ThroughputStatsTest {
 
     @Test
     void samplesJsonCarriesTheMedianInterval() {
-        Map<String, Object> m = ThroughputStats.samplesJson(ThroughputStats.of(result(1, 1, 1_000)).samples());
+        Map<String, Object> m = SamplesJson.samples(ThroughputStats.of(result(1, 1, 1_000)).samples());
         assertEquals(List.of(1.0, 4.0), m.get("median_ci95_msg_s")); // n = 4: the whole sample
         assertEquals(1 - 2 / 16.0, (Double) m.get("median_ci_confidence"), 1e-12);
         assertEquals(4, m.get("samples"));

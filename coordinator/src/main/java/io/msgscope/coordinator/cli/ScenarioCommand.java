@@ -266,10 +266,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             err.flush();
         }
         // issue 18: a run failed on missing deliveries names the broker setting that drops them
-        ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable, drv.lossHint(opts));
-        if (broker != null) {
-            broker.putInto(r.fields, r.notes);
-        }
+        ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable, drv.lossHint(opts),
+                broker == null ? null : broker.figures());
         List<Path> files;
         try {
             files = new ArrayList<>(ScenarioWriters.write(r, dir, formats, folder));
@@ -277,12 +275,12 @@ public final class ScenarioCommand implements Callable<Integer> {
             if (folder == null) {
                 throw e;
             }
-            folder.sayFailed(e, Map.of("results", r.fields), stdout);
+            folder.sayFailed(e, Map.of("results", r.results().toMap()), stdout);
             return ExitCodes.FAILED;
         }
         stdout.print(ScenarioWriters.markdown(r));
-        stdout.println("status: " + r.envelope.status()
-                + (r.envelope.failed() ? " (" + r.envelope.failureReason() + ")" : ""));
+        stdout.println("status: " + r.envelope().status()
+                + (r.envelope().failed() ? " (" + r.envelope().failureReason() + ")" : ""));
         stdout.println("results: " + dir + " (" + files.size() + " files)");
         stdout.flush();
         try {
@@ -293,6 +291,6 @@ public final class ScenarioCommand implements Callable<Integer> {
             stdout.println("plot failed: " + e.getMessage());
             stdout.flush();
         }
-        return r.envelope.failed() ? ExitCodes.FAILED : ExitCodes.OK;
+        return r.envelope().failed() ? ExitCodes.FAILED : ExitCodes.OK;
     }
 }

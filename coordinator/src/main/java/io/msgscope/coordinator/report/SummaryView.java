@@ -2,6 +2,8 @@ package io.msgscope.coordinator.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.msgscope.coordinator.result.Envelope;
+import io.msgscope.coordinator.result.LatencyFigures;
+import io.msgscope.coordinator.result.ProbePeriod;
 
 import java.util.List;
 import java.util.Locale;
@@ -118,10 +120,10 @@ public final class SummaryView {
                 }
             }
             case THROUGHPUT -> {
-                JsonNode cpu = s.path("result").path("cpu");
-                put(m, "flow agent process", num(cpu.path("process").path("ns_per_message")));
-                put(m, "producer thread", num(cpu.path("producer_thread").path("ns_per_message")));
-                put(m, "delivering thread", num(cpu.path("consumer_thread").path("ns_per_message")));
+                ProbePeriod.Cpu cpu = ProbePeriod.Cpu.read(s.path("result").path("cpu"));
+                put(m, "flow agent process", cpu.process().nsPerMessage());
+                put(m, "producer thread", cpu.producerThread().nsPerMessage());
+                put(m, "delivering thread", cpu.consumerThread().nsPerMessage());
             }
             case SCENARIO -> {
                 JsonNode r = s.path("results");
@@ -137,6 +139,10 @@ public final class SummaryView {
         if (!Double.isNaN(v)) {
             m.put(k, v);
         }
+    }
+
+    private static void put(java.util.Map<String, Double> m, String k, Double v) {
+        put(m, k, v == null ? Double.NaN : v);
     }
 
     /** Messages sent (measured): a trace run's count, a scenario's; NaN in throughput mode. */
@@ -170,8 +176,7 @@ public final class SummaryView {
             return Double.isNaN(v) ? num(s.path("latency").path("latency_" + field + "_us")) : v;
         }
         JsonNode lat = mode == Mode.THROUGHPUT ? s.path("result").path("latency") : s.path("results");
-        String f = field.equals("median") ? "p50" : field;
-        return num(lat.path("latency_" + f + "_us"));
+        return LatencyFigures.read(lat, "latency_").us(field);
     }
 
     /** Sender and receiver throughput medians over M-message windows (trace runs only). */

@@ -88,20 +88,37 @@ public final class BrokerStats implements AutoCloseable {
         return 0;
     }
 
-    /** Adds the figures to the results (CPU in percent of one core). */
-    public synchronized void putInto(Map<String, Object> fields, java.util.List<String> notes) {
-        fields.put("broker_process", name);
-        fields.put("broker_pid", pid);
-        fields.put("broker_cpu_mean_pct", samples == 0 ? null : cpuPctSum / samples);
-        fields.put("broker_cpu_max_pct", samples == 0 ? null : cpuPctMax);
-        fields.put("broker_rss_max_kib", samples == 0 ? null : rssMaxKib);
-        fields.put("broker_rss_last_kib", samples == 0 ? null : rssLastKib);
+    /**
+     * The broker's figures over the run (Q7), in the scenario's results after everything else, and the notes that go
+     * with them: CPU in percent of one core, RSS in KiB, null when no sample was taken.
+     */
+    public record Figures(String process, long pid, Double cpuMeanPct, Double cpuMaxPct, Long rssMaxKib,
+                          Long rssLastKib, java.util.List<String> notes) {
+        public Figures {
+            notes = java.util.List.copyOf(notes);
+        }
+
+        void putInto(Map<String, Object> fields) {
+            fields.put("broker_process", process);
+            fields.put("broker_pid", pid);
+            fields.put("broker_cpu_mean_pct", cpuMeanPct);
+            fields.put("broker_cpu_max_pct", cpuMaxPct);
+            fields.put("broker_rss_max_kib", rssMaxKib);
+            fields.put("broker_rss_last_kib", rssLastKib);
+        }
+    }
+
+    /** What was sampled so far (after {@link #close()}: over the whole run). */
+    public synchronized Figures figures() {
+        java.util.List<String> notes = new java.util.ArrayList<>();
         notes.add("broker CPU (percent of one core) and RSS sampled once a second from /proc for the whole run, "
                 + "warm-up included (" + samples + " samples)" + (error == null ? "" : "; sampling stopped: " + error));
         String above = aboveOneCore(samples == 0 ? Double.NaN : cpuPctMax);
         if (above != null) {
             notes.add(above);
         }
+        return new Figures(name, pid, samples == 0 ? null : cpuPctSum / samples, samples == 0 ? null : cpuPctMax,
+                samples == 0 ? null : rssMaxKib, samples == 0 ? null : rssLastKib, notes);
     }
 
     /**

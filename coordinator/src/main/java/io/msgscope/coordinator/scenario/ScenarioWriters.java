@@ -47,7 +47,7 @@ public final class ScenarioWriters {
         }
         files.add(write(folder, dir.resolve("timeseries.dat"), timeseries(r)));
         files.add(write(folder, dir.resolve("timeseries.gp"), gnuplot(r)));
-        if (!r.intervals.isEmpty()) {
+        if (!r.intervals().isEmpty()) {
             Path hlog = dir.resolve(HdrOutput.HLOG_FILE_NAME);
             if (folder != null) {
                 folder.write(HdrOutput.HLOG_FILE_NAME, () -> writeHlog(r, hlog));
@@ -73,8 +73,8 @@ public final class ScenarioWriters {
         try (HdrOutput.IntervalLog log = new HdrOutput.IntervalLog(file,
                 "msgscope scenario latency, values in ns, one interval per second of the measurement, merged over the "
                         + "subscribers agents; the last, tagged drain, is what arrived after the publishers stopped",
-                r.intervals.get(0).startEpochMs())) {
-            for (ScenarioResult.Interval i : r.intervals) {
+                r.intervals().get(0).startEpochMs())) {
+            for (ScenarioResult.Interval i : r.intervals()) {
                 try {
                     Histogram h = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(i.histogram()), 0);
                     log.append(h, i.startEpochMs(), i.endEpochMs(), i.tag());
@@ -98,15 +98,21 @@ public final class ScenarioWriters {
         return p;
     }
 
+    /** summary.json: the typed result's {@link ScenarioResult#toMap()} through Jackson, indented, and a newline. */
     public static String json(ScenarioResult r) throws IOException {
-        Map<String, Object> root = new LinkedHashMap<>(r.header);
-        root.put("results", r.fields);
-        root.put("notes", r.notes);
+        return json(r.toMap());
+    }
+
+    static String json(Map<String, Object> root) throws IOException {
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(root) + "\n";
     }
 
     public static String csv(ScenarioResult r) {
-        Map<String, Object> all = row(r);
+        return csv(row(r.header(), r.results().toMap()));
+    }
+
+    /** One header line and one row of cells, quoted where they hold a comma or a quote. */
+    static String csv(Map<String, Object> all) {
         StringBuilder b = new StringBuilder(String.join(",", all.keySet())).append('\n');
         List<String> cells = new ArrayList<>();
         for (Object v : all.values()) {
@@ -117,23 +123,28 @@ public final class ScenarioWriters {
     }
 
     public static String markdown(ScenarioResult r) {
+        return markdown(row(r.header(), r.results().toMap()), r.notes());
+    }
+
+    /** A two-column table of the row, then the notes as a list. */
+    static String markdown(Map<String, Object> row, List<String> notes) {
         StringBuilder b = new StringBuilder("| metric | value |\n|---|---:|\n");
-        for (Map.Entry<String, Object> e : row(r).entrySet()) {
+        for (Map.Entry<String, Object> e : row.entrySet()) {
             b.append("| ").append(e.getKey()).append(" | ").append(number(e.getValue()).replace("|", "\\|")).append(" |\n");
         }
-        for (String n : r.notes) {
+        for (String n : notes) {
             b.append("\n- ").append(n);
         }
-        if (!r.notes.isEmpty()) {
+        if (!notes.isEmpty()) {
             b.append('\n');
         }
         return b.toString();
     }
 
     /** The scalar header entries (tool, mode, status, scenario, ...) followed by the summary fields. */
-    private static Map<String, Object> row(ScenarioResult r) {
+    static Map<String, Object> row(Map<String, Object> header, Map<String, Object> results) {
         Map<String, Object> all = new LinkedHashMap<>();
-        for (Map.Entry<String, Object> e : r.header.entrySet()) {
+        for (Map.Entry<String, Object> e : header.entrySet()) {
             if (e.getKey().equals("tool") && e.getValue() instanceof Map<?, ?> tool) {
                 all.put("tool", tool.get("name") + " " + tool.get("version")); // one cell, as "msgscope VERSION"
             } else if (e.getValue() == null || e.getValue() instanceof String || e.getValue() instanceof Number
@@ -141,7 +152,7 @@ public final class ScenarioWriters {
                 all.put(e.getKey(), e.getValue());
             }
         }
-        all.putAll(r.fields);
+        all.putAll(results);
         return all;
     }
 
@@ -165,9 +176,13 @@ public final class ScenarioWriters {
     }
 
     public static String timeseries(ScenarioResult r) {
+        return timeseries(r.seconds());
+    }
+
+    static String timeseries(List<ScenarioResult.Second> seconds) {
         StringBuilder b = new StringBuilder("# msgscope scenario time series, one row per second of the measurement\n"
                 + "# second rate_msg_s p50_us p99_us\n");
-        for (ScenarioResult.Second s : r.seconds) {
+        for (ScenarioResult.Second s : seconds) {
             b.append(String.format(Locale.ROOT, "%d %.3f %.3f %.3f%n", s.second(), s.rate(), s.p50Us(), s.p99Us()));
         }
         return b.toString();
@@ -177,8 +192,7 @@ public final class ScenarioWriters {
         return "# gnuplot timeseries.gp  ->  timeseries.png\n"
                 + "set terminal pngcairo size 1000,600\n"
                 + "set output 'timeseries.png'\n"
-                + "set title '" + r.header.getOrDefault("scenario", "") + " (" + r.header.getOrDefault("driver", "")
-                + ")'\n"
+                + "set title '" + r.setup().scenario() + " (" + r.envelope().driver() + ")'\n"
                 + "set xlabel 'second of the measurement'\n"
                 + "set ylabel 'msg/s'\n"
                 + "set y2label 'latency (us)'\n"

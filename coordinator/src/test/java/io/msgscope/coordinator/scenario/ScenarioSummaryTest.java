@@ -41,17 +41,17 @@ class ScenarioSummaryTest {
     @Test
     void errorsAreCountedByKindOverEveryAgent() {
         ScenarioResult r = ScenarioSummary.build(config("tcp://127.0.0.1:1", Map.of(), 7), brokerLost(), "QoS 1", true);
-        assertEquals("failed", r.header.get("status"));
-        assertEquals("measurement", r.header.get("failed_during"));
-        assertEquals("all 1 subscriptions lost: connection to MQTT broker at 127.0.0.1:1 lost", r.header.get("failure_reason"));
-        assertTrue(((String) r.header.get("missing_agents")).startsWith("publishers agent"));
-        assertEquals(3L, r.fields.get("errors_connection_lost"));
-        assertEquals(3L, r.fields.get("errors_publish_failed"));
-        assertEquals(4L, r.fields.get("errors_short_payload"));
-        assertEquals(1L, r.fields.get("errors_agent_lost"));
-        assertEquals(0L, r.fields.get("errors_refused"));
-        assertEquals(11L, r.fields.get("errors"));
-        assertEquals(1L, r.fields.get("subscriptions_lost"));
+        assertEquals("failed", r.envelope().status());
+        assertEquals("measurement", r.envelope().failedDuring());
+        assertEquals("all 1 subscriptions lost: connection to MQTT broker at 127.0.0.1:1 lost", r.envelope().failureReason());
+        assertTrue(r.missingAgents().startsWith("publishers agent"));
+        assertEquals(3L, r.results().counts().errorsByKind().get("errors_connection_lost"));
+        assertEquals(3L, r.results().counts().errorsByKind().get("errors_publish_failed"));
+        assertEquals(4L, r.results().counts().errorsByKind().get("errors_short_payload"));
+        assertEquals(1L, r.results().counts().errorsByKind().get("errors_agent_lost"));
+        assertEquals(0L, r.results().counts().errorsByKind().get("errors_refused"));
+        assertEquals(11L, r.results().counts().errors());
+        assertEquals(1L, r.results().counts().subscriptionsLost());
     }
 
     @Test
@@ -61,11 +61,11 @@ class ScenarioSummaryTest {
         o.subscriberCounters.putAll(Map.of("messages_received", 400L, "errors_short_payload", 2L));
         o.firstErrors.add("subscribers: a subscriber received payloads shorter than the 32-byte header");
         ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
-        assertEquals("failed", r.header.get("status"));
+        assertEquals("failed", r.envelope().status());
         assertEquals("2 errors (short_payload 2); first: subscribers: a subscriber received payloads shorter than "
-                + "the 32-byte header", r.header.get("failure_reason"));
-        assertEquals("measurement", r.header.get("failed_during"));
-        assertEquals(1.0, r.fields.get("delivery_rate"));
+                + "the 32-byte header", r.envelope().failureReason());
+        assertEquals("measurement", r.envelope().failedDuring());
+        assertEquals(1.0, r.results().delivery().deliveryRate());
     }
 
     @Test
@@ -77,11 +77,11 @@ class ScenarioSummaryTest {
         String everything = ScenarioWriters.json(r) + ScenarioWriters.csv(r) + ScenarioWriters.markdown(r);
         assertFalse(everything.contains("hunter"), everything);
         assertTrue(everything.contains("tcp://me:****@127.0.0.1:1883"), everything);
-        String hash = (String) r.header.get("spec_hash");
+        String hash = r.envelope().specHash();
         assertEquals(64, hash.length());
         // the run id differs, the spec does not: same hash; another QoS: another hash
-        assertEquals(hash, ScenarioSummary.build(b, new ScenarioOutcome(), "QoS 1", true).header.get("spec_hash"));
-        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioOutcome(), "QoS 2", true).header.get("spec_hash"));
+        assertEquals(hash, ScenarioSummary.build(b, new ScenarioOutcome(), "QoS 1", true).envelope().specHash());
+        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioOutcome(), "QoS 2", true).envelope().specHash());
     }
 
     /** Issue 16's one rule: more deliveries than expected fail a scenario as duplicates fail a trace run, unless allowed. */
@@ -91,18 +91,18 @@ class ScenarioSummaryTest {
         o.publisherCounters.putAll(Map.of("messages_sent", 400L));
         o.subscriberCounters.putAll(Map.of("messages_received", 403L));
         ScenarioResult failed = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
-        assertEquals("failed", failed.header.get("status"));
+        assertEquals("failed", failed.envelope().status());
         assertEquals("received 403 deliveries, more than the 400 the scenario allows; --allow-duplicates accepts that "
-                + "at an at-least-once QoS", failed.header.get("failure_reason"));
+                + "at an at-least-once QoS", failed.envelope().failureReason());
         ScenarioConfig c = config("", Map.of(), 1);
         ScenarioConfig allowed = new ScenarioConfig(c.scenario(), c.driver(), c.uri(), c.options(), c.publishers(),
                 c.subscribers(), c.rate(), c.warmupMs(), c.durationMs(), c.size(), c.randomPadding(), c.seed(),
                 c.topicPrefix(), c.connections(), true);
         ScenarioResult ok = ScenarioSummary.build(allowed, o, "QoS 1", true);
-        assertEquals("ok", ok.header.get("status"));
-        assertTrue(ok.notes.contains("3 deliveries beyond the 400 expected (duplicates or a message to more than one "
-                + "group member), accepted by --allow-duplicates"), ok.notes.toString());
-        assertEquals(403L, ok.fields.get("messages_received"));
-        assertNotEquals(failed.header.get("spec_hash"), ok.header.get("spec_hash"), "the allowance is part of the spec");
+        assertEquals("ok", ok.envelope().status());
+        assertTrue(ok.notes().contains("3 deliveries beyond the 400 expected (duplicates or a message to more than one "
+                + "group member), accepted by --allow-duplicates"), ok.notes().toString());
+        assertEquals(403L, ok.results().counts().messagesReceived());
+        assertNotEquals(failed.envelope().specHash(), ok.envelope().specHash(), "the allowance is part of the spec");
     }
 }

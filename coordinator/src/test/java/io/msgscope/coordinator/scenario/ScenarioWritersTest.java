@@ -3,6 +3,9 @@ package io.msgscope.coordinator.scenario;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,24 +13,40 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Golden files for the CSV, Markdown and time-series writers; the numbers ignore the default locale. */
 @ExtendWith(GermanLocale.class)
 class ScenarioWritersTest {
-    static ScenarioResult sample() {
-        ScenarioResult r = new ScenarioResult();
-        r.header.put("scenario", "fan-in");
-        r.header.put("driver", "mqtt");
-        r.header.put("status", "ok");
-        r.header.put("failure_reason", null);
-        r.fields.put("latency_p99_us", 1234.5678);
-        r.fields.put("messages_sent", 1600L);
-        r.fields.put("delivery_rate", 1.0);
-        r.seconds.add(new ScenarioResult.Second(1, 799.5, 12.25, 1000.0));
-        r.notes.add("a note");
-        return r;
+    /** A hand-made row (header, then results): the formats' rules, whatever the result holds. */
+    static Map<String, Object> header() {
+        Map<String, Object> h = new LinkedHashMap<>();
+        h.put("scenario", "fan-in");
+        h.put("driver", "mqtt");
+        h.put("status", "ok");
+        h.put("failure_reason", null);
+        return h;
+    }
+
+    static Map<String, Object> results() {
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("latency_p99_us", 1234.5678);
+        f.put("messages_sent", 1600L);
+        f.put("delivery_rate", 1.0);
+        return f;
+    }
+
+    static Map<String, Object> row() {
+        return ScenarioWriters.row(header(), results());
+    }
+
+    /** A typed result with the given latency intervals, from a minimal outcome. */
+    static ScenarioResult result(ScenarioResult.Interval... intervals) {
+        ScenarioOutcome o = new ScenarioOutcome();
+        o.seconds.add(new ScenarioResult.Second(1, 799.5, 12.25, 1000.0));
+        o.intervals.addAll(List.of(intervals));
+        return ScenarioSummary.build(ScenarioSummaryTest.config("", Map.of(), 1), o, "QoS 1", true);
     }
 
     @Test
     void csvGolden() {
         assertEquals("scenario,driver,status,failure_reason,latency_p99_us,messages_sent,delivery_rate\n"
-                + "fan-in,mqtt,ok,,1234.568,1600,1.000\n", ScenarioWriters.csv(sample()));
+                + "fan-in,mqtt,ok,,1234.568,1600,1.000\n", ScenarioWriters.csv(row()));
     }
 
     @Test
@@ -35,7 +54,7 @@ class ScenarioWritersTest {
         assertEquals("| metric | value |\n|---|---:|\n"
                 + "| scenario | fan-in |\n| driver | mqtt |\n| status | ok |\n| failure_reason |  |\n"
                 + "| latency_p99_us | 1234.568 |\n| messages_sent | 1600 |\n| delivery_rate | 1.000 |\n"
-                + "\n- a note\n", ScenarioWriters.markdown(sample()));
+                + "\n- a note\n", ScenarioWriters.markdown(row(), List.of("a note")));
     }
 
     /** Issue 16: a fraction never rounds to a whole number next to a verdict (0.99973 is not 1.000). */
@@ -53,13 +72,16 @@ class ScenarioWritersTest {
     void timeseriesGolden() {
         assertEquals("# msgscope scenario time series, one row per second of the measurement\n"
                 + "# second rate_msg_s p50_us p99_us\n1 799.500 12.250 1000.000\n", 
-                ScenarioWriters.timeseries(sample()).replace(System.lineSeparator(), "\n"));
+                ScenarioWriters.timeseries(result()).replace(System.lineSeparator(), "\n"));
     }
 
     @Test
     void jsonGolden() throws Exception {
-        ScenarioResult r = sample();
-        r.header.put("spec", new java.util.LinkedHashMap<>(java.util.Map.of("rate", 1000.5)));
+        Map<String, Object> root = header();
+        root.put("spec", new LinkedHashMap<>(Map.of("rate", 1000.5)));
+        Map<String, Object> withSpec = new LinkedHashMap<>(root);
+        root.put("results", results());
+        root.put("notes", List.of("a note"));
         assertEquals("{\n"
                 + "  \"scenario\" : \"fan-in\",\n"
                 + "  \"driver\" : \"mqtt\",\n"
@@ -74,16 +96,17 @@ class ScenarioWritersTest {
                 + "    \"delivery_rate\" : 1.0\n"
                 + "  },\n"
                 + "  \"notes\" : [ \"a note\" ]\n"
-                + "}\n", ScenarioWriters.json(r).replace(System.lineSeparator(), "\n"));
+                + "}\n", ScenarioWriters.json(root).replace(System.lineSeparator(), "\n"));
         // nested header entries (spec, broker, environment) are JSON only: CSV and Markdown keep one flat row
-        assertEquals(ScenarioWriters.csv(sample()), ScenarioWriters.csv(r));
+        assertEquals(ScenarioWriters.csv(row()), ScenarioWriters.csv(ScenarioWriters.row(withSpec, results())));
     }
 
     @Test
     void jsonKeepsFieldNamesAndDots() throws Exception {
-        String j = ScenarioWriters.json(sample());
-        assertTrue(j.contains("\"latency_p99_us\" : 1234.5678"), j);
-        assertTrue(j.contains("\"delivery_rate\" : 1.0"), j);
+        String j = ScenarioWriters.json(result());
+        assertTrue(j.contains("\"latency_p99_us\" : null"), j);
+        assertTrue(j.contains("\"delivery_rate\" : 0.0"), j);
+        assertTrue(j.contains("\"results\" : {"), j);
     }
 
     private static byte[] encoded(long... valuesNs) {
@@ -99,10 +122,10 @@ class ScenarioWritersTest {
     /** latency.hlog: one interval per second and the drain, tagged, read back by HdrHistogram's own reader. */
     @Test
     void latencyLogHoldsEverySecondAndTheDrain(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        ScenarioResult r = sample();
-        r.intervals.add(new ScenarioResult.Interval(1_700_000_000_000L, 1_700_000_001_000L, null, encoded(10_000, 20_000)));
-        r.intervals.add(new ScenarioResult.Interval(1_700_000_001_000L, 1_700_000_002_010L, null, encoded()));
-        r.intervals.add(new ScenarioResult.Interval(1_700_000_002_010L, 1_700_000_002_300L, "drain", encoded(5_000_000)));
+        ScenarioResult r = result(
+                new ScenarioResult.Interval(1_700_000_000_000L, 1_700_000_001_000L, null, encoded(10_000, 20_000)),
+                new ScenarioResult.Interval(1_700_000_001_000L, 1_700_000_002_010L, null, encoded()),
+                new ScenarioResult.Interval(1_700_000_002_010L, 1_700_000_002_300L, "drain", encoded(5_000_000)));
         java.util.List<java.nio.file.Path> files = ScenarioWriters.write(r, dir, java.util.List.of("csv"));
         java.nio.file.Path hlog = dir.resolve("latency.hlog");
         assertTrue(files.contains(hlog), files.toString());
@@ -122,7 +145,7 @@ class ScenarioWritersTest {
 
     @Test
     void noIntervalsNoLatencyLog(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        ScenarioWriters.write(sample(), dir, java.util.List.of("csv"));
+        ScenarioWriters.write(result(), dir, java.util.List.of("csv"));
         assertTrue(java.nio.file.Files.notExists(dir.resolve("latency.hlog")));
     }
 }

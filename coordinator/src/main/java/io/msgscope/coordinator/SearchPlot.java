@@ -1,0 +1,80 @@
+package io.msgscope.coordinator;
+
+import io.msgscope.analysis.stats.SampleSummary;
+import io.msgscope.coordinator.result.SearchSection;
+import io.msgscope.coordinator.result.ThroughputResult;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The F search (A6) as gnuplot input, from the typed {@link ThroughputResult}: {@code search.dat} (one row per probe,
+ * in the order taken) and {@code search.gp}, which draws {@code search.png} (median against F on a log axis, the peak
+ * and the knee marked, the peak's 95 % interval shaded). The JSON writer is the result's own; this is the gnuplot one.
+ */
+public final class SearchPlot {
+    public static final String DAT = "search.dat";
+    public static final String GP = "search.gp";
+
+    private SearchPlot() {
+    }
+
+    /** Writes search.dat and search.gp into dir and returns their names; nothing when no probe was taken. */
+    public static List<String> write(Path dir, ThroughputResult r) throws IOException {
+        if (r.probes().isEmpty()) {
+            return List.of();
+        }
+        Files.writeString(dir.resolve(DAT), data(r.probes()), StandardCharsets.US_ASCII);
+        Files.writeString(dir.resolve(GP), script(r.search()), StandardCharsets.US_ASCII);
+        return List.of(DAT, GP);
+    }
+
+    static String data(List<ThroughputResult.Probe> probes) {
+        StringBuilder sb = new StringBuilder("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase "
+                + "ci_low_msg_s ci_high_msg_s latency_p50_us mean_in_flight\n"
+                + "# mean_in_flight: Little's law, rate over the sampling period x mean latency\n"
+                + "# one row per probe in the order taken; ci = distribution-free 95% interval of the median\n");
+        for (ThroughputResult.Probe pr : probes) {
+            SampleSummary p = pr.samples();
+            sb.append(String.format(Locale.ROOT, "%d %.1f %.1f %.1f %d %s %.1f %.1f %s %s%n", pr.inFlight(), p.median(),
+                    p.mean(), p.stddev(), p.n(), pr.phase(), p.medianInterval().lower(), p.medianInterval().upper(),
+                    oneDecimal(pr.latencyP50Us()), oneDecimal(pr.littlesLaw())));
+        }
+        return sb.toString();
+    }
+
+    /** A figure with one decimal, NaN when it was not measured (gnuplot skips it). */
+    private static String oneDecimal(Double v) {
+        return v == null ? "NaN" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    static String script(SearchSection s) {
+        String marks = "";
+        if (s != null) {
+            marks = String.format(Locale.ROOT, """
+                    set label 1 "peak" at first %d, first %.1f point pt 6 ps 2 offset 1,1
+                    set label 2 "knee" at first %d, first %.1f point pt 8 ps 2 offset 1,-1
+                    set object 1 rectangle from graph 0, first %.1f to graph 1, first %.1f fillcolor rgb "#dddddd" fillstyle solid 0.4 noborder behind
+                    """, s.peak().inFlight(), s.peak().median(), s.knee().inFlight(), s.knee().median(),
+                    s.peak().samples().medianInterval().lower(), s.peak().samples().medianInterval().upper());
+        }
+        return """
+                # msgscope: median throughput against the in-flight count F (A6), log x axis
+                if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) { set terminal pngcairo size 1200,700 } else { set terminal png size 1200,700 }
+                set output "search.png"
+                set title "Throughput against messages in flight (F search; grey band: the peak's 95% interval)"
+                set xlabel "F (messages in flight)"
+                set ylabel "median throughput [msg/s]"
+                set logscale x
+                set grid
+                set key top left
+                """ + marks + """
+                plot "search.dat" using 1:2:7:8 with yerrorbars title "median per probe (bar: 95% interval)", \
+                     "search.dat" using 1:2 smooth unique with lines title ""
+                """;
+    }
+}
