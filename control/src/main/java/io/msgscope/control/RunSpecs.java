@@ -1,9 +1,8 @@
 package io.msgscope.control;
 
 import io.msgscope.core.Padding;
+import io.msgscope.core.Workload;
 import io.msgscope.proto.RunSpec;
-
-import java.util.Map;
 
 /**
  * Where the coordinator's specs become the control protocol's {@link RunSpec}, one place for every mode (issue 15:
@@ -16,16 +15,16 @@ public final class RunSpecs {
     private RunSpecs() {
     }
 
-    /** The run id, message size and padding, seed, driver, its URI and options, and no pinning. */
-    public static RunSpec.Builder common(String runId, String driver, String uri, Map<String, String> options,
-                                         int size, Padding padding, long seed) {
-        return RunSpec.newBuilder().setRunId(runId).setSize(size).setRandomPadding(padding == Padding.RANDOM)
-                .setSeed(seed).setDriver(driver).setUri(uri).putAllDriverOptions(options).setPinCpu(-1);
+    /** The run id, the workload (message size and padding, seed, driver, its URI and options), and no pinning. */
+    public static RunSpec.Builder common(String runId, Workload w) {
+        return RunSpec.newBuilder().setRunId(runId).setSize(w.size()).setRandomPadding(w.padding() == Padding.RANDOM)
+                .setSeed(w.seed()).setDriver(w.driver()).setUri(w.uri()).putAllDriverOptions(w.driverOptions())
+                .setPinCpu(-1);
     }
 
     /** A trace run (msgscope run): every field of {@code spec}, as the sender, receiver and relay read them. */
     public static RunSpec trace(io.msgscope.core.RunSpec spec, String runId) {
-        return common(runId, spec.driver(), spec.uri(), spec.driverOptions(), spec.size(), spec.padding(), spec.seed())
+        return common(runId, spec.workload())
                 .setCount(spec.count()).setWarmupCount(spec.warmupCount()).setRate(spec.rate())
                 .setDrainTimeoutMs(spec.drainTimeoutMs()).setSocketBuffer(spec.socketBuffer())
                 .setSendBatch(spec.sendBatch()).setCpuEvery(spec.cpuEvery()).setRelayBurnNs(spec.relayBurnNs()).build();
@@ -36,7 +35,6 @@ public final class RunSpecs {
      * that the relay forwards without stamping (the flow agent sets its own counts per probe).
      */
     public static RunSpec.Builder throughput(io.msgscope.core.RunSpec spec) {
-        return common("throughput", spec.driver(), spec.uri(), spec.driverOptions(), spec.size(), spec.padding(),
-                spec.seed()).setCount(1).setSocketBuffer(spec.socketBuffer());
+        return common("throughput", spec.workload()).setCount(1).setSocketBuffer(spec.socketBuffer());
     }
 }

@@ -79,9 +79,9 @@ class SummaryGoldenTest {
     @ValueSource(strings = {"ROOT", "de-DE", "fr-FR", "tr-TR", "ar-EG", "hi-IN"})
     void scenarioSummaryMatchesItsGoldenFile(String locale) throws IOException {
         inLocale(locale, () -> {
-            ScenarioConfig c = new ScenarioConfig(Scenario.FAN_IN, "mqtt", "tcp://u:secret@127.0.0.1:1883",
-                    Map.of("qos", "1"), 2, 1, 100, 1_000, 2_000, 64, false, 0x5eedL, "msgscope/golden",
-                    ScenarioConfig.Connections.DEFAULT);
+            ScenarioConfig c = new ScenarioConfig(Scenario.FAN_IN, new io.msgscope.core.Workload("mqtt",
+                    "tcp://u:secret@127.0.0.1:1883", Map.of("qos", "1"), 64, io.msgscope.core.Padding.ZEROS, 0x5eedL),
+                    2, 1, 100, 1_000, 2_000, "msgscope/golden", ScenarioConfig.Connections.DEFAULT);
             ScenarioOutcome o = new ScenarioOutcome();
             o.sent = 400;
             o.publisherCounters.putAll(Map.of("messages_sent", 400L, "messages_acked", 400L, "bytes_sent", 25_600L,

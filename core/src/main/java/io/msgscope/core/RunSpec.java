@@ -8,25 +8,20 @@ import java.util.Objects;
  *
  * @param count            measured messages N (M2: N should be orders of magnitude above the window)
  * @param warmupCount      warm-up messages sent before the measurement and discarded
- * @param size             bytes per message, header included ({@link WireHeader#SIZE} minimum)
+ * @param workload         the driver, its URI and options, the message size, padding and seed: what every mode's
+ *                         spec shares ({@link Workload})
  * @param rate             msg/s the sender aims at; 0 = full speed
- * @param padding          payload padding after the header (R2)
  * @param window           M of M2: SO/RO/ST/RT are computed over M-message windows
  * @param pin              pin sender and receiver to their own cores (D3, M5)
  * @param drainTimeoutMs   quiet time the receiver waits after the sender finished before the rest counts as lost
  * @param socketBuffer     SO_SNDBUF/SO_RCVBUF in bytes, 0 = the OS default
  * @param sendBatch        messages coalesced per write on the sender (1 = one write per message)
- * @param seed             seed of random padding
  * @param cpuEvery         N of M3: CPU and network sampled every Nth message; 0 = off
  * @param relayBurnNs      test-only: the relay spins this long per message (a known CPU burner)
- * @param driver           the driver's name (M10): tcp (through the built-in relay), amqp, ...
- * @param uri              the broker's address for broker drivers; empty for tcp
- * @param driverOptions    driver-specific options ({@code --opt key=value})
  */
-public record RunSpec(long count, long warmupCount, int size, double rate, Padding padding, int window,
-                      boolean pin, long drainTimeoutMs, int socketBuffer, int sendBatch, long seed,
-                      int cpuEvery, long relayBurnNs, String driver, String uri,
-                      java.util.Map<String, String> driverOptions) {
+public record RunSpec(long count, long warmupCount, Workload workload, double rate, int window,
+                      boolean pin, long drainTimeoutMs, int socketBuffer, int sendBatch,
+                      int cpuEvery, long relayBurnNs) {
 
     /**
      * Default N of M3. Thread CPU has ns resolution and costs ~1 µs to read, so every 1,000th message
@@ -36,13 +31,40 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
     public static final int DEFAULT_CPU_EVERY = 1000;
 
     public static final long MAX_COUNT = 500_000_000L;
-    public static final int MAX_SIZE = 64 * 1024 * 1024;
+    public static final int MAX_SIZE = Workload.MAX_SIZE;
 
     public RunSpec {
-        Objects.requireNonNull(padding, "padding");
-        Objects.requireNonNull(driver, "driver");
-        uri = uri == null ? "" : uri;
-        driverOptions = java.util.Map.copyOf(driverOptions);
+        Objects.requireNonNull(workload, "workload");
+    }
+
+    /** The workload's message size. */
+    public int size() {
+        return workload.size();
+    }
+
+    /** The workload's padding. */
+    public Padding padding() {
+        return workload.padding();
+    }
+
+    /** The workload's padding seed. */
+    public long seed() {
+        return workload.seed();
+    }
+
+    /** The workload's driver. */
+    public String driver() {
+        return workload.driver();
+    }
+
+    /** The workload's broker URI. */
+    public String uri() {
+        return workload.uri();
+    }
+
+    /** The workload's driver options. */
+    public java.util.Map<String, String> driverOptions() {
+        return workload.driverOptions();
     }
 
     public static Builder builder() {
@@ -50,14 +72,14 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
     }
 
     public Builder toBuilder() {
-        return new Builder().count(count).warmupCount(warmupCount).size(size).rate(rate).padding(padding)
+        return new Builder().count(count).warmupCount(warmupCount).workload(workload).rate(rate)
                 .window(window).pin(pin).drainTimeoutMs(drainTimeoutMs).socketBuffer(socketBuffer)
-                .sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs).driver(driver).uri(uri).driverOptions(driverOptions);
+                .sendBatch(sendBatch).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs);
     }
 
     /** The URI without its password, for results and logs. */
     public String uriForDisplay() {
-        return Secrets.uri(uri);
+        return workload.uriForDisplay();
     }
 
     /** Fluent builder; defaults are the CLI defaults. */
@@ -96,6 +118,12 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
         public Builder uri(String v) { uri = v; return this; }
         public Builder driverOptions(java.util.Map<String, String> v) { driverOptions = v; return this; }
 
+        /** Every field of a workload at once. */
+        public Builder workload(Workload w) {
+            return driver(w.driver()).uri(w.uri()).driverOptions(w.driverOptions()).size(w.size()).padding(w.padding())
+                    .seed(w.seed());
+        }
+
         public RunSpec build() {
             if (count < 1 || count > MAX_COUNT) {
                 throw new SpecException("--count", "must be between 1 and " + MAX_COUNT + ", got " + count);
@@ -103,10 +131,7 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
             if (warmupCount < 0 || warmupCount > MAX_COUNT) {
                 throw new SpecException("--warmup", "must be between 0 and " + MAX_COUNT + ", got " + warmupCount);
             }
-            if (size < WireHeader.SIZE || size > MAX_SIZE) {
-                throw new SpecException("--size", "must be between " + WireHeader.SIZE
-                        + " (the measurement header) and " + MAX_SIZE + " bytes, got " + size);
-            }
+            Workload workload = new Workload(driver, uri, driverOptions, size, padding, seed);
             if (!(rate >= 0) || Double.isInfinite(rate) || rate > 100_000_000) {
                 throw new SpecException("--rate", "must be between 0 (full speed) and 100000000 msg/s, got " + rate);
             }
@@ -133,11 +158,8 @@ public record RunSpec(long count, long warmupCount, int size, double rate, Paddi
             if (relayBurnNs < 0 || relayBurnNs > 1_000_000_000L) {
                 throw new SpecException("--relay-burn-ns", "must be between 0 and 1000000000, got " + relayBurnNs);
             }
-            if (driver.isBlank()) {
-                throw new SpecException("--driver", "must name a driver, e.g. tcp");
-            }
-            return new RunSpec(count, warmupCount, size, rate, padding, window, pin, drainTimeoutMs, socketBuffer,
-                    sendBatch, seed, cpuEvery, relayBurnNs, driver, uri, driverOptions);
+            return new RunSpec(count, warmupCount, workload, rate, window, pin, drainTimeoutMs, socketBuffer,
+                    sendBatch, cpuEvery, relayBurnNs);
         }
     }
 }

@@ -11,7 +11,7 @@ import io.msgscope.coordinator.RunOutcome;
 import io.msgscope.coordinator.TraceConsole;
 import io.msgscope.coordinator.TraceResults;
 import io.msgscope.coordinator.TraceRun;
-import io.msgscope.core.Padding;
+import io.msgscope.core.Workload;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
@@ -196,7 +196,7 @@ public final class RunCommand implements Callable<Integer> {
         Driver drv = driverOptions.resolve(size);
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
-                .padding(parsePadding(padding)).window(window).pin(pinOption.pinned(drv, driverOptions, remote))
+                .padding(Workload.padding(padding)).window(window).pin(pinOption.pinned(drv, driverOptions, remote))
                 .drainTimeoutMs(drainTimeoutMs)
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
                 .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
@@ -347,14 +347,6 @@ public final class RunCommand implements Callable<Integer> {
      * @param noBroker nothing sits between sender and receiver (tcp or zmq {@code via=direct}): broker CPU
      *                 is "none" rather than "off"
      */
-    private static Padding parsePadding(String p) {
-        try {
-            return Padding.valueOf(p.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new SpecException("--padding", "must be zeros or random, got '" + p + "'");
-        }
-    }
-
     private static void checkPort(String option, int port) {
         if (port < 0 || port > 65_535) {
             throw new SpecException(option, "must be between 0 (any free port) and 65535, got " + port);

@@ -11,6 +11,8 @@ import io.msgscope.coordinator.scenario.ScenarioRun;
 import io.msgscope.coordinator.scenario.ScenarioSummary;
 import io.msgscope.coordinator.scenario.ScenarioWriters;
 import io.msgscope.core.SpecException;
+import io.msgscope.core.Workload;
+import io.msgscope.core.Padding;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.scenario.ConnectionLimits;
@@ -170,14 +172,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         if (!(warmup >= 0) || warmup > 3_600) {
             throw new SpecException("--warmup", "must be between 0 and 3600 s, got " + warmup);
         }
-        if (size < 32 || size > 64 << 20) {
-            throw new SpecException("--size", "must be between 32 (the header) and 67108864 bytes, got " + size);
-        }
-        boolean random = switch (padding.toLowerCase(Locale.ROOT)) {
-            case "random" -> true;
-            case "zeros" -> false;
-            default -> throw new SpecException("--padding", "must be zeros or random, got '" + padding + "'");
-        };
+        Workload.checkSize(size);
+        Padding pad = Workload.padding(padding);
         for (String f : formats) {
             if (!List.of("json", "csv", "md").contains(f)) {
                 throw new SpecException("--format", "knows json, csv and md, got '" + f + "'");
@@ -233,9 +229,10 @@ public final class ScenarioCommand implements Callable<Integer> {
                 return ExitCodes.FAILED;
             }
         }
-        ScenarioConfig cfg = new ScenarioConfig(sc, drv.name(), driverOptions.uri(), opts, p, s, rate,
-                Math.round(warmup * 1000), Math.round(duration * 1000), size, random,
-                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, topicPrefix,
+        Workload workload = new Workload(drv.name(), driverOptions.uri(), opts, size, pad,
+                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        ScenarioConfig cfg = new ScenarioConfig(sc, workload, p, s, rate, Math.round(warmup * 1000),
+                Math.round(duration * 1000), topicPrefix,
                 new ScenarioConfig.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates,
                 driverOptions.options());
         ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);

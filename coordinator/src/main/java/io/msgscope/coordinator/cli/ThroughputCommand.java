@@ -10,6 +10,7 @@ import io.msgscope.coordinator.ThroughputConsole;
 import io.msgscope.coordinator.ThroughputResults;
 import io.msgscope.coordinator.ThroughputRun;
 import io.msgscope.core.Padding;
+import io.msgscope.core.Workload;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
@@ -168,12 +169,7 @@ public final class ThroughputCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new SpecException("--pick", "must be knee or peak, got '" + pick + "'");
         }
-        Padding pad;
-        try {
-            pad = Padding.valueOf(padding.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new SpecException("--padding", "must be zeros or random, got '" + padding + "'");
-        }
+        Padding pad = Workload.padding(padding);
         Driver drv = driverOptions.resolve(size);
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
         RunSpec spec = RunSpec.builder().count(2).window(1).size(size).padding(pad)

@@ -1,6 +1,7 @@
 package io.msgscope.coordinator.result;
 
 import io.msgscope.analysis.stats.SampleSummary;
+import io.msgscope.analysis.stats.SaturationFit;
 import io.msgscope.coordinator.FSearch;
 import io.msgscope.coordinator.SummaryJson;
 import org.HdrHistogram.Histogram;
@@ -21,8 +22,11 @@ import java.util.Map;
  * @param chosenInFlight the F of the final measurement
  * @param peak           the measured F of highest median
  * @param peakConfirmation the peak's fresh probes (or its pooled samples when none were taken)
- * @param knee           the smallest F within the peak's interval and margin
- * @param kneeFloor      the knee's bar, msg/s
+ * @param knee           where the fitted curve reaches 90 % of its plateau, or the smallest F within the peak's
+ *                       interval and margin when no curve fits
+ * @param kneeRule       which of the two placed the knee, in words
+ * @param fit            the saturation curve the knee was read off, or null
+ * @param kneeFloor      the peak's bar (the measured rule's), msg/s
  * @param drifted        the peak's confirmation disagrees with the probes that chose it
  * @param a6IntervalMean A6's figure: the mean of the narrowing's final bounds
  * @param lo             the narrowing's final bounds
@@ -34,7 +38,8 @@ import java.util.Map;
  * @param points         every F measured, ascending, pooled
  */
 public record SearchSection(String method, String pick, long chosenInFlight, Point peak,
-                            SampleSummary peakConfirmation, Point knee, double kneeFloor, boolean drifted,
+                            SampleSummary peakConfirmation, Point knee, String kneeRule, SaturationFit fit,
+                            double kneeFloor, boolean drifted,
                             long a6IntervalMean, long lo, long hi, Integer fellAtExponent, String stopReason,
                             int probesTaken, int remeasured, List<Point> points) {
 
@@ -88,8 +93,28 @@ public record SearchSection(String method, String pick, long chosenInFlight, Poi
             points.add(Point.of(p));
         }
         return new SearchSection(method, pick, (pickKnee ? r.knee() : r.peak()).inFlight(), Point.of(r.peak()),
-                r.peakThroughput(), Point.of(r.knee()), r.floor(), r.drifted(), r.a6IntervalMean(), r.lo(), r.hi(),
+                r.peakThroughput(), Point.of(r.knee()), r.kneeRule(), r.fit(), r.floor(), r.drifted(), r.a6IntervalMean(), r.lo(), r.hi(),
                 r.fell() ? r.lastExponent() : null, r.stopReason(), r.probes().size(), r.remeasured(), points);
+    }
+
+    /** The saturation curve the knee was read off (issue 17), or null when none was usable. */
+    private static Map<String, Object> fitMap(SaturationFit f) {
+        if (f == null) {
+            return null;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("model", "X(F) = plateau * F / (F^k + crossover^k)^(1/k), least absolute deviations on log X");
+        m.put("plateau_msg_s", f.plateau());
+        m.put("crossover_in_flight", f.crossover());
+        m.put("sharpness_k", f.sharpness());
+        m.put("median_error_percent", f.typicalErrorPercent());
+        m.put("points", f.points());
+        m.put("knee_reach", 1 - FSearch.KNEE_MARGIN);
+        m.put("knee_in_flight_fitted", f.kneeAt(1 - FSearch.KNEE_MARGIN));
+        m.put("note", "crossover_in_flight: where the rising asymptote (throughput in proportion to F) meets the "
+                + "plateau, the most repeatable figure of the search; the knee is where the curve reaches knee_reach "
+                + "of the plateau");
+        return m;
     }
 
     public Map<String, Object> toMap() {
@@ -107,7 +132,9 @@ public record SearchSection(String method, String pick, long chosenInFlight, Poi
         // the same bar under its name before the 10 % margin (issue 17), when it was the interval's lower bound
         // only; kept for readers of older summaries for one release, then removed
         k.put("within_peak_interval_from_msg_s", kneeFloor);
+        k.put("rule", kneeRule);
         s.put("knee", k);
+        s.put("fit", fitMap(fit));
         s.put("drifted", drifted);
         s.put("optimal_in_flight", peak.inFlight());
         s.put("a6_interval_mean", a6IntervalMean);

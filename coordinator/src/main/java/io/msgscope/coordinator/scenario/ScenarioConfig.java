@@ -1,48 +1,73 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.core.Padding;
+import io.msgscope.core.Workload;
 import io.msgscope.core.scenario.Scenario;
 
 import java.util.List;
 import java.util.Map;
 
-/** What a scenario run asks for (Q1-Q9): the scenario, the driver and its options, the load, the connections. */
-public record ScenarioConfig(Scenario scenario, String driver, String uri, Map<String, String> options,
-                             int publishers, int subscribers, double rate, long warmupMs, long durationMs, int size,
-                             boolean randomPadding, long seed, String topicPrefix, Connections connections,
+/**
+ * What a scenario run asks for (Q1-Q9): the scenario, the {@link Workload} every mode's spec shares (driver, URI,
+ * options, size, padding, seed; issue 15: one spec), and what only a scenario reads — the load per publisher, the
+ * schedule, the topics and the connections.
+ *
+ * @param workload     the driver and its options as the agents use them (the driver's scenario support adds what
+ *                     the scenario chooses, e.g. ZeroMQ's pattern), the message and its padding
+ * @param givenOptions the driver options the user gave, which the spec records (issue 18: it loads back)
+ */
+public record ScenarioConfig(Scenario scenario, Workload workload, int publishers, int subscribers, double rate,
+                             long warmupMs, long durationMs, String topicPrefix, Connections connections,
                              boolean allowDuplicates, Map<String, String> givenOptions) {
-    /**
-     * {@code options} are what the agents use (the driver's scenario support adds what the scenario chooses, e.g.
-     * ZeroMQ's pattern); {@code givenOptions} what the user gave, which the spec records (issue 18: it loads back).
-     */
     public ScenarioConfig {
-        givenOptions = givenOptions == null ? options : givenOptions;
+        givenOptions = givenOptions == null ? workload.driverOptions() : Map.copyOf(givenOptions);
     }
 
-    /** The user's options were all the options. */
-    public ScenarioConfig(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
-                          int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                          long seed, String topicPrefix, Connections connections, boolean allowDuplicates) {
-        this(scenario, driver, uri, options, publishers, subscribers, rate, warmupMs, durationMs, size,
-                randomPadding, seed, topicPrefix, connections, allowDuplicates, options);
+    /** The user's options were all the options; duplicates fail the run, as by default. */
+    public ScenarioConfig(Scenario scenario, Workload workload, int publishers, int subscribers, double rate,
+                          long warmupMs, long durationMs, String topicPrefix, Connections connections) {
+        this(scenario, workload, publishers, subscribers, rate, warmupMs, durationMs, topicPrefix, connections, false,
+                null);
     }
 
-    /** The same with duplicates failing the run, as by default. */
-    public ScenarioConfig(Scenario scenario, String driver, String uri, Map<String, String> options, int publishers,
-                          int subscribers, double rate, long warmupMs, long durationMs, int size, boolean randomPadding,
-                          long seed, String topicPrefix, Connections connections) {
-        this(scenario, driver, uri, options, publishers, subscribers, rate, warmupMs, durationMs, size,
-                randomPadding, seed, topicPrefix, connections, false);
+    /** The same config with duplicates allowed or not (--allow-duplicates). */
+    public ScenarioConfig allowingDuplicates(boolean allow) {
+        return new ScenarioConfig(scenario, workload, publishers, subscribers, rate, warmupMs, durationMs, topicPrefix,
+                connections, allow, givenOptions);
+    }
+
+    public String driver() {
+        return workload.driver();
+    }
+
+    public String uri() {
+        return workload.uri();
+    }
+
+    /** The driver options the agents use. */
+    public Map<String, String> options() {
+        return workload.driverOptions();
+    }
+
+    public int size() {
+        return workload.size();
+    }
+
+    public boolean randomPadding() {
+        return workload.padding() == Padding.RANDOM;
+    }
+
+    public long seed() {
+        return workload.seed();
     }
 
     /**
      * The spec every publishers and subscribers agent is sent (through {@link io.msgscope.control.RunSpecs}, the one
-     * place specs become the control protocol's): the common fields and the rate per publisher; the scenario's plan
+     * place specs become the control protocol's): the workload and the rate per publisher; the scenario's plan
      * (topics, connections, schedule) follows in its own message.
      */
     public io.msgscope.proto.RunSpec toProto() {
-        return io.msgscope.control.RunSpecs.common(Long.toHexString(seed), driver, uri, options, size,
-                randomPadding ? io.msgscope.core.Padding.RANDOM : io.msgscope.core.Padding.ZEROS, seed)
-                .setRate(rate).build();
+        return io.msgscope.control.RunSpecs.common(Long.toHexString(workload.seed()), workload).setRate(rate).build();
     }
 
     /**

@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(GermanLocale.class)
 class ScenarioSummaryTest {
     static ScenarioConfig config(String uri, Map<String, String> options, long seed) {
-        return new ScenarioConfig(Scenario.FAN_IN, "mqtt", uri, options, 2, 1, 100, 1_000, 2_000, 64, true, seed,
-                null, ScenarioConfig.Connections.DEFAULT);
+        return new ScenarioConfig(Scenario.FAN_IN, new io.msgscope.core.Workload("mqtt", uri, options, 64,
+                io.msgscope.core.Padding.RANDOM, seed), 2, 1, 100, 1_000, 2_000, null, ScenarioConfig.Connections.DEFAULT);
     }
 
     /** A run whose broker went away: subscribers lost, a publisher stopped, the publishers agent gone. */
@@ -95,9 +95,7 @@ class ScenarioSummaryTest {
         assertEquals("received 403 deliveries, more than the 400 the scenario allows; --allow-duplicates accepts that "
                 + "at an at-least-once QoS", failed.envelope().failureReason());
         ScenarioConfig c = config("", Map.of(), 1);
-        ScenarioConfig allowed = new ScenarioConfig(c.scenario(), c.driver(), c.uri(), c.options(), c.publishers(),
-                c.subscribers(), c.rate(), c.warmupMs(), c.durationMs(), c.size(), c.randomPadding(), c.seed(),
-                c.topicPrefix(), c.connections(), true);
+        ScenarioConfig allowed = c.allowingDuplicates(true);
         ScenarioResult ok = ScenarioSummary.build(allowed, o, "QoS 1", true);
         assertEquals("ok", ok.envelope().status());
         assertTrue(ok.notes().contains("3 deliveries beyond the 400 expected (duplicates or a message to more than one "
