@@ -35,7 +35,7 @@ public final class RunOutcome {
     /** Sample series (CPU every Nth message, network, sidecar), by series, as uploaded. */
     public final Map<io.msgscope.proto.Series, long[]> samples = new java.util.EnumMap<>(io.msgscope.proto.Series.class);
     /** Per role: samples taken and ns spent taking them during the measurement (the sampling overhead). */
-    public final Map<String, long[]> sampling = new LinkedHashMap<>();
+    public final Map<String, TraceResult.Sampling> sampling = new LinkedHashMap<>();
     /** Sidecar mode: what the probe sampled, and the clock offset probe − receiver box. */
     public String sidecarSource;
     public ClockOffset sidecarOffset;
@@ -81,5 +81,19 @@ public final class RunOutcome {
 
     public boolean failed() {
         return failure != null;
+    }
+
+    /** What the run brought back, as the writers and the command read it: a failure without a phase is analysis's. */
+    public TraceResult result() {
+        TraceResult.Failure f = failure == null ? null
+                : new TraceResult.Failure(failure, failedDuring != null ? failedDuring : "analysis", usageFailure);
+        TraceResult.Sidecar sidecar = sidecarOffset == null ? null
+                : new TraceResult.Sidecar(sidecarSource, sidecarOffset, sidecarOffsetAfter, sidecarSameBox);
+        return new TraceResult(spec, runId, f, warnings, agents, destination,
+                new TraceResult.Traces(sendNs, intendedNs, recvNs, tracesMissing),
+                new TraceResult.Counts(sent, sentReported, received, receivedReported, duplicates, reordered,
+                        outOfRange, relayForwarded, warmupReceived, warmupDone),
+                driverCounters, hotThreadAllocatedBytes,
+                new TraceResult.Samples(samples, sampling, netInterface, sidecar), measureEpochMs);
     }
 }

@@ -75,7 +75,8 @@ public final class TraceRun {
     public record Endpoints(AgentEndpoint sender, AgentEndpoint receiver, AgentEndpoint relay, AgentEndpoint probe) {
     }
 
-    public RunOutcome run(Endpoints ep, String runId) {
+    /** Runs the lifecycle; whatever happens, returns what was brought back (a failure is in the result). */
+    public TraceResult run(Endpoints ep, String runId) {
         RunOutcome out = new RunOutcome(spec, runId);
         out.warnings.addAll(cores.warnings());
         try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
@@ -192,7 +193,7 @@ public final class TraceRun {
                 }
                 out.sent = sent.getSent();
                 out.sentReported = true;
-                out.sampling.put("sender", new long[] {sent.getSamples(), sent.getSamplingNs()});
+                out.sampling.put("sender", new TraceResult.Sampling(sent.getSamples(), sent.getSamplingNs()));
                 out.hotThreadAllocatedBytes.put("sender", sent.getHotThreadAllocatedBytes());
                 out.measureWallNs = System.nanoTime() - t0;
                 out.received = got.getReceived();
@@ -202,7 +203,7 @@ public final class TraceRun {
                 out.outOfRange = got.getOutOfRange();
                 out.receiverTimedOut = got.getTimedOut();
                 out.hotThreadAllocatedBytes.put("receiver", got.getHotThreadAllocatedBytes());
-                out.sampling.put("receiver", new long[] {got.getSamples(), got.getSamplingNs()});
+                out.sampling.put("receiver", new TraceResult.Sampling(got.getSamples(), got.getSamplingNs()));
                 out.netInterface = got.getNetInterface();
                 // counters of both sides add up (Q5 errors = the publisher's and the subscriber's)
                 sent.getCountersMap().forEach((k, v) -> out.driverCounters.merge(k, v, Long::sum));
@@ -223,7 +224,7 @@ public final class TraceRun {
                     PhaseDone p = hub.await(probe, READY_MS, "the probe's report", Envelope.BodyCase.PHASE_DONE)
                             .getPhaseDone();
                     out.sidecarSource = p.getNote();
-                    out.sampling.put("probe", new long[] {p.getSamples(), p.getSamplingNs()});
+                    out.sampling.put("probe", new TraceResult.Sampling(p.getSamples(), p.getSamplingNs()));
                     out.sidecarOffsetAfter = offset(hub, probe, receiver, out.sidecarSameBox);
                 }
             } catch (AgentFailure f) {
@@ -242,7 +243,16 @@ public final class TraceRun {
                 }
             }
         }
-        return out;
+        return out.result();
+    }
+
+    /** The result of a run whose agents could not be started: failed in set-up, nothing recorded, counts unknown. */
+    public static TraceResult notStarted(RunSpec spec, String runId, String reason) {
+        RunOutcome out = new RunOutcome(spec, runId);
+        out.failure = reason;
+        out.failedDuring = "set-up";
+        out.tracesMissing.addAll(java.util.List.of("sender", "receiver"));
+        return out.result();
     }
 
     /**

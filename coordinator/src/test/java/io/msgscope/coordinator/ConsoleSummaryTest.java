@@ -37,7 +37,7 @@ class ConsoleSummaryTest {
     @Test
     void sentenceForACompleteRun() {
         RunOutcome out = handOutcome();
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,500 messages of 64 B: received at 969,000 msg/s over the run (RT median 1,000,000 msg/s over M=100); "
                 + "latency p50 2 µs, p99 2 µs, max 50 µs; 0 lost", s);
         assertTrue(s.contains("1,500"));
@@ -53,7 +53,7 @@ class ConsoleSummaryTest {
         out.received = 1_498;
         out.duplicates = 1_234;
         out.reordered = 3;
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertTrue(s.endsWith("; 2 lost, 1,234 duplicated, 3 reordered"), s);
     }
 
@@ -69,7 +69,7 @@ class ConsoleSummaryTest {
         }
         out.sent = 1_500;
         out.received = 1_500;
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertTrue(s.startsWith("1,500 messages of 128 B at 1,000,000 msg/s: received at 1,000,000 msg/s"), s);
         assertTrue(s.contains("latency p50 3 µs, p99 3 µs, max 3 µs"), s);
         assertTrue(s.contains("(from the intended send time: p50 3.5 µs, p99 3.5 µs)"), s);
@@ -83,7 +83,7 @@ class ConsoleSummaryTest {
             out.sendNs[i] = i;
         }
         out.sent = 1_000;
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,000 messages of 64 B: received at n/a msg/s; no latency measured; 1,000 lost", s);
     }
 
@@ -103,13 +103,13 @@ class ConsoleSummaryTest {
         out.received = 10_000;
         Trace t = new Trace(10_000, out.sendNs, null, out.recvNs);
         AnalysisResult m2 = TraceAnalysis.analyse(t, 100);
-        String s = ConsoleSummary.sentence(out, m2);
+        String s = ConsoleSummary.sentence(out.result(), m2);
         assertTrue(s.contains("over M=100: the rate of parsing messages read together, not a receive rate"), s);
-        GnuplotScripts.ThroughputAxis axis = ConsoleSummary.throughputAxis(out, m2);
+        GnuplotScripts.ThroughputAxis axis = ConsoleSummary.throughputAxis(out.result(), m2);
         assertTrue(axis.yMax() > 0 && axis.note().startsWith("y axis clipped"), axis.toString());
         AnalysisResult spanned = TraceAnalysis.analyse(t, 100, 1_000_000);
-        String s2 = ConsoleSummary.sentence(out, spanned);
+        String s2 = ConsoleSummary.sentence(out.result(), spanned);
         assertTrue(s2.contains("(RT median 1,000,000 msg/s over windows of >= 100 messages and >= 1 ms)"), s2);
-        assertTrue(Double.isNaN(ConsoleSummary.throughputAxis(out, spanned).yMax()));
+        assertTrue(Double.isNaN(ConsoleSummary.throughputAxis(out.result(), spanned).yMax()));
     }
 }

@@ -32,7 +32,7 @@ class CpuReportTest {
         out.samples.put(Series.RECEIVER_SAMPLE_NS, new long[] {0, 1 * MS, 2 * MS, 1002 * MS});
         out.samples.put(Series.RECEIVER_THREAD_CPU_NS, new long[] {0, 1 * MS, 2 * MS, 102 * MS});
         out.samples.put(Series.RECEIVER_PROCESS_CPU_NS, new long[] {0, 10 * MS, 10 * MS, 210 * MS});
-        CpuReport r = CpuReport.build(out, new BrokerCpu(BrokerCpu.Mode.OFF, 0, "", "", 10_000));
+        CpuReport r = CpuReport.build(out.result(), new BrokerCpu(BrokerCpu.Mode.OFF, 0, "", "", 10_000));
         Map<String, Object> receiver = map(r.summary().get("receiver"));
         Map<String, Object> tw = map(receiver.get("time_weighted"));
         assertEquals(100.0 * 102 / 1002, (Double) tw.get("mean_pct"), 1e-9);

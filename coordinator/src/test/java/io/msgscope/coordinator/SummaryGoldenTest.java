@@ -54,7 +54,7 @@ class SummaryGoldenTest {
             RunOutcome out = SummaryJsonTest.handTrace();
             out.failedDuring = "measurement";
             AnalysisResult a = TraceAnalysis.analyse(new Trace(10, out.sendNs, out.intendedNs, out.recvNs), 1);
-            Map<String, Object> s = SummaryJson.build(out, a, ENV, "2026-01-02T03:04:05Z",
+            Map<String, Object> s = SummaryJson.build(out.result(), a, ENV, "2026-01-02T03:04:05Z",
                     List.of("trace.dat", SummaryJson.FILE_NAME));
             assertGolden("trace-summary.json", s);
         });

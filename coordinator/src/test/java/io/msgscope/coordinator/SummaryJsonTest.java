@@ -57,7 +57,7 @@ class SummaryJsonTest {
 
     private JsonNode writeAndRead(RunOutcome out) throws Exception {
         AnalysisResult a = analyse(out);
-        Map<String, Object> summary = SummaryJson.build(out, a, EnvironmentInfo.current(), "2024-01-02T03:04:05Z",
+        Map<String, Object> summary = SummaryJson.build(out.result(), a, EnvironmentInfo.current(), "2024-01-02T03:04:05Z",
                 List.of("trace.dat", SummaryJson.FILE_NAME));
         Path file = dir.resolve(SummaryJson.FILE_NAME);
         SummaryJson.write(file, summary);
@@ -155,7 +155,7 @@ class SummaryJsonTest {
         out.sent = 4;
         out.failure = "nothing arrived";
         Path file = dir.resolve(SummaryJson.FILE_NAME);
-        SummaryJson.write(file, SummaryJson.build(out, analyse(out), EnvironmentInfo.current(), "t", List.of()));
+        SummaryJson.write(file, SummaryJson.build(out.result(), analyse(out), EnvironmentInfo.current(), "t", List.of()));
         String text = java.nio.file.Files.readString(file);
         assertFalse(text.contains("hunter"), text);
         JsonNode root = new ObjectMapper().readTree(text);
@@ -174,7 +174,7 @@ class SummaryJsonTest {
         out.sent = 4;
         out.failure = "4 of 4 messages lost";
         Path file = dir.resolve(SummaryJson.FILE_NAME);
-        SummaryJson.write(file, SummaryJson.build(out, analyse(out), EnvironmentInfo.current(), "t", List.of()));
+        SummaryJson.write(file, SummaryJson.build(out.result(), analyse(out), EnvironmentInfo.current(), "t", List.of()));
         String text = java.nio.file.Files.readString(file);
         assertFalse(text.contains("NaN"), "JSON has no NaN:\n" + text);
         assertFalse(text.contains("Infinity"), text);
@@ -195,10 +195,10 @@ class SummaryJsonTest {
 
     @Test
     void rateHelper() {
-        assertEquals(1e9, SummaryJson.rate(new long[] {5, 6, ABSENT}, 2), 1e-6);
-        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {5, ABSENT}, 1)));
-        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {ABSENT, ABSENT}, 0)));
-        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {7, 7}, 2)), "zero span is undefined");
+        assertEquals(1e9, TraceResult.rate(new long[] {5, 6, ABSENT}, 2), 1e-6);
+        assertTrue(Double.isNaN(TraceResult.rate(new long[] {5, ABSENT}, 1)));
+        assertTrue(Double.isNaN(TraceResult.rate(new long[] {ABSENT, ABSENT}, 0)));
+        assertTrue(Double.isNaN(TraceResult.rate(new long[] {7, 7}, 2)), "zero span is undefined");
     }
 
     private static List<String> names(JsonNode node) {
