@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class ConsoleSummaryTest {
 
-    private static AnalysisResult analyse(RunOutcome out) {
+    private static AnalysisResult analyse(TraceCollector out) {
         return TraceAnalysis.analyse(new Trace(out.spec.count(), out.sendNs, out.intendedNs, out.recvNs),
                 out.spec.window());
     }
@@ -23,8 +23,8 @@ class ConsoleSummaryTest {
      * the same place in every window of 100, so every RO is 1 µs and RT is 1,000,000 msg/s. Whole-run
      * receive rate: 1,499 intervals over 1,547 µs (last message slow) = 968,972 → "969,000".
      */
-    private static RunOutcome handOutcome() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_500).window(100).size(64).build(), "r");
+    private static TraceCollector handOutcome() {
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(64).build(), "r");
         for (int i = 0; i < 1_500; i++) {
             out.sendNs[i] = 1_000L * i;
             out.recvNs[i] = out.sendNs[i] + (i % 100 == 99 ? 50_000 : 2_000);
@@ -36,7 +36,7 @@ class ConsoleSummaryTest {
 
     @Test
     void sentenceForACompleteRun() {
-        RunOutcome out = handOutcome();
+        TraceCollector out = handOutcome();
         String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,500 messages of 64 B: received at 969,000 msg/s over the run (RT median 1,000,000 msg/s over M=100); "
                 + "latency p50 2 µs, p99 2 µs, max 50 µs; 0 lost", s);
@@ -47,7 +47,7 @@ class ConsoleSummaryTest {
 
     @Test
     void lossDuplicatesAndReorderingAreNamed() {
-        RunOutcome out = handOutcome();
+        TraceCollector out = handOutcome();
         out.recvNs[10] = Long.MIN_VALUE;
         out.recvNs[11] = Long.MIN_VALUE;
         out.received = 1_498;
@@ -59,7 +59,7 @@ class ConsoleSummaryTest {
 
     @Test
     void rateModeShowsTheTargetAndCorrectedLatency() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
                 .build(), "r");
         out.intendedNs = new long[1_500];
         for (int i = 0; i < 1_500; i++) {
@@ -78,7 +78,7 @@ class ConsoleSummaryTest {
 
     @Test
     void nothingReceived() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_000).window(10).build(), "r");
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(1_000).window(10).build(), "r");
         for (int i = 0; i < 1_000; i++) {
             out.sendNs[i] = i;
         }
@@ -94,7 +94,7 @@ class ConsoleSummaryTest {
      */
     @Test
     void aParseRateIsNeverPrintedAsAReceiveRate() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(10_000).window(100).size(64).build(), "r");
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(10_000).window(100).size(64).build(), "r");
         for (int i = 0; i < 10_000; i++) {
             out.sendNs[i] = 1_000L * i;
             out.recvNs[i] = 1_000_000L * (i / 1000 + 1) + i % 1000;

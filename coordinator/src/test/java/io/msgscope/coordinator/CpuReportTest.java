@@ -26,7 +26,7 @@ class CpuReportTest {
     @Test
     void theReceiverThreadIsReportedPerTimeAndPerWindowLabelled() {
         RunSpec spec = RunSpec.builder().count(30).window(1).warmupCount(0).size(64).pin(false).cpuEvery(10).build();
-        RunOutcome out = new RunOutcome(spec, "cpu-test");
+        TraceCollector out = new TraceCollector(spec, "cpu-test");
         out.sent = 30;
         out.received = 30;
         out.samples.put(Series.RECEIVER_SAMPLE_NS, new long[] {0, 1 * MS, 2 * MS, 1002 * MS});

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** What fails a trace run (issue 16: duplicates fail it, as they fail a scenario, unless --allow-duplicates). */
 class RunVerdictTest {
-    private static RunOutcome outcome(long duplicates) {
-        RunOutcome o = new RunOutcome(RunSpec.builder().count(1000).build(), "r1");
+    private static TraceCollector outcome(long duplicates) {
+        TraceCollector o = new TraceCollector(RunSpec.builder().count(1000).build(), "r1");
         o.duplicates = duplicates;
         return o;
     }
@@ -30,7 +30,7 @@ class RunVerdictTest {
     @Test
     void lossIsNamedBeforeDuplicatesAndAnEarlierFailureStays() {
         assertEquals("3 of 1000 messages lost", TraceResults.judge(outcome(7).result(), 3, 1000, false).failureReason());
-        RunOutcome earlier = outcome(1);
+        TraceCollector earlier = outcome(1);
         earlier.failure = "receiver agent died";
         assertEquals("receiver agent died", TraceResults.judge(earlier.result(), 0, 1000, false).failureReason());
     }
