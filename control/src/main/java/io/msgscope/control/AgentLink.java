@@ -29,7 +29,11 @@ public final class AgentLink implements AutoCloseable {
     private final Role role;
     private final Channel channel;
     private final Supplier<String> deathCheck;
-    /** The hub's clock: its waits compare their deadlines with {@link #progressChangedNs}. */
+    /**
+     * The hub's clock: the handshake's deadline, the heartbeats' stamps and the progress stamps that the hub's waits
+     * compare their deadlines with ({@link #progressChangedNs}) are read on it (issue 15: a test runs them on fake
+     * time). The heartbeat's period and the silence check are timed by the channel's event loop.
+     */
     private final NanoClock clock;
     private volatile String closeCause;
     private volatile boolean closing;
@@ -77,7 +81,7 @@ public final class AgentLink implements AutoCloseable {
     }
 
     /**
-     * Connects, secures and handshakes, all within {@code timeoutMs}: TLS when the credentials have a CA
+     * Connects, secures and handshakes, all within {@code timeoutMs} on the hub's clock: TLS when the credentials have a CA
      * or a secret (except this process's own local agents, see {@link ControlCredentials#localSecret}),
      * the shared secret's proofs when there is one, then Hello. Until the agent has answered Hello its
      * frames are capped at {@link ControlCodec#HANDSHAKE_MAX_FRAME} bytes.
@@ -85,7 +89,8 @@ public final class AgentLink implements AutoCloseable {
     public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
                                     Supplier<String> deathCheck, ControlCredentials credentials) throws AgentFailure {
         String name = Frames.name(role) + " agent (" + host + ":" + port + ")";
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        NanoClock clock = hub.clock();
+        long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         SharedSecret local = ControlCredentials.localSecret(host, port);
         SharedSecret secret = local != null ? local : credentials.secret();
         ControlTls ca = local != null ? null : credentials.tls();
@@ -107,15 +112,6 @@ public final class AgentLink implements AutoCloseable {
                         }
                         ControlCodec.install(ch.pipeline(), ControlCodec.HANDSHAKE_MAX_FRAME);
                         ch.pipeline().addLast(new SimpleChannelInboundHandler<Envelope>() {
-                            @Override
-                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                                if (evt instanceof io.netty.handler.timeout.IdleStateEvent && self[0] != null
-                                        && !self[0].paused) {
-                                    self[0].closeCause = "no heartbeat from the agent for " + AGENT_SILENCE_MS + " ms";
-                                    ctx.close();
-                                }
-                            }
-
                             @Override
                             protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
                                 if (msg.getBodyCase() == Envelope.BodyCase.HEARTBEAT) {
@@ -151,7 +147,7 @@ public final class AgentLink implements AutoCloseable {
             String dead = deathCheck.get();
             throw new AgentFailure(name, dead != null ? dead : "cannot connect: " + AgentSession.describe(e), false);
         }
-        AgentLink link = new AgentLink(name, role, ch, deathCheck, hub.clock());
+        AgentLink link = new AgentLink(name, role, ch, deathCheck, clock);
         self[0] = link;
         hub.register(link);
         ch.config().setAutoRead(true);
@@ -160,7 +156,7 @@ public final class AgentLink implements AutoCloseable {
             if (tls) {
                 SslHandler ssl = ch.pipeline().get(SslHandler.class);
                 io.netty.util.concurrent.Future<Channel> hs = ssl.handshakeFuture();
-                if (!hs.awaitUninterruptibly(left(deadline), TimeUnit.MILLISECONDS)) {
+                if (!hs.awaitUninterruptibly(link.left(deadline), TimeUnit.MILLISECONDS)) {
                     throw new AgentFailure(name, "no TLS handshake within " + timeoutMs + " ms", false);
                 }
                 if (!hs.isSuccess()) {
@@ -173,7 +169,8 @@ public final class AgentLink implements AutoCloseable {
             }
             link.send(Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(Version.PROTOCOL)
                     .setRole(role).setToolVersion(Version.TOOL)).build());
-            link.helloAck = hub.await(link, left(deadline), "the handshake", Envelope.BodyCase.HELLO_ACK).getHelloAck();
+            link.helloAck = hub.await(link, link.left(deadline), "the handshake", Envelope.BodyCase.HELLO_ACK)
+                    .getHelloAck();
         } catch (AgentFailure e) {
             link.close();
             if (link.tlsRefused && !e.usage()) { // TLS 1.3: a refused client certificate shows after the handshake
@@ -181,21 +178,36 @@ public final class AgentLink implements AutoCloseable {
             }
             throw e;
         }
-        var beat = ch.eventLoop().scheduleAtFixedRate(() -> ch.writeAndFlush(Envelope.newBuilder().setHeartbeat(
-                io.msgscope.proto.Heartbeat.newBuilder().setNanos(System.nanoTime())).build()),
-                HEARTBEAT_MS, HEARTBEAT_MS, TimeUnit.MILLISECONDS);
-        ch.closeFuture().addListener(f -> beat.cancel(false));
-        // the 2 s silence check starts once the agent has answered: until then the handshake's own
-        // deadline applies (an agent busy starting up is not a dead agent); frames may now be run-sized
-        ch.eventLoop().execute(() -> {
-            ch.pipeline().addFirst("silence", new io.netty.handler.timeout.IdleStateHandler(
-                    AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS));
-        });
+        link.keepAlive();
         return link;
     }
 
-    private static long left(long deadlineNs) {
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime()));
+    /**
+     * Once the agent has answered Hello: a heartbeat every {@link #HEARTBEAT_MS}, stamped on the clock, and the
+     * silence check, which closes the link after {@link #AGENT_SILENCE_MS} without a frame from the agent (unless
+     * the hub holds its reads back). Until then the handshake's own deadline applies (an agent busy starting up
+     * is not a dead agent).
+     */
+    void keepAlive() {
+        var beat = channel.eventLoop().scheduleAtFixedRate(() -> channel.writeAndFlush(Envelope.newBuilder()
+                        .setHeartbeat(io.msgscope.proto.Heartbeat.newBuilder().setNanos(clock.nanoTime())).build()),
+                HEARTBEAT_MS, HEARTBEAT_MS, TimeUnit.MILLISECONDS);
+        channel.closeFuture().addListener(f -> beat.cancel(false));
+        channel.eventLoop().execute(() -> channel.pipeline().addFirst("silence",
+                new io.netty.handler.timeout.IdleStateHandler(AGENT_SILENCE_MS, 0, 0, TimeUnit.MILLISECONDS) {
+                    @Override
+                    protected void channelIdle(ChannelHandlerContext ctx, io.netty.handler.timeout.IdleStateEvent e) {
+                        if (!paused) {
+                            closeCause = "no heartbeat from the agent for " + AGENT_SILENCE_MS + " ms";
+                            ctx.close();
+                        }
+                    }
+                }));
+    }
+
+    /** What is left until {@code deadlineNs} on the clock, in ms (at least 1). */
+    private long left(long deadlineNs) {
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - clock.nanoTime()));
     }
 
     /** Why a link broke, in one line (TLS refusals say what was refused). */
@@ -222,7 +234,7 @@ public final class AgentLink implements AutoCloseable {
         byte[] cn = SharedSecret.nonce();
         link.send(Envelope.newBuilder().setAuthRequest(io.msgscope.proto.AuthRequest.newBuilder()
                 .setCoordinatorNonce(com.google.protobuf.ByteString.copyFrom(cn))).build());
-        io.msgscope.proto.AuthChallenge c = hub.await(link, left(deadline), "authentication",
+        io.msgscope.proto.AuthChallenge c = hub.await(link, link.left(deadline), "authentication",
                 Envelope.BodyCase.AUTH_CHALLENGE).getAuthChallenge();
         if (!c.getRequired()) {
             throw new AgentFailure(link.name(), "refused: it says it needs no shared secret, but this coordinator "
@@ -239,7 +251,7 @@ public final class AgentLink implements AutoCloseable {
         link.send(Envelope.newBuilder().setAuthResponse(io.msgscope.proto.AuthResponse.newBuilder()
                 .setCoordinatorProof(com.google.protobuf.ByteString.copyFrom(
                         secret.coordinatorProof(cn, an, binding)))).build());
-        hub.await(link, left(deadline), "authentication", Envelope.BodyCase.AUTH_OK);
+        hub.await(link, link.left(deadline), "authentication", Envelope.BodyCase.AUTH_OK);
     }
 
     public void send(Envelope env) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.msgscope.core.NanoClock;
 import io.msgscope.core.test.FakeClock;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.PhaseDone;
@@ -71,28 +70,17 @@ class ControlHubDeadlineTest {
     }
 
     /** The fake clock, on which an event (a frame arriving, progress reported) happens once it reads a given time. */
-    private static final class EventClock implements NanoClock {
-        private final FakeClock fake;
+    private static final class EventClock extends OnFakeClock {
         private long atNs;
         private Runnable event;
 
         EventClock(FakeClock fake) {
-            this.fake = fake;
+            super(fake);
         }
 
         void at(long ns, Runnable e) {
             atNs = ns;
             event = e;
-        }
-
-        @Override
-        public long nanoTime() {
-            return fake.nanoTime();
-        }
-
-        @Override
-        public void park(long ns) {
-            fake.park(ns);
         }
 
         @Override

@@ -24,13 +24,13 @@ public final class ConsoleSummary {
      * How throughput.gp labels and scales its y axis: the windows, and — when RT over M messages is a
      * parse rate — a top at 3× the larger whole-run rate, saying why, so the spikes do not flatten the plot.
      */
-    public static GnuplotScripts.ThroughputAxis throughputAxis(RunOutcome out, AnalysisResult a) {
+    public static GnuplotScripts.ThroughputAxis throughputAxis(TraceResult out, AnalysisResult a) {
         String windows = RateWindow.describe(a.window(), a.rateWindowMinNs());
         if (a.stMsgPerSec().isEmpty() && a.rtMsgPerSec().isEmpty()) {
             return GnuplotScripts.ThroughputAxis.none(windows);
         }
-        double recv = SummaryJson.rate(out.recvNs, out.received);
-        double send = SummaryJson.rate(out.sendNs, out.sent);
+        double recv = out.receiveRate();
+        double send = out.sendRate();
         boolean stSpikes = a.rateWindowMinNs() == 0 && !a.stMsgPerSec().isEmpty() && Double.isFinite(send)
                 && a.stMsgPerSec().median() > 2 * send;
         if (!parseRate(a, recv) && !stSpikes) {
@@ -41,14 +41,14 @@ public final class ConsoleSummary {
                 + "messages the values include bursts stamped together (see --window-min-time)");
     }
 
-    public static String sentence(RunOutcome out, AnalysisResult a) {
+    public static String sentence(TraceResult out, AnalysisResult a) {
         StringBuilder sb = new StringBuilder();
-        sb.append(HumanFormat.count(out.spec.count())).append(" messages of ").append(out.spec.size()).append(" B");
-        if (out.spec.rate() > 0) {
-            sb.append(" at ").append(HumanFormat.rate(out.spec.rate())).append(" msg/s");
+        sb.append(HumanFormat.count(out.spec().count())).append(" messages of ").append(out.spec().size()).append(" B");
+        if (out.spec().rate() > 0) {
+            sb.append(" at ").append(HumanFormat.rate(out.spec().rate())).append(" msg/s");
         }
         sb.append(": ");
-        double whole = SummaryJson.rate(out.recvNs, out.received);
+        double whole = out.receiveRate();
         sb.append("received at ").append(Double.isFinite(whole) ? HumanFormat.rate(whole) + " msg/s over the run"
                 : "n/a msg/s");
         SeriesStats rt = a.rtMsgPerSec();
@@ -82,13 +82,13 @@ public final class ConsoleSummary {
         if (out.lossKnown()) {
             sb.append("; ").append(HumanFormat.count(a.lost())).append(" lost");
         } else {
-            sb.append("; lost unknown (no whole ").append(String.join(" or ", out.tracesMissing)).append(" trace)");
+            sb.append("; lost unknown (no whole ").append(String.join(" or ", out.traces().missing())).append(" trace)");
         }
-        if (out.duplicates > 0) {
-            sb.append(", ").append(HumanFormat.count(out.duplicates)).append(" duplicated");
+        if (out.counts().duplicates() > 0) {
+            sb.append(", ").append(HumanFormat.count(out.counts().duplicates())).append(" duplicated");
         }
-        if (out.reordered > 0) {
-            sb.append(", ").append(HumanFormat.count(out.reordered)).append(" reordered");
+        if (out.counts().reordered() > 0) {
+            sb.append(", ").append(HumanFormat.count(out.counts().reordered())).append(" reordered");
         }
         return sb.toString();
     }

@@ -8,6 +8,7 @@ import io.msgscope.analysis.cpu.StepSeries;
 import io.msgscope.analysis.output.GnuplotScripts;
 import io.msgscope.analysis.output.TraceDatWriter;
 import io.msgscope.analysis.output.TraceEnvelope;
+import io.msgscope.core.RunSpec;
 import io.msgscope.proto.Series;
 
 import java.io.IOException;
@@ -39,29 +40,31 @@ public final class CpuReport {
     public static final String NET_RX = "net_rx_bytes_s";
     public static final String NET_RX_PACKETS = "net_rx_packets_s";
 
-    private final RunOutcome out;
+    private final TraceResult out;
+    private final RunSpec spec;
     private final BrokerCpu brokerCpu;
     private final List<StepSeries> columns = new ArrayList<>();
     private final Map<String, Object> summary = new LinkedHashMap<>();
     private final Map<String, Object> network = new LinkedHashMap<>();
 
-    private CpuReport(RunOutcome out, BrokerCpu brokerCpu) {
+    private CpuReport(TraceResult out, BrokerCpu brokerCpu) {
         this.out = out;
+        this.spec = out.spec();
         this.brokerCpu = brokerCpu;
     }
 
     /** Builds the report; with sampling off it is empty. */
-    public static CpuReport build(RunOutcome out, BrokerCpu brokerCpu) {
+    public static CpuReport build(TraceResult out, BrokerCpu brokerCpu) {
         CpuReport r = new CpuReport(out, brokerCpu);
-        if (out.spec.cpuEvery() > 0) {
+        if (out.spec().cpuEvery() > 0) {
             r.compute();
         }
         return r;
     }
 
     private void compute() {
-        final int every = out.spec.cpuEvery();
-        final long count = out.spec.count();
+        final int every = spec.cpuEvery();
+        final long count = spec.count();
         final double pct = CpuWindows.PERCENT_OF_ONE_CORE;
         summary.put("every", every);
         summary.put("unit", "% of one core");
@@ -76,24 +79,25 @@ public final class CpuReport {
         if (brokerCpu.mode() == BrokerCpu.Mode.RELAY && relayStamps != null) {
             broker = new StepSeries(BROKER, every, count, relayStamps.values());
             b.put("source", "relay forwarding-thread CPU (ns"
-                    + ("tcp".equals(out.spec.driver()) ? "" : ", plus the " + out.spec.driver() + " middle box's I/O threads")
+                    + ("tcp".equals(spec.driver()) ? "" : ", plus the " + spec.driver() + " middle box's I/O threads")
                     + "), written by the relay into the probe slot of every "
                     + every + "th message and read by the receiver (D4); the relay's own clock");
-            b.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(out.samples.get(Series.BROKER_SAMPLE_NS),
-                    out.samples.get(Series.BROKER_CPU_NS), every, count, pct)));
+            b.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(series(Series.BROKER_SAMPLE_NS),
+                    series(Series.BROKER_CPU_NS), every, count, pct)));
         } else if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
-            long[] t = out.samples.get(Series.SIDECAR_SAMPLE_NS);
-            long[] u = out.samples.get(Series.SIDECAR_BROKER_CPU_NS);
-            if (t != null && u != null && out.sidecarOffset != null) {
+            long[] t = series(Series.SIDECAR_SAMPLE_NS);
+            long[] u = series(Series.SIDECAR_BROKER_CPU_NS);
+            TraceResult.Sidecar sidecar = out.samples().sidecar();
+            if (t != null && u != null && sidecar != null) {
                 int n = present(t);
-                broker = SidecarMapping.map(BROKER, t, u, n, out.sidecarOffset.offsetNs(), out.sendNs, out.recvNs,
-                        count, every, pct);
-                b.put("source", out.sidecarSource);
+                broker = SidecarMapping.map(BROKER, t, u, n, sidecar.offset().offsetNs(), out.traces().sendNs(),
+                        out.traces().recvNs(), count, every, pct);
+                b.put("source", sidecar.source());
                 b.put("probe_samples", n);
-                b.put("clock_offset", offset(out.sidecarOffset, out.sidecarOffsetAfter, out.sidecarSameBox));
-                b.put("time_weighted", sidecarTimeWeighted(t, u, n, out.sidecarOffset.offsetNs()));
-                long[] busy = out.samples.get(Series.SIDECAR_HOST_BUSY_NS);
-                long[] total = out.samples.get(Series.SIDECAR_HOST_TOTAL_NS);
+                b.put("clock_offset", offset(sidecar.offset(), sidecar.offsetAfter(), sidecar.sameBox()));
+                b.put("time_weighted", sidecarTimeWeighted(t, u, n, sidecar.offset().offsetNs()));
+                long[] busy = series(Series.SIDECAR_HOST_BUSY_NS);
+                long[] total = series(Series.SIDECAR_HOST_TOTAL_NS);
                 if (busy != null && total != null) {
                     b.put("host_busy_pct_of_all_cores", hostBusy(busy, total, n));
                 }
@@ -130,9 +134,9 @@ public final class CpuReport {
     }
 
     private void computeNetwork(int every, long count) {
-        long[] t = out.samples.get(Series.RECEIVER_SAMPLE_NS);
-        long[] rx = out.samples.get(Series.NET_RX_BYTES);
-        long[] pk = out.samples.get(Series.NET_RX_PACKETS);
+        long[] t = series(Series.RECEIVER_SAMPLE_NS);
+        long[] rx = series(Series.NET_RX_BYTES);
+        long[] pk = series(Series.NET_RX_PACKETS);
         if (t == null || rx == null || pk == null) {
             return;
         }
@@ -140,39 +144,44 @@ public final class CpuReport {
         StepSeries packets = CpuWindows.rate(NET_RX_PACKETS, t, pk, every, count, 0, CpuWindows.PER_SECOND);
         columns.add(bytes);
         columns.add(packets);
-        network.put("interface", out.netInterface);
+        network.put("interface", out.samples().netInterface());
         network.put("source", "/proc/net/dev on the receiver's box, read at the receiver's CPU samples at most "
                 + "every 10 ms (missing samples bridged)");
         network.put("rx_bytes_s", SummaryJson.stats(bytes.stats()));
         network.put("rx_packets_s", SummaryJson.stats(packets.stats()));
     }
 
+    /** One uploaded sample series, or null when it never came. */
+    private long[] series(Series s) {
+        return out.samples().series().get(s);
+    }
+
     private StepSeries threadSeries(String name, Series time, Series cpu) {
-        long[] t = out.samples.get(time);
-        long[] u = out.samples.get(cpu);
+        long[] t = series(time);
+        long[] u = series(cpu);
         if (t == null || u == null) {
             return null;
         }
-        return CpuWindows.rate(name, t, u, out.spec.cpuEvery(), out.spec.count(), 0, CpuWindows.PERCENT_OF_ONE_CORE);
+        return CpuWindows.rate(name, t, u, spec.cpuEvery(), spec.count(), 0, CpuWindows.PERCENT_OF_ONE_CORE);
     }
 
     private Map<String, Object> side(StepSeries thread, Series time, Series process, String source) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("source", source);
-        long[] t = out.samples.get(time);
+        long[] t = series(time);
         if (thread != null) {
             Series cpu = time == Series.SENDER_SAMPLE_NS ? Series.SENDER_THREAD_CPU_NS : Series.RECEIVER_THREAD_CPU_NS;
-            m.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, out.samples.get(cpu), out.spec.cpuEvery(),
-                    out.spec.count(), CpuWindows.PERCENT_OF_ONE_CORE)));
+            m.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, series(cpu), spec.cpuEvery(),
+                    spec.count(), CpuWindows.PERCENT_OF_ONE_CORE)));
             m.putAll(stats(thread));
         }
-        long[] u = out.samples.get(process);
+        long[] u = series(process);
         if (t != null && u != null) {
-            StepSeries p = CpuWindows.rateOverMinSpan("process", t, u, out.spec.cpuEvery(), out.spec.count(),
+            StepSeries p = CpuWindows.rateOverMinSpan("process", t, u, spec.cpuEvery(), spec.count(),
                     CpuWindows.PERCENT_OF_ONE_CORE, PROCESS_MIN_SPAN_NS);
             Map<String, Object> pm = new LinkedHashMap<>();
             pm.put("source", "agent process CPU (10 ms ticks) over windows merged to >= 100 ms");
-            pm.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, u, out.spec.cpuEvery(), out.spec.count(),
+            pm.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, u, spec.cpuEvery(), spec.count(),
                     CpuWindows.PERCENT_OF_ONE_CORE)));
             pm.putAll(stats(p));
             m.put("process", pm);
@@ -182,10 +191,10 @@ public final class CpuReport {
 
     private Map<String, Object> overhead() {
         Map<String, Object> m = new LinkedHashMap<>();
-        for (Map.Entry<String, long[]> e : out.sampling.entrySet()) {
-            long samples = e.getValue()[0];
-            long ns = e.getValue()[1];
-            long messages = e.getKey().equals("sender") ? out.sent : out.received;
+        for (Map.Entry<String, TraceResult.Sampling> e : out.samples().overhead().entrySet()) {
+            long samples = e.getValue().samples();
+            long ns = e.getValue().ns();
+            long messages = e.getKey().equals("sender") ? out.counts().sent() : out.counts().received();
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("samples", samples);
             s.put("ns_total", ns);
@@ -229,12 +238,12 @@ public final class CpuReport {
     private Map<String, Object> sidecarTimeWeighted(long[] t, long[] u, int n, long offsetNs) {
         long start = Long.MAX_VALUE;
         long end = Long.MIN_VALUE;
-        for (long o : out.sendNs) {
+        for (long o : out.traces().sendNs()) {
             if (o != Trace.ABSENT && o < start) {
                 start = o;
             }
         }
-        for (long r : out.recvNs) {
+        for (long r : out.traces().recvNs()) {
             if (r != Trace.ABSENT && r > end) {
                 end = r;
             }
@@ -269,7 +278,7 @@ public final class CpuReport {
         if (i < 0 || j <= i || t[j] <= t[i] || u[j] < u[i]) {
             return m;
         }
-        long received = out.received;
+        long received = out.counts().received();
         m.put("mean_pct", 100.0 * (u[j] - u[i]) / (t[j] - t[i]));
         m.put("cpu_ns_per_message", received > 0 ? (double) (u[j] - u[i]) / received : null);
         m.put("span_ms", (t[j] - t[i]) / 1e6);
@@ -348,15 +357,16 @@ public final class CpuReport {
         }
         if (!cpu.isEmpty()) {
             scripts.add(GnuplotScripts.writeSteps(dir, "cpu.gp", "cpu.png",
-                    "CPU per message: sender, broker, receiver (every " + out.spec.cpuEvery() + "th message)",
+                    "CPU per message: sender, broker, receiver (every " + spec.cpuEvery() + "th message)",
                     "CPU [% of one core]", cpu, envelope));
         }
         for (StepSeries s : columns) {
             if (s.name().equals(NET_RX)) {
                 LinkedHashMap<String, Integer> net = new LinkedHashMap<>();
-                net.put("received bytes/s on " + out.netInterface, column(trace, NET_RX, envelope));
+                String nic = out.samples().netInterface();
+                net.put("received bytes/s on " + nic, column(trace, NET_RX, envelope));
                 scripts.add(GnuplotScripts.writeSteps(dir, "network.gp", "network.png",
-                        "Network utilisation per message (" + out.netInterface + ")", "bytes/s", net, envelope));
+                        "Network utilisation per message (" + nic + ")", "bytes/s", net, envelope));
             }
         }
         return scripts;

@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,55 +38,23 @@ public final class SummaryJson {
         return Envelope.tool(Version.TOOL);
     }
 
-    public static Map<String, Object> build(RunOutcome out, AnalysisResult a, EnvironmentInfo coordinatorEnv,
+    public static Map<String, Object> build(TraceResult r, AnalysisResult a, EnvironmentInfo coordinatorEnv,
                                             String startedAt, List<String> files) {
-        Map<String, Object> spec = spec(out.spec);
+        Map<String, Object> spec = spec(r.spec());
         // the phase (issue 16): set-up, warm-up, measurement or upload; analysis for the coordinator's verdicts
-        Envelope envelope = Envelope.of("trace", out.runId, out.spec.driver(), startedAt, out.failure,
-                out.failedDuring != null ? out.failedDuring : "analysis", out.warnings, spec, sha256(spec.toString()),
-                traceEnvironment(out, coordinatorEnv));
+        TraceResult.Failure f = r.failure();
+        Envelope envelope = Envelope.of("trace", r.runId(), r.spec().driver(), startedAt, r.failureReason(),
+                f == null ? null : f.during(), r.warnings(), spec, sha256(spec.toString()),
+                traceEnvironment(r, coordinatorEnv));
         Map<String, Object> root = envelope.toMap();
-        root.put("topology", topology(out));
-
-        Map<String, Object> c = new LinkedHashMap<>();
-        int size = out.spec.size();
-        // a count neither reported nor recorded in an uploaded trace is unknown, not 0 (issue 16)
-        boolean sentKnown = out.sentReported || !out.tracesMissing.contains("sender");
-        boolean receivedKnown = out.receivedReported || !out.tracesMissing.contains("receiver");
-        c.put("messages_sent", sentKnown ? out.sent : null);
-        c.put("messages_received", receivedKnown ? out.received : null);
-        // lost = sent - received over what both recorded: unknown unless both traces came (issue 16)
-        c.put("messages_lost", out.lossKnown() ? a.lost() : null);
-        c.put("duplicates", out.duplicates);
-        c.put("reordered", out.reordered);
-        c.put("out_of_range", out.outOfRange);
-        c.put("bytes_sent", sentKnown ? out.sent * size : null);
-        c.put("bytes_received", receivedKnown ? out.received * size : null);
-        c.put("warmup_sent", out.spec.warmupCount());
-        c.put("warmup_received", out.warmupReceived);
-        // as in scenarios (issue 16): what never arrived of the warm-up, reported, never failed; null if it never ended
-        c.put("warmup_lost", out.warmupDone ? Math.max(0, out.spec.warmupCount() - out.warmupReceived) : null);
-        c.put("relay_forwarded", out.relayForwarded < 0 ? null : out.relayForwarded);
-        c.put("negative_latencies_clamped", a.clampedNegative());
-        c.put("latencies_above_histogram_range", a.aboveRange());
-        c.putAll(out.driverCounters);
-        root.put("counters", c);
-
-        Map<String, Object> alloc = new LinkedHashMap<>();
-        for (Map.Entry<String, Long> e : out.hotThreadAllocatedBytes.entrySet()) {
-            long n = e.getKey().equals("relay") ? out.relayForwarded : e.getKey().equals("sender") ? out.sent
-                    : out.received;
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("bytes", e.getValue() < 0 ? null : e.getValue());
-            m.put("bytes_per_message", e.getValue() < 0 || n <= 0 ? null : (double) e.getValue() / n);
-            alloc.put(e.getKey(), m);
-        }
-        root.put("hot_thread_allocation", alloc);
+        root.put("topology", topology(r));
+        root.put("counters", counters(r, a));
+        root.put("hot_thread_allocation", allocation(r));
 
         Map<String, Object> latency = new LinkedHashMap<>();
         a.q4Fields().forEach((k, v) -> latency.put(k, finite(v)));
         root.put("latency", latency);
-        root.put("throughput", throughput(out, a));
+        root.put("throughput", throughput(r, a));
 
         Map<String, Object> series = new LinkedHashMap<>();
         series.put("latency_ns", stats(a.latencyNs()));
@@ -114,12 +81,52 @@ public final class SummaryJson {
         return root;
     }
 
+    /** The counters (Q5 names where they apply); a count neither reported nor recorded is unknown, not 0 (issue 16). */
+    private static Map<String, Object> counters(TraceResult r, AnalysisResult a) {
+        TraceResult.Counts n = r.counts();
+        Map<String, Object> c = new LinkedHashMap<>();
+        int size = r.spec().size();
+        c.put("messages_sent", r.sentKnown() ? n.sent() : null);
+        c.put("messages_received", r.receivedKnown() ? n.received() : null);
+        // lost = sent - received over what both recorded: unknown unless both traces came (issue 16)
+        c.put("messages_lost", r.lossKnown() ? a.lost() : null);
+        c.put("duplicates", n.duplicates());
+        c.put("reordered", n.reordered());
+        c.put("out_of_range", n.outOfRange());
+        c.put("bytes_sent", r.sentKnown() ? n.sent() * size : null);
+        c.put("bytes_received", r.receivedKnown() ? n.received() * size : null);
+        c.put("warmup_sent", r.spec().warmupCount());
+        c.put("warmup_received", n.warmupReceived());
+        // as in scenarios (issue 16): what never arrived of the warm-up, reported, never failed; null if it never ended
+        c.put("warmup_lost", n.warmupDone() ? Math.max(0, r.spec().warmupCount() - n.warmupReceived()) : null);
+        c.put("relay_forwarded", n.relayForwarded() < 0 ? null : n.relayForwarded());
+        c.put("negative_latencies_clamped", a.clampedNegative());
+        c.put("latencies_above_histogram_range", a.aboveRange());
+        c.putAll(r.driverCounters());
+        return c;
+    }
+
+    /** Heap bytes each role's hot thread allocated, in all and per message. */
+    private static Map<String, Object> allocation(TraceResult r) {
+        TraceResult.Counts n = r.counts();
+        Map<String, Object> alloc = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> e : r.hotThreadAllocatedBytes().entrySet()) {
+            long messages = e.getKey().equals("relay") ? n.relayForwarded() : e.getKey().equals("sender") ? n.sent()
+                    : n.received();
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("bytes", e.getValue() < 0 ? null : e.getValue());
+            m.put("bytes_per_message", e.getValue() < 0 || messages <= 0 ? null : (double) e.getValue() / messages);
+            alloc.put(e.getKey(), m);
+        }
+        return alloc;
+    }
+
     /** The coordinator's machine and each agent's, with the pinning it obtained. */
-    private static Map<String, Object> traceEnvironment(RunOutcome out, EnvironmentInfo coordinatorEnv) {
+    private static Map<String, Object> traceEnvironment(TraceResult r, EnvironmentInfo coordinatorEnv) {
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("coordinator", env(coordinatorEnv));
         Map<String, Object> agents = new LinkedHashMap<>();
-        for (AgentInfo info : out.agents.values()) {
+        for (AgentInfo info : r.agents().values()) {
             Map<String, Object> m = new LinkedHashMap<>();
             Environment e = info.hello().getEnvironment();
             m.put("host", info.hello().getHost());
@@ -147,25 +154,27 @@ public final class SummaryJson {
     }
 
     /** Who talks to whom: through the relay, straight to the receiver (tcp via=direct), or through a broker. */
-    static String topology(RunOutcome out) {
-        if (out.spec.driver().equals("tcp")) {
-            boolean direct = "direct".equalsIgnoreCase(out.spec.driverOptions().getOrDefault("via", "relay").trim());
-            return direct ? "sender -> receiver (raw TCP, one hop" + (out.destination.isEmpty() ? ""
-                    : ", receiver listening on " + out.destination) + ")" : "sender -> relay -> receiver (raw TCP, loopback)";
+    static String topology(TraceResult r) {
+        RunSpec spec = r.spec();
+        String destination = r.destination();
+        if (spec.driver().equals("tcp")) {
+            boolean direct = "direct".equalsIgnoreCase(spec.driverOptions().getOrDefault("via", "relay").trim());
+            return direct ? "sender -> receiver (raw TCP, one hop" + (destination.isEmpty() ? ""
+                    : ", receiver listening on " + destination) + ")" : "sender -> relay -> receiver (raw TCP, loopback)";
         }
-        return "sender -> broker " + out.spec.uriForDisplay() + " -> receiver"
-                + (out.destination.isEmpty() ? "" : " (destination " + out.destination + ")");
+        return "sender -> broker " + spec.uriForDisplay() + " -> receiver"
+                + (destination.isEmpty() ? "" : " (destination " + destination + ")");
     }
 
     /** Whole-run rates: messages over the span from first to last, on each side. */
-    private static Map<String, Object> throughput(RunOutcome out, AnalysisResult a) {
+    private static Map<String, Object> throughput(TraceResult r, AnalysisResult a) {
         Map<String, Object> t = new LinkedHashMap<>();
-        double send = rate(out.sendNs, out.sent);
-        double recv = rate(out.recvNs, out.received);
+        double send = r.sendRate();
+        double recv = r.receiveRate();
         t.put("send_msg_s", finite(send));
         t.put("receive_msg_s", finite(recv));
-        t.put("send_bytes_s", finite(send * out.spec.size()));
-        t.put("receive_bytes_s", finite(recv * out.spec.size()));
+        t.put("send_bytes_s", finite(send * r.spec().size()));
+        t.put("receive_bytes_s", finite(recv * r.spec().size()));
         t.put("st_median_msg_s", finite(a.stMsgPerSec().median()));
         t.put("rt_median_msg_s", finite(a.rtMsgPerSec().median()));
         t.put("st_rt_windows", io.msgscope.analysis.RateWindow.describe(a.window(), a.rateWindowMinNs()));
@@ -173,22 +182,6 @@ public final class SummaryJson {
         t.put("st_windows_longer_than_m", a.stExtended());
         t.put("rt_windows_longer_than_m", a.rtExtended());
         return t;
-    }
-
-    /** Messages per second over the span of the present times: (n - 1) / (last - first). */
-    public static double rate(long[] times, long n) {
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        for (long v : times) {
-            if (v != Long.MIN_VALUE) {
-                min = Math.min(min, v);
-                max = Math.max(max, v);
-            }
-        }
-        if (n < 2 || max <= min) {
-            return Double.NaN;
-        }
-        return (n - 1) * 1e9 / (max - min);
     }
 
     static Map<String, Object> stats(SeriesStats s) {

@@ -12,14 +12,14 @@ public final class TraceConsole {
     }
 
     /** @param saidAtStart warnings already printed when the run started (summary.json has them all; each is said once) */
-    public static void print(PrintWriter out, RunOutcome outcome, TraceResults.Written w, Set<String> saidAtStart,
-                             Path dir) {
+    public static void print(PrintWriter out, TraceResults.Written w, Set<String> saidAtStart, Path dir) {
+        TraceResult outcome = w.result();
         AnalysisResult a = w.analysis();
         out.println(ConsoleSummary.sentence(outcome, a));
         if (a.latencyNs().n() >= 10) {
             out.println("latency distribution: " + w.distribution().humpiness().verdict());
         }
-        for (String warning : outcome.warnings) {
+        for (String warning : outcome.warnings()) {
             if (!saidAtStart.contains(warning)) {
                 out.println("warning: " + warning);
             }
@@ -28,7 +28,7 @@ public final class TraceConsole {
             out.println("warning: the M12 identity RO-SO = L'(n) does not hold on " + a.identity().violations()
                     + " windows");
         }
-        out.println((outcome.failed() ? "FAILED: " + outcome.failure + "; " : "") + "results in " + dir);
+        out.println((outcome.failed() ? "FAILED: " + outcome.failureReason() + "; " : "") + "results in " + dir);
         out.flush();
     }
 }

@@ -17,7 +17,6 @@ import io.msgscope.proto.TraceChunk;
 import io.msgscope.proto.UploadRequest;
 
 import java.io.PrintStream;
-import java.util.Arrays;
 
 /**
  * Drives one trace run through the lifecycle (STYLE "Lifecycle like a JMH fork"): handshake →
@@ -75,8 +74,9 @@ public final class TraceRun {
     public record Endpoints(AgentEndpoint sender, AgentEndpoint receiver, AgentEndpoint relay, AgentEndpoint probe) {
     }
 
-    public RunOutcome run(Endpoints ep, String runId) {
-        RunOutcome out = new RunOutcome(spec, runId);
+    /** Runs the lifecycle; whatever happens, returns what was brought back (a failure is in the result). */
+    public TraceResult run(Endpoints ep, String runId) {
+        TraceCollector out = new TraceCollector(spec, runId);
         out.warnings.addAll(cores.warnings());
         try (ControlHub hub = new ControlHub(io.msgscope.control.ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
             AgentLink relay = null;
@@ -172,7 +172,6 @@ public final class TraceRun {
                 }
                 log.println("measuring: " + spec.count() + " messages of " + spec.size() + " B"
                         + (spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
-                long t0 = System.nanoTime();
                 out.measureEpochMs = System.currentTimeMillis();
                 receiver.send(go(Phase.MEASURE));
                 sender.send(go(Phase.MEASURE));
@@ -192,17 +191,15 @@ public final class TraceRun {
                 }
                 out.sent = sent.getSent();
                 out.sentReported = true;
-                out.sampling.put("sender", new long[] {sent.getSamples(), sent.getSamplingNs()});
+                out.sampling.put("sender", new TraceResult.Sampling(sent.getSamples(), sent.getSamplingNs()));
                 out.hotThreadAllocatedBytes.put("sender", sent.getHotThreadAllocatedBytes());
-                out.measureWallNs = System.nanoTime() - t0;
                 out.received = got.getReceived();
                 out.receivedReported = true;
                 out.duplicates = got.getDuplicates();
                 out.reordered = got.getReordered();
                 out.outOfRange = got.getOutOfRange();
-                out.receiverTimedOut = got.getTimedOut();
                 out.hotThreadAllocatedBytes.put("receiver", got.getHotThreadAllocatedBytes());
-                out.sampling.put("receiver", new long[] {got.getSamples(), got.getSamplingNs()});
+                out.sampling.put("receiver", new TraceResult.Sampling(got.getSamples(), got.getSamplingNs()));
                 out.netInterface = got.getNetInterface();
                 // counters of both sides add up (Q5 errors = the publisher's and the subscriber's)
                 sent.getCountersMap().forEach((k, v) -> out.driverCounters.merge(k, v, Long::sum));
@@ -223,7 +220,7 @@ public final class TraceRun {
                     PhaseDone p = hub.await(probe, READY_MS, "the probe's report", Envelope.BodyCase.PHASE_DONE)
                             .getPhaseDone();
                     out.sidecarSource = p.getNote();
-                    out.sampling.put("probe", new long[] {p.getSamples(), p.getSamplingNs()});
+                    out.sampling.put("probe", new TraceResult.Sampling(p.getSamples(), p.getSamplingNs()));
                     out.sidecarOffsetAfter = offset(hub, probe, receiver, out.sidecarSameBox);
                 }
             } catch (AgentFailure f) {
@@ -235,50 +232,32 @@ public final class TraceRun {
             out.phase = "upload";
             log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));
             uploadAll(hub, out, sender, receiver, probe);
-            countFromTraces(out);
+            out.countFromTraces();
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {
                 if (l != null) {
                     l.send(Envelope.newBuilder().setBye(Bye.getDefaultInstance()).build());
                 }
             }
         }
-        return out;
+        return out.result();
     }
 
-    /**
-     * After a fault the agents' measurement reports may never have come: the counts are then taken from the
-     * traces that were uploaded (issue 16), so summary.json agrees with trace.dat, and say so.
-     */
-    static void countFromTraces(RunOutcome out) {
-        if (!out.sentReported && out.sendUploaded) {
-            out.sent = recorded(out.sendNs);
-            out.warnings.add("messages_sent (" + out.sent + ") counted from the sender's uploaded trace: its "
-                    + "measurement report never came");
-        }
-        if (!out.receivedReported && out.recvUploaded) {
-            out.received = recorded(out.recvNs);
-            out.warnings.add("messages_received (" + out.received + ") counted from the receiver's uploaded trace: "
-                    + "its measurement report never came");
-        }
-    }
-
-    private static long recorded(long[] times) {
-        long n = 0;
-        for (long t : times) {
-            if (t != Long.MIN_VALUE) {
-                n++;
-            }
-        }
-        return n;
+    /** The result of a run whose agents could not be started: failed in set-up, nothing recorded, counts unknown. */
+    public static TraceResult notStarted(RunSpec spec, String runId, String reason) {
+        TraceCollector out = new TraceCollector(spec, runId);
+        out.failure = reason;
+        out.failedDuring = "set-up";
+        out.tracesMissing.addAll(java.util.List.of("sender", "receiver"));
+        return out.result();
     }
 
     /** Uploads from every agent that still answers, even after a failure (no lost data). */
-    private void uploadAll(ControlHub hub, RunOutcome out, AgentLink sender, AgentLink receiver, AgentLink probe) {
+    private void uploadAll(ControlHub hub, TraceCollector out, AgentLink sender, AgentLink receiver, AgentLink probe) {
         if (probe != null) {
             try {
                 upload(hub, probe, out);
             } catch (AgentFailure f) {
-                note(out, "probe sample upload: " + f.getMessage());
+                out.note("probe sample upload: " + f.getMessage());
             }
         }
         if (sender != null) {
@@ -287,8 +266,8 @@ public final class TraceRun {
                 out.sendUploaded = true;
             } catch (AgentFailure f) {
                 out.tracesMissing.add("sender");
-                note(out, "sender trace upload: " + f.getMessage());
-                partial(out, "sender", "send", out.sendNs);
+                out.note("sender trace upload: " + f.getMessage());
+                out.partial("sender", "send", out.sendNs);
             }
         }
         if (receiver != null) {
@@ -297,42 +276,13 @@ public final class TraceRun {
                 out.recvUploaded = true;
             } catch (AgentFailure f) {
                 out.tracesMissing.add("receiver");
-                note(out, "receiver trace upload: " + f.getMessage());
-                partial(out, "receiver", "receive", out.recvNs);
+                out.note("receiver trace upload: " + f.getMessage());
+                out.partial("receiver", "receive", out.recvNs);
             }
         }
     }
 
-    /**
-     * What arrived of a trace whose upload broke off is kept (issue 16: no recorded data dropped): trace.dat holds
-     * those times, and a warning says how many, so a reader does not take them for the whole run.
-     */
-    private static void partial(RunOutcome out, String agent, String what, long[] times) {
-        long arrived = recorded(times);
-        if (arrived > 0) {
-            out.warnings.add(String.format(java.util.Locale.ROOT, "the %s's trace arrived in part: %d of %d %s "
-                    + "times, kept in trace.dat; latency covers the complete pairs only", agent, arrived,
-                    times.length, what));
-        }
-    }
-
-    private static void setAside(RunOutcome out, String message) {
-        String w = "during the uploads: " + message;
-        if (!out.warnings.contains(w) && (out.failure == null || !out.failure.contains(message))) {
-            out.warnings.add(w);
-        }
-    }
-
-    private static void note(RunOutcome out, String message) {
-        if (out.failure == null) {
-            out.failure = message;
-            out.failedDuring = out.phase;
-        } else {
-            out.warnings.add(message);
-        }
-    }
-
-    private void upload(ControlHub hub, AgentLink link, RunOutcome out) throws AgentFailure {
+    private void upload(ControlHub hub, AgentLink link, TraceCollector out) throws AgentFailure {
         link.send(Envelope.newBuilder().setUploadRequest(UploadRequest.newBuilder()
                 .setChunkValues(Frames.CHUNK_VALUES)).build());
         long deadlineMs = 60_000 + spec.count() / 100;
@@ -340,7 +290,7 @@ public final class TraceRun {
             // only this agent matters now: another's failure, or this one's failure before it was asked to upload
             // (e.g. its measurement's), is set aside as a warning, so a survivor's trace is never dropped (issue 16)
             Envelope env = hub.awaitOnly(link, deadlineMs, "the " + Frames.name(link.role()) + " trace upload",
-                    message -> !message.startsWith("upload"), aside -> setAside(out, aside),
+                    message -> !message.startsWith("upload"), out::setAside,
                     Envelope.BodyCase.CHUNK, Envelope.BodyCase.UPLOAD_DONE);
             if (env.getBodyCase() == Envelope.BodyCase.UPLOAD_DONE) {
                 return;
@@ -350,13 +300,7 @@ public final class TraceRun {
                 switch (c.getSeries()) {
                     case SEND_NS -> Frames.copyInto(c, out.sendNs);
                     case RECV_NS -> Frames.copyInto(c, out.recvNs);
-                    case INTENDED_NS -> {
-                        if (out.intendedNs == null) {
-                            out.intendedNs = new long[(int) spec.count()];
-                            Arrays.fill(out.intendedNs, Long.MIN_VALUE);
-                        }
-                        Frames.copyInto(c, out.intendedNs);
-                    }
+                    case INTENDED_NS -> Frames.copyInto(c, out.intendedNs());
                     case SERIES_UNSPECIFIED, UNRECOGNIZED ->
                             throw new AgentFailure(link.name(), "unknown trace series " + c.getSeries(), false);
                     default -> out.samples.put(c.getSeries(),
@@ -390,12 +334,12 @@ public final class TraceRun {
                 ClockOffset.measure(hub, receiver, CLOCK_ROUNDS));
     }
 
-    private void record(RunOutcome out, AgentLink link, Ready ready) {
+    private void record(TraceCollector out, AgentLink link, Ready ready) {
         out.agents.put(Frames.name(link.role()), new AgentInfo(Frames.name(link.role()), link.helloAck(),
                 ready.getAffinity(), link.address()));
     }
 
-    private static void checkPinning(RunOutcome out) {
+    private static void checkPinning(TraceCollector out) {
         for (AgentInfo a : out.agents.values()) {
             if (a.affinity().getRequestedCpu() >= 0 && !a.affinity().getPinned()) {
                 out.warnings.add(a.role() + " asked for core " + a.affinity().getRequestedCpu() + " but runs on "

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class ConsoleSummaryTest {
 
-    private static AnalysisResult analyse(RunOutcome out) {
+    private static AnalysisResult analyse(TraceCollector out) {
         return TraceAnalysis.analyse(new Trace(out.spec.count(), out.sendNs, out.intendedNs, out.recvNs),
                 out.spec.window());
     }
@@ -23,8 +23,8 @@ class ConsoleSummaryTest {
      * the same place in every window of 100, so every RO is 1 µs and RT is 1,000,000 msg/s. Whole-run
      * receive rate: 1,499 intervals over 1,547 µs (last message slow) = 968,972 → "969,000".
      */
-    private static RunOutcome handOutcome() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_500).window(100).size(64).build(), "r");
+    private static TraceCollector handOutcome() {
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(64).build(), "r");
         for (int i = 0; i < 1_500; i++) {
             out.sendNs[i] = 1_000L * i;
             out.recvNs[i] = out.sendNs[i] + (i % 100 == 99 ? 50_000 : 2_000);
@@ -36,8 +36,8 @@ class ConsoleSummaryTest {
 
     @Test
     void sentenceForACompleteRun() {
-        RunOutcome out = handOutcome();
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        TraceCollector out = handOutcome();
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,500 messages of 64 B: received at 969,000 msg/s over the run (RT median 1,000,000 msg/s over M=100); "
                 + "latency p50 2 µs, p99 2 µs, max 50 µs; 0 lost", s);
         assertTrue(s.contains("1,500"));
@@ -47,19 +47,19 @@ class ConsoleSummaryTest {
 
     @Test
     void lossDuplicatesAndReorderingAreNamed() {
-        RunOutcome out = handOutcome();
+        TraceCollector out = handOutcome();
         out.recvNs[10] = Long.MIN_VALUE;
         out.recvNs[11] = Long.MIN_VALUE;
         out.received = 1_498;
         out.duplicates = 1_234;
         out.reordered = 3;
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertTrue(s.endsWith("; 2 lost, 1,234 duplicated, 3 reordered"), s);
     }
 
     @Test
     void rateModeShowsTheTargetAndCorrectedLatency() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
                 .build(), "r");
         out.intendedNs = new long[1_500];
         for (int i = 0; i < 1_500; i++) {
@@ -69,7 +69,7 @@ class ConsoleSummaryTest {
         }
         out.sent = 1_500;
         out.received = 1_500;
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertTrue(s.startsWith("1,500 messages of 128 B at 1,000,000 msg/s: received at 1,000,000 msg/s"), s);
         assertTrue(s.contains("latency p50 3 µs, p99 3 µs, max 3 µs"), s);
         assertTrue(s.contains("(from the intended send time: p50 3.5 µs, p99 3.5 µs)"), s);
@@ -78,12 +78,12 @@ class ConsoleSummaryTest {
 
     @Test
     void nothingReceived() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(1_000).window(10).build(), "r");
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(1_000).window(10).build(), "r");
         for (int i = 0; i < 1_000; i++) {
             out.sendNs[i] = i;
         }
         out.sent = 1_000;
-        String s = ConsoleSummary.sentence(out, analyse(out));
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,000 messages of 64 B: received at n/a msg/s; no latency measured; 1,000 lost", s);
     }
 
@@ -94,7 +94,7 @@ class ConsoleSummaryTest {
      */
     @Test
     void aParseRateIsNeverPrintedAsAReceiveRate() {
-        RunOutcome out = new RunOutcome(RunSpec.builder().count(10_000).window(100).size(64).build(), "r");
+        TraceCollector out = new TraceCollector(RunSpec.builder().count(10_000).window(100).size(64).build(), "r");
         for (int i = 0; i < 10_000; i++) {
             out.sendNs[i] = 1_000L * i;
             out.recvNs[i] = 1_000_000L * (i / 1000 + 1) + i % 1000;
@@ -103,13 +103,13 @@ class ConsoleSummaryTest {
         out.received = 10_000;
         Trace t = new Trace(10_000, out.sendNs, null, out.recvNs);
         AnalysisResult m2 = TraceAnalysis.analyse(t, 100);
-        String s = ConsoleSummary.sentence(out, m2);
+        String s = ConsoleSummary.sentence(out.result(), m2);
         assertTrue(s.contains("over M=100: the rate of parsing messages read together, not a receive rate"), s);
-        GnuplotScripts.ThroughputAxis axis = ConsoleSummary.throughputAxis(out, m2);
+        GnuplotScripts.ThroughputAxis axis = ConsoleSummary.throughputAxis(out.result(), m2);
         assertTrue(axis.yMax() > 0 && axis.note().startsWith("y axis clipped"), axis.toString());
         AnalysisResult spanned = TraceAnalysis.analyse(t, 100, 1_000_000);
-        String s2 = ConsoleSummary.sentence(out, spanned);
+        String s2 = ConsoleSummary.sentence(out.result(), spanned);
         assertTrue(s2.contains("(RT median 1,000,000 msg/s over windows of >= 100 messages and >= 1 ms)"), s2);
-        assertTrue(Double.isNaN(ConsoleSummary.throughputAxis(out, spanned).yMax()));
+        assertTrue(Double.isNaN(ConsoleSummary.throughputAxis(out.result(), spanned).yMax()));
     }
 }

@@ -26,13 +26,13 @@ class CpuReportTest {
     @Test
     void theReceiverThreadIsReportedPerTimeAndPerWindowLabelled() {
         RunSpec spec = RunSpec.builder().count(30).window(1).warmupCount(0).size(64).pin(false).cpuEvery(10).build();
-        RunOutcome out = new RunOutcome(spec, "cpu-test");
+        TraceCollector out = new TraceCollector(spec, "cpu-test");
         out.sent = 30;
         out.received = 30;
         out.samples.put(Series.RECEIVER_SAMPLE_NS, new long[] {0, 1 * MS, 2 * MS, 1002 * MS});
         out.samples.put(Series.RECEIVER_THREAD_CPU_NS, new long[] {0, 1 * MS, 2 * MS, 102 * MS});
         out.samples.put(Series.RECEIVER_PROCESS_CPU_NS, new long[] {0, 10 * MS, 10 * MS, 210 * MS});
-        CpuReport r = CpuReport.build(out, new BrokerCpu(BrokerCpu.Mode.OFF, 0, "", "", 10_000));
+        CpuReport r = CpuReport.build(out.result(), new BrokerCpu(BrokerCpu.Mode.OFF, 0, "", "", 10_000));
         Map<String, Object> receiver = map(r.summary().get("receiver"));
         Map<String, Object> tw = map(receiver.get("time_weighted"));
         assertEquals(100.0 * 102 / 1002, (Double) tw.get("mean_pct"), 1e-9);

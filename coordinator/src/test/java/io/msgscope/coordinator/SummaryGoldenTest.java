@@ -51,10 +51,10 @@ class SummaryGoldenTest {
     @ValueSource(strings = {"ROOT", "de-DE", "fr-FR", "tr-TR", "ar-EG", "hi-IN"})
     void traceSummaryMatchesItsGoldenFile(String locale) throws IOException {
         inLocale(locale, () -> {
-            RunOutcome out = SummaryJsonTest.handTrace();
+            TraceCollector out = SummaryJsonTest.handTrace();
             out.failedDuring = "measurement";
             AnalysisResult a = TraceAnalysis.analyse(new Trace(10, out.sendNs, out.intendedNs, out.recvNs), 1);
-            Map<String, Object> s = SummaryJson.build(out, a, ENV, "2026-01-02T03:04:05Z",
+            Map<String, Object> s = SummaryJson.build(out.result(), a, ENV, "2026-01-02T03:04:05Z",
                     List.of("trace.dat", SummaryJson.FILE_NAME));
             assertGolden("trace-summary.json", s);
         });

@@ -33,9 +33,9 @@ class SummaryJsonTest {
      * Ten messages 1 µs apart; latencies 5,7,6,9,8,10,12,11 µs, message 8 lost, message 9 20 µs.
      * Sorted latencies (µs): 5 6 7 8 9 10 11 12 20; n = 9, mean 88/9.
      */
-    static RunOutcome handTrace() {
+    static TraceCollector handTrace() {
         RunSpec spec = RunSpec.builder().count(10).window(1).warmupCount(0).size(64).pin(false).build();
-        RunOutcome out = new RunOutcome(spec, "run-test-1");
+        TraceCollector out = new TraceCollector(spec, "run-test-1");
         long[] latencyUs = {5, 7, 6, 9, 8, 10, 12, 11, -1, 20};
         for (int i = 0; i < 10; i++) {
             out.sendNs[i] = 1_000_000L + i * 1_000L;
@@ -50,14 +50,14 @@ class SummaryJsonTest {
         return out;
     }
 
-    private static AnalysisResult analyse(RunOutcome out) {
+    private static AnalysisResult analyse(TraceCollector out) {
         return TraceAnalysis.analyse(new Trace(out.spec.count(), out.sendNs, out.intendedNs, out.recvNs),
                 out.spec.window());
     }
 
-    private JsonNode writeAndRead(RunOutcome out) throws Exception {
+    private JsonNode writeAndRead(TraceCollector out) throws Exception {
         AnalysisResult a = analyse(out);
-        Map<String, Object> summary = SummaryJson.build(out, a, EnvironmentInfo.current(), "2024-01-02T03:04:05Z",
+        Map<String, Object> summary = SummaryJson.build(out.result(), a, EnvironmentInfo.current(), "2024-01-02T03:04:05Z",
                 List.of("trace.dat", SummaryJson.FILE_NAME));
         Path file = dir.resolve(SummaryJson.FILE_NAME);
         SummaryJson.write(file, summary);
@@ -139,7 +139,7 @@ class SummaryJsonTest {
 
     @Test
     void successfulRunHasNullFailureReason() throws Exception {
-        RunOutcome out = handTrace();
+        TraceCollector out = handTrace();
         out.failure = null;
         JsonNode root = writeAndRead(out);
         assertEquals("ok", root.get("status").asText());
@@ -151,11 +151,11 @@ class SummaryJsonTest {
     void secretsAreMaskedInTheWrittenSpec() throws Exception {
         RunSpec spec = RunSpec.builder().count(4).window(1).driver("mqtt").uri("tcp://me:hunter2@127.0.0.1:1883")
                 .driverOptions(Map.of("password", "hunter3", "qos", "1")).build();
-        RunOutcome out = new RunOutcome(spec, "run-secret");
+        TraceCollector out = new TraceCollector(spec, "run-secret");
         out.sent = 4;
         out.failure = "nothing arrived";
         Path file = dir.resolve(SummaryJson.FILE_NAME);
-        SummaryJson.write(file, SummaryJson.build(out, analyse(out), EnvironmentInfo.current(), "t", List.of()));
+        SummaryJson.write(file, SummaryJson.build(out.result(), analyse(out), EnvironmentInfo.current(), "t", List.of()));
         String text = java.nio.file.Files.readString(file);
         assertFalse(text.contains("hunter"), text);
         JsonNode root = new ObjectMapper().readTree(text);
@@ -167,14 +167,14 @@ class SummaryJsonTest {
     @Test
     void undefinedValuesAreNullNotNaN() throws Exception {
         RunSpec spec = RunSpec.builder().count(4).window(1).build();
-        RunOutcome out = new RunOutcome(spec, "run-empty");
+        TraceCollector out = new TraceCollector(spec, "run-empty");
         for (int i = 0; i < 4; i++) {
             out.sendNs[i] = 100L * i;
         }
         out.sent = 4;
         out.failure = "4 of 4 messages lost";
         Path file = dir.resolve(SummaryJson.FILE_NAME);
-        SummaryJson.write(file, SummaryJson.build(out, analyse(out), EnvironmentInfo.current(), "t", List.of()));
+        SummaryJson.write(file, SummaryJson.build(out.result(), analyse(out), EnvironmentInfo.current(), "t", List.of()));
         String text = java.nio.file.Files.readString(file);
         assertFalse(text.contains("NaN"), "JSON has no NaN:\n" + text);
         assertFalse(text.contains("Infinity"), text);
@@ -195,10 +195,10 @@ class SummaryJsonTest {
 
     @Test
     void rateHelper() {
-        assertEquals(1e9, SummaryJson.rate(new long[] {5, 6, ABSENT}, 2), 1e-6);
-        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {5, ABSENT}, 1)));
-        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {ABSENT, ABSENT}, 0)));
-        assertTrue(Double.isNaN(SummaryJson.rate(new long[] {7, 7}, 2)), "zero span is undefined");
+        assertEquals(1e9, TraceResult.rate(new long[] {5, 6, ABSENT}, 2), 1e-6);
+        assertTrue(Double.isNaN(TraceResult.rate(new long[] {5, ABSENT}, 1)));
+        assertTrue(Double.isNaN(TraceResult.rate(new long[] {ABSENT, ABSENT}, 0)));
+        assertTrue(Double.isNaN(TraceResult.rate(new long[] {7, 7}, 2)), "zero span is undefined");
     }
 
     private static List<String> names(JsonNode node) {

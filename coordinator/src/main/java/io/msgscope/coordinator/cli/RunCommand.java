@@ -7,7 +7,7 @@ import io.msgscope.coordinator.CorePlan;
 import io.msgscope.coordinator.LiveMetrics;
 import io.msgscope.coordinator.LocalAgents;
 import io.msgscope.coordinator.ResultsFolder;
-import io.msgscope.coordinator.RunOutcome;
+import io.msgscope.coordinator.TraceResult;
 import io.msgscope.coordinator.TraceConsole;
 import io.msgscope.coordinator.TraceResults;
 import io.msgscope.coordinator.TraceRun;
@@ -29,7 +29,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -269,7 +268,7 @@ public final class RunCommand implements Callable<Integer> {
         }
 
         io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
-        RunOutcome outcome;
+        TraceResult outcome;
         try (LocalAgents agents = new LocalAgents()) {
             List<String> jvm = agentJvmArgs(spec);
             AgentEndpoint relay;
@@ -288,10 +287,7 @@ public final class RunCommand implements Callable<Integer> {
                             : agents.start(Role.PROBE, dir, List.of("-Xmx128m", "-XX:+UseSerialGC"), 30_000);
                 }
             } catch (IOException e) {
-                outcome = new RunOutcome(spec, runId);
-                outcome.failure = "cannot start the agents: " + e.getMessage();
-                outcome.failedDuring = "set-up";
-                outcome.tracesMissing.addAll(List.of("sender", "receiver")); // no agent recorded: counts unknown
+                outcome = TraceRun.notStarted(spec, runId, "cannot start the agents: " + e.getMessage());
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
             }
             outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
@@ -300,34 +296,24 @@ public final class RunCommand implements Callable<Integer> {
         return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
     }
 
-    private int finish(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, BrokerCpu brokerCpu,
+    private int finish(PrintWriter stdout, PrintStream log, Path dir, TraceResult outcome, BrokerCpu brokerCpu,
                        String startedAt, long startEpochMs, ResultsFolder folder) throws IOException {
-        try {
-            return writeResults(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
-        } catch (ResultsFolder.WriteFailed e) {
-            Map<String, Object> known = new java.util.LinkedHashMap<>();
-            known.put("measurement_failure", outcome.failure);
-            Map<String, Object> counters = new LinkedHashMap<>();
-            counters.put("messages_sent", outcome.sent);
-            counters.put("messages_received", outcome.received);
-            known.put("counters", counters);
-            folder.sayFailed(e, known, stdout);
-            return ExitCodes.FAILED;
-        }
-    }
-
-    private int writeResults(PrintWriter stdout, PrintStream log, Path dir, RunOutcome outcome, BrokerCpu brokerCpu,
-                             String startedAt, long startEpochMs, ResultsFolder folder) throws IOException {
         TraceResults.Options opt = new TraceResults.Options(Math.round(windowMinTimeMs * 1e6), envelopeAbove,
                 envelopeBuckets, bins, overlap, allowDuplicates);
-        TraceResults.Written written = TraceResults.write(dir, folder, outcome, brokerCpu, opt, startedAt, startEpochMs,
-                log);
-        TraceConsole.print(stdout, outcome, written, saidAtStart, dir);
+        TraceResults.Written written;
+        try {
+            written = TraceResults.write(dir, folder, outcome, brokerCpu, opt, startedAt, startEpochMs, log);
+        } catch (TraceResults.NotWritten e) {
+            folder.sayFailed(e.failure(), e.known(), stdout);
+            return ExitCodes.FAILED;
+        }
+        TraceConsole.print(stdout, written, saidAtStart, dir);
         if (plotOption.plot) {
             PlotCommand.render(dir, stdout);
         }
-        if (outcome.failed()) {
-            return outcome.usageFailure ? ExitCodes.USAGE : ExitCodes.FAILED;
+        TraceResult judged = written.result();
+        if (judged.failed()) {
+            return judged.failure().usage() ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
         return ExitCodes.OK;
     }

@@ -1,0 +1,33 @@
+package io.msgscope.control;
+
+import io.msgscope.core.NanoClock;
+import io.msgscope.core.test.FakeClock;
+
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * A {@link FakeClock} whose waits for frames a test shapes (frames arriving at a given time, or after a delay):
+ * reading and parking are the fake clock's; {@link #poll} is too unless the test overrides it.
+ */
+abstract class OnFakeClock implements NanoClock {
+    protected final FakeClock fake;
+
+    OnFakeClock(FakeClock fake) {
+        this.fake = fake;
+    }
+
+    @Override
+    public long nanoTime() {
+        return fake.nanoTime();
+    }
+
+    @Override
+    public void park(long ns) {
+        fake.park(ns);
+    }
+
+    @Override
+    public <T> T poll(BlockingQueue<T> queue, long ns) throws InterruptedException {
+        return fake.poll(queue, ns);
+    }
+}
