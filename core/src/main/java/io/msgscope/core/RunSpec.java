@@ -33,6 +33,9 @@ public record RunSpec(long count, long warmupCount, Workload workload, double ra
     public static final long MAX_COUNT = 500_000_000L;
     public static final int MAX_SIZE = Workload.MAX_SIZE;
 
+    /** Every default, as the builder holds it: the one place they are written (the CLI's help reads them here). */
+    public static final RunSpec DEFAULTS = new Builder().build();
+
     public RunSpec {
         Objects.requireNonNull(workload, "workload");
     }

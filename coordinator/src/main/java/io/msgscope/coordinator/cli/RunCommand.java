@@ -38,7 +38,7 @@ import java.util.concurrent.Callable;
  * {@code msgscope run}: the trace run of seed 001 on the embedded default — sender → relay →
  * receiver over raw TCP on loopback, each agent its own JVM (M1, M5, D3, D5, D6).
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, defaultValueProvider = SpecDefaults.class,
         description = {"Trace run on the embedded default: a sender, a relay (broker-probe agent) and a receiver, each "
                                + "its own JVM on this box, raw TCP over loopback. Per-message O_n/I_n in memory, statistics after "
                                + "the run (seed 001: M1-M6, M9, M12)."},
@@ -60,20 +60,19 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     RemoteAgents remoteAgents;
 
-    @Option(names = "--count", paramLabel = "N", defaultValue = "1000000",
-            description = "Measured messages (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--count", paramLabel = "N", description = "Measured messages (default: ${DEFAULT-VALUE}).")
     long count;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64",
+    @Option(names = "--size", paramLabel = "BYTES",
             description = "Bytes per message, 32-byte measurement header included (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--rate", paramLabel = "MSG/S", defaultValue = "0",
+    @Option(names = "--rate", paramLabel = "MSG/S",
             description = "Send rate; 0 = full speed (default: ${DEFAULT-VALUE}). With a rate, latency is also "
                     + "reported from the intended send time (coordinated omission).")
     double rate;
 
-    @Option(names = "--warmup", paramLabel = "N", defaultValue = "50000",
+    @Option(names = "--warmup", paramLabel = "N",
             description = "Warm-up messages sent first and discarded (default: ${DEFAULT-VALUE}).")
     long warmup;
 
@@ -82,7 +81,7 @@ public final class RunCommand implements Callable<Integer> {
                     + "MQTT QoS 1); they are counted and the first arrival is measured either way (default: ${DEFAULT-VALUE}).")
     boolean allowDuplicates;
 
-    @Option(names = "--window", paramLabel = "M", defaultValue = "100",
+    @Option(names = "--window", paramLabel = "M",
             description = "M of SO/RO/ST/RT (M2), 1..count-1 (default: ${DEFAULT-VALUE}).")
     int window;
 
@@ -92,31 +91,31 @@ public final class RunCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     double windowMinTimeMs;
 
-    @Option(names = "--padding", paramLabel = "zeros|random", defaultValue = "zeros",
+    @Option(names = "--padding", paramLabel = "zeros|random",
             description = "Payload after the header (R2) (default: ${DEFAULT-VALUE}).")
     String padding;
 
     @Mixin
     PinOption pinOption;
 
-    @Option(names = "--drain-timeout", paramLabel = "MS", defaultValue = "2000",
+    @Option(names = "--drain-timeout", paramLabel = "MS",
             description = "After the sender finished, how long the receiver waits for the rest before "
                     + "counting it lost (default: ${DEFAULT-VALUE}).")
     long drainTimeoutMs;
 
-    @Option(names = "--socket-buffer", paramLabel = "BYTES", defaultValue = "0",
+    @Option(names = "--socket-buffer", paramLabel = "BYTES",
             description = "SO_SNDBUF/SO_RCVBUF of the data sockets; 0 = OS default (default: ${DEFAULT-VALUE}).")
     int socketBuffer;
 
-    @Option(names = "--send-batch", paramLabel = "K", defaultValue = "1",
+    @Option(names = "--send-batch", paramLabel = "K",
             description = "Messages per write on the sender at full speed; O_n is taken as each message is "
                     + "written into the batch (default: ${DEFAULT-VALUE}).")
     int sendBatch;
 
-    @Option(names = "--seed", defaultValue = "42", description = "Seed of random padding (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", description = "Seed of random padding (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--cpu-every", paramLabel = "N", defaultValue = "" + RunSpec.DEFAULT_CPU_EVERY,
+    @Option(names = "--cpu-every", paramLabel = "N",
             description = "Sample CPU (and network) every Nth message, M3/M4; 0 = off (default: ${DEFAULT-VALUE}). "
                     + "Thread CPU has ns resolution (~1 us per sample); process CPU (10 ms ticks) is reported "
                     + "over windows of at least 100 ms.")
@@ -129,7 +128,7 @@ public final class RunCommand implements Callable<Integer> {
             description = "Test only: measure the sidecar's clock offset by ping-pong even on one box.")
     boolean forcePingPong;
 
-    @Option(names = "--relay-burn-ns", hidden = true, defaultValue = "0",
+    @Option(names = "--relay-burn-ns", hidden = true,
             description = "Test only: the relay spins this long per message (a known CPU burner).")
     long relayBurnNs;
 

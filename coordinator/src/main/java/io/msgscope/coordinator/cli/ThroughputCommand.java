@@ -35,6 +35,7 @@ import java.util.concurrent.Callable;
  * search for the in-flight count F (A6).
  */
 @Command(name = "throughput", mixinStandardHelpOptions = true, sortOptions = false,
+        defaultValueProvider = SpecDefaults.class,
         description = {"Flow-controlled throughput (seed 000): one client with a publishing and a consuming connection "
                                + "keeps F messages in flight; after a warm-up by time and by messages (~2F), throughput samples "
                                + "over groups spanning >= the threshold; median with its 95%% interval, mean, standard deviation, "
@@ -62,7 +63,7 @@ public final class ThroughputCommand implements Callable<Integer> {
                     + "(A6) (default: ${DEFAULT-VALUE}).")
     String inFlight;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64",
+    @Option(names = "--size", paramLabel = "BYTES",
             description = "Bytes per message, 32-byte header included, zero-padded (A3) (default: ${DEFAULT-VALUE}).")
     int size;
 
@@ -112,7 +113,7 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "The search steps F = 1, 10, ... up to 10^E (default: ${DEFAULT-VALUE}).")
     int maxExponent;
 
-    @Option(names = "--padding", paramLabel = "zeros|random", defaultValue = "zeros",
+    @Option(names = "--padding", paramLabel = "zeros|random",
             description = "Payload after the header (R2) (default: ${DEFAULT-VALUE}).")
     String padding;
 
