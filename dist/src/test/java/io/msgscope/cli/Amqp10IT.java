@@ -1,6 +1,7 @@
 package io.msgscope.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.msgscope.core.test.Await;
 import io.msgscope.driver.amqp10.EmbeddedBrokerJ;
 import io.msgscope.driver.amqp10.RabbitAmqp10;
 import org.junit.jupiter.api.Test;
@@ -150,10 +151,9 @@ class Amqp10IT {
             Path out = tmp.resolve("fault");
             MsgscopeProcess p = start("fault", "run", "--driver", "amqp10", "--uri", broker.uri(), "--count",
                     "200000", "--warmup", "100", "--rate", "2000", "--out", out.toString());
-            long deadline = System.nanoTime() + 120_000_000_000L; // the agents start slowly on a busy box
-            while (!(TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err)).contains("measuring") && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            // the agents start slowly on a busy box
+            Await.until(() -> (TraceRunIT.safe(p::out) + TraceRunIT.safe(p::err)).contains("measuring"), 120,
+                    "the run to start measuring");
             Thread.sleep(3_000); // some messages through, most still to come
             broker.stop();
             int rc = p.waitFor(180);
