@@ -12,14 +12,14 @@
 # latency p50 (PerfTest: unlimited-rate consumer latency median; msgscope: at the found F).
 # Usage: benchmarks/scripts/amqp-perftest.sh [OUT_DIR] [REPEATS] [SECONDS]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-amqp-perftest}"
 repeats="${2:-3}"
 seconds="${3:-20}"
 uri="${AMQP_URI:-amqp://guest:guest@127.0.0.1:5672/%2f}"
 mkdir -p "$out"
-jar="${MSGSCOPE_JAR:-$root/dist/target/msgscope.jar}"  # a copy keeps a rebuild from swapping it mid-run
-[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
+jar="${MSGSCOPE_JAR:-$jar}"  # a copy keeps a rebuild from swapping it mid-run
+if missing "$jar"; then package; fi
 (cd "$root" && ./mvnw -q -B -f benchmarks/scripts/perftest-pom.xml dependency:build-classpath \
   -Dmdep.outputFile="$out/perftest.cp")
 python3 - "$out" "$repeats" "$seconds" "$uri" "$jar" "$(cat "$out/perftest.cp")" <<'PY'

@@ -4,12 +4,11 @@
 # alternating, and reports the on/off ratios of throughput (full speed, send batch 16) and of
 # latency p50 (fixed 10,000 msg/s). Usage: benchmarks/scripts/cpu-sampling.sh [OUT_DIR] [REPEATS]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-cpu-sampling}"
 repeats="${2:-5}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
-[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
+if missing "$jar"; then package; fi
 summary="$out/summary.txt"
 echo "# CPU sampling on/off, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $repeats repeats" | tee "$summary"
 on=(--cpu-every 1000)

@@ -7,12 +7,11 @@
 # Usage: benchmarks/scripts/foundation.sh [OUT_DIR]   (default results/bench-foundation)
 # Needs: a built tree (./mvnw -B -DskipTests package) and sockperf (apt-get install sockperf).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-foundation}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
 bjar="$root/benchmarks/target/benchmarks.jar"
-[ -f "$jar" ] && [ -f "$bjar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
+if missing "$jar" "$bjar"; then package; fi
 summary="$out/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }

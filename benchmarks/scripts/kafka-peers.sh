@@ -21,17 +21,14 @@
 # Writes OUT/results.csv (one row per run) and OUT/kafka-peers.md (medians, spread, ratio).
 # Usage: benchmarks/scripts/kafka-peers.sh [OUT_DIR] [ROUNDS] [COUNT] [WARMUP]   env SIZE (64), KAFKA_URI
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-kafka}"
 rounds="${2:-5}"
 count="${3:-1000000}"
 warmup="${4:-50000}"
 size="${SIZE:-64}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
-if [ ! -f "$jar" ] || [ ! -d "$root/driver-kafka/target/test-classes" ]; then
-  (cd "$root" && ./mvnw -q -B -DskipTests package -pl dist -am)
-fi
+if missing "$jar" "$root/driver-kafka/target/test-classes"; then package -pl dist -am; fi
 (cd "$root" && ./mvnw -q -B -f benchmarks/scripts/kafka-tools-pom.xml dependency:build-classpath \
   -Dmdep.outputFile="$out/kafka-tools.cp" >/dev/null)
 broker_pid=""

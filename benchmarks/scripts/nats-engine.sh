@@ -8,7 +8,7 @@
 # Usage: benchmarks/scripts/nats-engine.sh [OUT_DIR] [ROUNDS] [IN_FLIGHT] [SAMPLES]
 #   env NATS_URI (nats://127.0.0.1:4222), SIZE (64)
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-nats-engine}"
 rounds="${2:-3}"
 inflight="${3:-1000}"
@@ -16,10 +16,7 @@ samples="${4:-50}"
 size="${SIZE:-64}"
 uri="${NATS_URI:-nats://127.0.0.1:4222}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
-if [ ! -f "$jar" ]; then
-  (cd "$root" && ./mvnw -q -B -pl dist -am -DskipTests package)
-fi
+if missing "$jar"; then package -pl dist -am; fi
 python3 - "$out" "$rounds" "$inflight" "$samples" "$size" "$uri" "$jar" <<'PY'
 import csv, json, statistics, subprocess, sys
 out, rounds, inflight, samples, size, uri, jar = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]

@@ -21,7 +21,7 @@
 #   env MQTT_URI (tcp://127.0.0.1:1883), NATS_URI (nats://127.0.0.1:4222), AMQP10_URI (amqp://guest:guest@127.0.0.1:5672),
 #   SIZE (64), ONLY (e.g. "mqtt-qos1,zmq")
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-peers}"
 rounds="${2:-3}"
 count="${3:-200000}"
@@ -36,11 +36,8 @@ fi
 command -v mosquitto_pub >/dev/null && command -v mosquitto_sub >/dev/null || {
   echo "pubsub-peers.sh: mosquitto_pub/mosquitto_sub not found (apt-get install mosquitto-clients)" >&2; exit 2; }
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
 bench="$root/benchmarks/target/benchmarks.jar"
-if [ ! -f "$jar" ] || [ ! -f "$bench" ]; then
-  (cd "$root" && ./mvnw -q -B -DskipTests package)
-fi
+if missing "$jar" "$bench"; then package; fi
 python3 - "$out" "$rounds" "$count" "$warmup" "$size" "$mqtt_uri" "$nats_uri" "$jar" "$bench" "${ONLY:-}" "$root" "$amqp10_uri" <<'PY'
 import csv, json, os, re, shutil, signal, statistics, subprocess, sys, time, urllib.parse
 out, rounds, count, warmup, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])

@@ -15,12 +15,11 @@
 # 1-minute load average before and after. Writes OUT/results.csv and OUT/scale.md.
 # Usage: benchmarks/scripts/scale.sh [OUT_DIR] [DURATION_S]   env ONLY="nats-fanin-10k,..." SKIP_50K=1
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-scale}"
 duration="${2:-60}"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
-[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
+if missing "$jar"; then package; fi
 ulimit -n 200000 2>/dev/null || echo "scale.sh: cannot raise ulimit -n (not root?): the 50k cases will be refused" >&2
 python3 - "$out" "$duration" "$jar" "$root" "${ONLY:-}" "${SKIP_50K:-0}" <<'PY'
 import csv, json, os, shutil, signal, subprocess, sys, tempfile, time

@@ -16,13 +16,13 @@
 # and OUT/results.json, prints the verdicts; exit 1 when a daemon grew or died.
 # Usage: benchmarks/scripts/soak.sh [OUT_DIR] [RUNS] [COUNT]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-soak}"
 runs="${2:-200}"
 count="${3:-20000}"
 mkdir -p "$out"
-jar="${MSGSCOPE_JAR:-$root/dist/target/msgscope.jar}"  # a copy keeps a rebuild from swapping it mid-run
-[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package -pl dist -am)
+jar="${MSGSCOPE_JAR:-$jar}"  # a copy keeps a rebuild from swapping it mid-run
+if missing "$jar"; then package -pl dist -am; fi
 python3 - "$out" "$runs" "$count" "$jar" <<'PY'
 import json, os, re, signal, statistics, subprocess, sys, time
 out, runs, count, jar = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]

@@ -5,12 +5,11 @@
 # both ways (every row of trace.dat vs the envelope). The load average is recorded with each figure:
 # the machine is shared. Usage: benchmarks/scripts/sweep-cost.sh [OUT_DIR]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-sweep-cost}"
 rm -rf "$out"
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
-[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package)
+if missing "$jar"; then package; fi
 summary="$out/summary.txt"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "# sweep cost, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, gnuplot $(gnuplot --version | cut -d' ' -f2-3)" | tee "$summary"

@@ -31,7 +31,7 @@
 #   decides; "--no-pin" or "--pin"), SOCKPERF_PIN (match or none, see above), ONLY (e.g. "sockperf,direct"),
 #   KEEP_TRACES (1 keeps each run's trace.dat, ~100 MB per 2 M messages; by default it is removed once read)
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/tcp-vs-sockperf}"
 rounds="${2:-5}"
 count="${3:-2000000}"
@@ -39,10 +39,7 @@ seconds="${4:-5}"
 command -v sockperf >/dev/null || {
   echo "tcp-vs-sockperf.sh: sockperf not found (apt-get install sockperf)" >&2; exit 2; }
 mkdir -p "$out"
-jar="$root/dist/target/msgscope.jar"
-if [ ! -f "$jar" ]; then
-  (cd "$root" && ./mvnw -q -B -DskipTests package)
-fi
+if missing "$jar"; then package; fi
 python3 - "$out" "$rounds" "$count" "$seconds" "$jar" "${PORT:-11111}" "${WARMUP:-200000}" \
     "${CPU_EVERY:-1000}" "${PIN:-}" "${ONLY:-}" "${SOCKPERF_PIN:-}" "${KEEP_TRACES:-0}" <<'PY'
 import csv, json, math, os, re, signal, statistics, subprocess, sys, time

@@ -15,14 +15,14 @@
 # Usage: benchmarks/scripts/throughput-repeat.sh [OUT_DIR] [REPEATS] [SIZE]
 # COUNT=0 skips step 2 (the independent count, ~2 min).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-throughput-repeat}"
 repeats="${2:-5}"
 size="${3:-64}"
 uri="${AMQP_URI:-amqp://guest:guest@127.0.0.1:5672/%2f}"
 mkdir -p "$out"
-jar="${MSGSCOPE_JAR:-$root/dist/target/msgscope.jar}"  # a copy keeps a rebuild from swapping it mid-run
-[ -f "$jar" ] || (cd "$root" && ./mvnw -q -B -DskipTests package -pl dist -am)
+jar="${MSGSCOPE_JAR:-$jar}"  # a copy keeps a rebuild from swapping it mid-run
+if missing "$jar"; then package -pl dist -am; fi
 ctl=(rabbitmqctl)
 if ! rabbitmqctl -q status >/dev/null 2>&1; then ctl=(sudo -n rabbitmqctl); fi
 COUNT="${COUNT:-1}" python3 - "$out" "$repeats" "$size" "$uri" "$jar" "${ctl[@]}" <<'PY'

@@ -49,10 +49,7 @@ class FaultIT {
     }
 
     private JsonNode failed(MsgscopeProcess p, String name) throws Exception {
-        int rc = p.waitFor(120);
-        assertEquals(1, rc, () -> "exit code; stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode j = SummarySchema.assertValid(tmp.resolve(name).resolve("summary.json"));
-        assertEquals("failed", j.get("status").asText(), j::toString);
+        JsonNode j = p.awaitFailedSummary(tmp.resolve(name), 120);
         assertTrue(Files.exists(tmp.resolve(name).resolve("summary.csv")));
         assertTrue(Files.exists(tmp.resolve(name).resolve("summary.md")));
         assertTrue(j.get("results").get("errors").asLong() >= 1, j::toString);

@@ -75,6 +75,33 @@ final class MsgscopeProcess {
         return summary;
     }
 
+    /**
+     * Waits for a run that failed as a user should see it fail: exit code 1, no stack trace on stdout or stderr, and
+     * the summary.json it wrote to {@code out} schema-valid, status failed, with a one-line failure reason; returned.
+     */
+    JsonNode awaitFailedSummary(Path out, long timeoutSeconds) throws IOException, InterruptedException {
+        int rc = waitFor(timeoutSeconds);
+        String stdout = out();
+        String stderr = err();
+        if (rc != 1) {
+            throw new AssertionError("exit code " + rc + "; stdout: " + stdout + " stderr: " + stderr);
+        }
+        for (String text : List.of(stdout, stderr)) {
+            if (text.contains("\tat ")) {
+                throw new AssertionError("a stack trace: " + text);
+            }
+        }
+        JsonNode summary = SummarySchema.assertValid(out.resolve("summary.json"));
+        if (!"failed".equals(summary.path("status").asText())) {
+            throw new AssertionError("status not failed: " + summary);
+        }
+        String reason = summary.path("failure_reason").asText();
+        if (reason.isBlank() || reason.contains("\n")) {
+            throw new AssertionError("not a one-line failure reason: " + summary);
+        }
+        return summary;
+    }
+
     String out() throws IOException {
         return Files.readString(stdout, StandardCharsets.UTF_8);
     }

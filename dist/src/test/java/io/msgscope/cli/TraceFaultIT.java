@@ -1,7 +1,6 @@
 package io.msgscope.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -74,11 +73,7 @@ class TraceFaultIT {
             } else {
                 agent.destroyForcibly();
             }
-            int rc = p.waitFor(180);
-            assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-            JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-            assertEquals("failed", s.get("status").asText(), s::toString);
-            assertFalse(s.get("failure_reason").asText().isBlank(), s::toString);
+            JsonNode s = p.awaitFailedSummary(out, 180);
             assertEquals("measurement", s.get("failed_during").asText(), s::toString);
             JsonNode c = s.get("counters");
             Rows rows = Rows.of(out.resolve("trace.dat"));
@@ -124,10 +119,7 @@ class TraceFaultIT {
         ProcessHandle agent = TraceRunIT.awaitChild(p.process, victim, 60_000);
         TraceRunIT.awaitLine(p.stderr, "uploading the traces", 180_000);
         agent.destroyForcibly(); // the sender's 2,000,000 send times are on their way, 65,536 per chunk
-        int rc = p.waitFor(180);
-        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-        assertEquals("failed", s.get("status").asText(), s::toString);
+        JsonNode s = p.awaitFailedSummary(out, 180);
         assertEquals("upload", s.get("failed_during").asText(), s::toString);
         assertTrue(s.get("failure_reason").asText().contains(victim + " trace upload"), s::toString);
         JsonNode c = s.get("counters");
@@ -169,10 +161,7 @@ class TraceFaultIT {
         TraceRunIT.awaitLine(p.stderr, "warm-up:", 90_000);
         Thread.sleep(1_000);
         agent.destroyForcibly();
-        int rc = p.waitFor(180);
-        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-        assertEquals("failed", s.get("status").asText(), s::toString);
+        JsonNode s = p.awaitFailedSummary(out, 180);
         assertEquals("warm-up", s.get("failed_during").asText(), s::toString);
         // the first to notice may be a neighbour (the sender's write fails when the relay goes): an agent is named
         assertTrue(s.get("failure_reason").asText().contains(" agent"), s::toString);
@@ -192,10 +181,7 @@ class TraceFaultIT {
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-s-" + victim), "run", "--count", "10000",
                 "--out", out.toString());
         TraceRunIT.awaitChild(p.process, victim, 60_000).destroyForcibly();
-        int rc = p.waitFor(180);
-        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
-        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-        assertEquals("failed", s.get("status").asText(), s::toString);
+        JsonNode s = p.awaitFailedSummary(out, 180);
         assertEquals("set-up", s.get("failed_during").asText(), s::toString);
         assertTrue(s.get("failure_reason").asText().contains(victim + " agent"), s::toString);
         for (String count : new String[] {"messages_sent", "messages_received"}) {

@@ -147,12 +147,10 @@ class TraceRunIT {
         Thread.sleep(1_000); // let some measured messages through: the point is a mid-run crash
         receiver.destroyForcibly();
         long killedAt = System.nanoTime();
-        int rc = p.waitFor(120);
+        p.waitFor(120);
         double seconds = (System.nanoTime() - killedAt) / 1e9;
-        assertEquals(1, rc, () -> "stdout: " + safe(p::out) + " stderr: " + safe(p::err));
+        JsonNode s = p.awaitFailedSummary(out, 0); // it has ended
         assertTrue(seconds < 30, "coordinator noticed the crash after " + seconds + " s");
-        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-        assertEquals("failed", s.get("status").asText());
         String reason = s.get("failure_reason").asText();
         assertTrue(reason.contains("receiver"), reason);
         assertTrue(p.out().contains("FAILED"), p.out());

@@ -105,12 +105,10 @@ class ZmqIT {
         TraceRunIT.awaitLine(p.stderr, line, 60_000);
         relay.destroyForcibly();
         long killedAt = System.nanoTime();
-        int rc = p.waitFor(120);
+        p.waitFor(120);
         double seconds = (System.nanoTime() - killedAt) / 1e9;
-        assertEquals(1, rc, () -> "stdout: " + TraceRunIT.safe(p::out) + " stderr: " + TraceRunIT.safe(p::err));
+        JsonNode s = p.awaitFailedSummary(out, 0); // it has ended
         assertTrue(seconds < 30, "the coordinator noticed after " + seconds + " s");
-        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-        assertEquals("failed", s.get("status").asText());
         assertTrue(s.get("failure_reason").asText().contains("relay"), s.get("failure_reason").asText());
     }
 }

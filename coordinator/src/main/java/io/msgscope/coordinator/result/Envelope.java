@@ -1,6 +1,7 @@
 package io.msgscope.coordinator.result;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.msgscope.core.Version;
 
 import java.util.ArrayList;
@@ -35,6 +36,8 @@ public record Envelope(String toolVersion, String mode, String runId, String dri
                        String failureReason, String failedDuring, List<String> warnings, Map<String, Object> spec,
                        String specHash, Map<String, Object> environment) {
     public static final String TOOL_NAME = "msgscope";
+    /** Turns a summary's spec and environment back into plain maps; thread-safe, as it is never reconfigured. */
+    private static final ObjectMapper PLAIN = new ObjectMapper();
 
     public Envelope {
         Objects.requireNonNull(mode, "mode");
@@ -121,6 +124,6 @@ public record Envelope(String toolVersion, String mode, String runId, String dri
         if (!n.isObject()) {
             return Map.of();
         }
-        return new com.fasterxml.jackson.databind.ObjectMapper().convertValue(n, LinkedHashMap.class);
+        return PLAIN.convertValue(n, LinkedHashMap.class);
     }
 }

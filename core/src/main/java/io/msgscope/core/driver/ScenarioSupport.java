@@ -1,5 +1,6 @@
 package io.msgscope.core.driver;
 
+import io.msgscope.core.SpecException;
 import io.msgscope.core.scenario.Scenario;
 
 import java.util.Map;
@@ -26,6 +27,27 @@ public interface ScenarioSupport {
      * @throws io.msgscope.core.SpecException naming the option
      */
     Map<String, String> options(Scenario scenario, Map<String, String> userOptions);
+
+    /**
+     * Refuses, for {@link #options}, the options a scenario chooses itself when the user gave one of them. With
+     * {@code what} (what the scenario makes of them) the first one given is named: "--opt K: is chosen by the scenario
+     * (WHAT); do not give it" and the {@code hint}; with {@code what} empty, all of them at once: "--opt: A and B are
+     * chosen by the scenario; do not give them".
+     *
+     * @throws SpecException when the user gave one of {@code chosen}
+     */
+    static void refuseChosen(Map<String, String> user, String what, String hint, String... chosen) {
+        for (String k : chosen) {
+            if (user.containsKey(k)) {
+                if (what.isEmpty()) {
+                    throw new SpecException("--opt", String.join(" and ", chosen)
+                            + " are chosen by the scenario; do not give them");
+                }
+                throw new SpecException("--opt " + k, "is chosen by the scenario (" + what + "); do not give it"
+                        + hint);
+            }
+        }
+    }
 
     /** The delivery guarantee in words for the results and the progress line, e.g. "QoS 1", "core NATS". */
     String qosLabel(Scenario scenario, Map<String, String> options);

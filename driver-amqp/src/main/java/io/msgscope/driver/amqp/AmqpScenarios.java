@@ -30,12 +30,8 @@ final class AmqpScenarios implements ScenarioSupport {
 
     @Override
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
-        for (String k : new String[] {AmqpOptions.TOPIC, AmqpOptions.GROUP}) {
-            if (user.containsKey(k)) {
-                throw new SpecException("--opt " + k, "is chosen by the scenario (the topic of each connection, the "
-                        + "round-robin group's queue); do not give it (use --topic-prefix for the topics)");
-            }
-        }
+        ScenarioSupport.refuseChosen(user, "the topic of each connection, the round-robin group's queue",
+                " (use --topic-prefix for the topics)", AmqpOptions.TOPIC, AmqpOptions.GROUP);
         if (scenario == Scenario.ROUND_ROBIN && "stream".equalsIgnoreCase(user.get(AmqpOptions.QUEUE_TYPE))) {
             throw new SpecException("--opt " + AmqpOptions.QUEUE_TYPE, "stream cannot do round-robin: every consumer "
                     + "of a stream reads every message; use quorum or classic");

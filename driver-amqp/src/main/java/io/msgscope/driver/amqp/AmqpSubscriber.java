@@ -9,12 +9,11 @@ import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.ReceiveBuffer;
 import io.msgscope.core.driver.Subscriber;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
@@ -57,7 +56,7 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private final AmqpDispatch executor;
     private final String queue;
     private final String group;
-    private final ByteBuffer reused;
+    private final ReceiveBuffer reused;
     private final boolean autoAck;
     private final int multiAck;
     private final int txSize;
@@ -95,8 +94,7 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         this.autoAck = options.autoAck();
         this.multiAck = options.multiAck();
         this.txSize = options.txSize();
-        this.reused = ByteBuffer.allocate(Math.min(Math.max(messageSize, WireHeader.SIZE), COPY_LIMIT))
-                .order(ByteOrder.LITTLE_ENDIAN);
+        this.reused = ReceiveBuffer.copyingUpTo(messageSize, COPY_LIMIT);
         channel.addShutdownListener(this);
         connection.addShutdownListener(this);
     }
@@ -247,14 +245,7 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
         final int n = body.length;
         if (n >= WireHeader.SIZE) {
-            final ByteBuffer b;
-            if (n <= COPY_LIMIT && n <= reused.capacity()) {
-                System.arraycopy(body, 0, reused.array(), 0, n);
-                b = reused;
-            } else {
-                b = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
-            }
-            handler.onMessage(b, 0);
+            handler.onMessage(reused.of(body), 0);
             delivered = delivered + 1; // single writer; publishes the handler's writes to poll()
         } else {
             shortPayloads++;

@@ -1,6 +1,5 @@
 package io.msgscope.driver.amqp10;
 
-import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.scenario.Scenario;
@@ -30,12 +29,9 @@ final class Amqp10Scenarios implements ScenarioSupport {
 
     @Override
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
-        for (String k : new String[] {Amqp10Options.TOPIC, Amqp10Options.SHARED, Amqp10Options.ADDRESS}) {
-            if (user.containsKey(k)) {
-                throw new SpecException("--opt " + k, "is chosen by the scenario (each connection's /topic/ or /queue/ "
-                        + "address); do not give it (use --topic-prefix for the topics)");
-            }
-        }
+        ScenarioSupport.refuseChosen(user, "each connection's /topic/ or /queue/ address",
+                " (use --topic-prefix for the topics)",
+                Amqp10Options.TOPIC, Amqp10Options.SHARED, Amqp10Options.ADDRESS);
         Amqp10Options.of(spec(user));
         if (scenario != Scenario.ROUND_ROBIN) {
             return user;

@@ -2,6 +2,7 @@ package io.msgscope.driver.amqp10;
 
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.ReceiveBuffer;
 import io.msgscope.core.driver.Subscriber;
 import org.apache.qpid.protonj2.client.Delivery;
 import org.apache.qpid.protonj2.client.Message;
@@ -9,8 +10,6 @@ import org.apache.qpid.protonj2.client.Receiver;
 import org.apache.qpid.protonj2.client.exceptions.ClientException;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +43,7 @@ final class Amqp10Subscriber implements Subscriber {
     private final Receiver receiver;
     private final String node;
     private final boolean settled;
-    private final ByteBuffer reused;
+    private final ReceiveBuffer reused;
     private final Map<String, String> serverInfo;
     /** Deletes the per-run queue after the connection closed (RabbitMQ), or null. */
     private final Runnable cleanup;
@@ -65,8 +64,7 @@ final class Amqp10Subscriber implements Subscriber {
         this.node = node;
         this.settled = o.settled();
         this.serverInfo = serverInfo;
-        this.reused = ByteBuffer.allocate(Math.min(Math.max(messageSize, WireHeader.SIZE), COPY_LIMIT))
-                .order(ByteOrder.LITTLE_ENDIAN);
+        this.reused = ReceiveBuffer.copyingUpTo(messageSize, COPY_LIMIT);
     }
 
     @Override
@@ -104,14 +102,7 @@ final class Amqp10Subscriber implements Subscriber {
         int n = 0;
         if (body instanceof byte[] b) {
             if (b.length >= WireHeader.SIZE) {
-                final ByteBuffer buf;
-                if (b.length <= reused.capacity()) {
-                    System.arraycopy(b, 0, reused.array(), 0, b.length);
-                    buf = reused;
-                } else {
-                    buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-                }
-                handler.onMessage(buf, 0);
+                handler.onMessage(reused.of(b), 0);
                 n = 1;
             } else {
                 shortPayloads++;

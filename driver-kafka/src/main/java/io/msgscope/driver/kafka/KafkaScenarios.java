@@ -1,6 +1,5 @@
 package io.msgscope.driver.kafka;
 
-import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.scenario.Scenario;
@@ -26,9 +25,7 @@ final class KafkaScenarios implements ScenarioSupport {
 
     @Override
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
-        if (user.containsKey("topic") || user.containsKey("group")) {
-            throw new SpecException("--opt", "topic and group are chosen by the scenario; do not give them");
-        }
+        ScenarioSupport.refuseChosen(user, "", "", "topic", "group");
         KafkaSettings.ofOptions(user); // every value, before any agent starts
         if (scenario == Scenario.ROUND_ROBIN && !user.containsKey("partitions")) {
             Map<String, String> o = new HashMap<>(user);

@@ -3,6 +3,7 @@ package io.msgscope.driver.kafka;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.ReceiveBuffer;
 import io.msgscope.core.driver.Subscriber;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -14,8 +15,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -51,7 +50,7 @@ final class KafkaSubscriber implements Subscriber {
     private final boolean sharedGroup;
     private final boolean created;
     private ConsumerRecords<byte[], byte[]> pending; // records polled while waiting for the assignment
-    private ByteBuffer rx; // polling (or push) thread only
+    private final ReceiveBuffer rx; // polling (or push) thread only
     private long shortPayloads; // polling (or push) thread only
     private volatile long shortSeen;
     private volatile boolean closed;
@@ -63,7 +62,7 @@ final class KafkaSubscriber implements Subscriber {
     KafkaSubscriber(KafkaSettings s, int size, Admin admin) throws IOException {
         this.settings = s;
         this.admin = admin;
-        this.rx = ByteBuffer.allocate(Math.max(size, WireHeader.SIZE)).order(ByteOrder.LITTLE_ENDIAN);
+        this.rx = ReceiveBuffer.growing(size);
         this.sharedGroup = !s.group().isEmpty();
         this.group = sharedGroup ? s.group() : KafkaSettings.PREFIX + "-" + s.topic() + "-"
                 + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
@@ -172,12 +171,7 @@ final class KafkaSubscriber implements Subscriber {
                 shortSeen = ++shortPayloads;
                 continue;
             }
-            ByteBuffer b = rx;
-            if (len > b.capacity()) { // larger than announced: grow once
-                b = rx = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
-            }
-            b.put(0, data, 0, len);
-            h.onMessage(b, 0);
+            h.onMessage(rx.of(data), 0);
             n++;
         }
         return n;

@@ -23,9 +23,7 @@ final class MqttScenarios implements ScenarioSupport {
 
     @Override
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
-        if (user.containsKey("topic") || user.containsKey("group")) {
-            throw new SpecException("--opt", "topic and group are chosen by the scenario; do not give them");
-        }
+        ScenarioSupport.refuseChosen(user, "", "", "topic", "group");
         if (scenario == Scenario.ROUND_ROBIN && "3".equals(user.getOrDefault("version", "").trim())) {
             throw new SpecException("--scenario", "round-robin needs MQTT 5 shared subscriptions ($share/...); "
                     + "MQTT 3.1.1 (--opt version=3) has none");

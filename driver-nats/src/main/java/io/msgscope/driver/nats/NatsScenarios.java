@@ -1,6 +1,5 @@
 package io.msgscope.driver.nats;
 
-import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.scenario.Scenario;
@@ -23,9 +22,7 @@ final class NatsScenarios implements ScenarioSupport {
 
     @Override
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
-        if (user.containsKey("subject") || user.containsKey("group")) {
-            throw new SpecException("--opt", "subject and group are chosen by the scenario; do not give them");
-        }
+        ScenarioSupport.refuseChosen(user, "", "", "subject", "group");
         return user;
     }
 

@@ -3,6 +3,7 @@ package io.msgscope.driver.nats;
 import io.msgscope.core.driver.DeliveryCount;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.MessageHandler;
+import io.msgscope.core.driver.ReceiveBuffer;
 import io.msgscope.core.driver.Subscriber;
 import io.nats.client.Connection;
 import io.nats.client.Consumer;
@@ -25,8 +26,6 @@ import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
@@ -57,7 +56,7 @@ final class NatsSubscriber implements Subscriber {
 
     private final String stream;
     private final JetStreamSubscription pull; // pull consumer: fetched inside poll, on the caller's thread
-    private ByteBuffer rx; // delivery thread only
+    private final ReceiveBuffer rx; // delivery thread only
     private volatile MessageHandler handler;
     private volatile boolean closed;
     private long shortPayloads; // delivery thread only
@@ -68,7 +67,7 @@ final class NatsSubscriber implements Subscriber {
 
     NatsSubscriber(NatsSettings s, int size) throws IOException {
         this.settings = s;
-        this.rx = ByteBuffer.allocate(Math.max(size, WireHeader.SIZE)).order(ByteOrder.LITTLE_ENDIAN);
+        this.rx = ReceiveBuffer.growing(size);
         this.conn = s.connect("sub", this::connectionLost, new ErrorListener() {
             @Override
             public void slowConsumerDetected(Connection conn, Consumer consumer) {
@@ -256,12 +255,7 @@ final class NatsSubscriber implements Subscriber {
         if (len < WireHeader.SIZE) {
             shortPayloads++;
         } else {
-            ByteBuffer b = rx;
-            if (len > b.capacity()) { // larger than announced: grow once
-                b = rx = ByteBuffer.allocate(len).order(ByteOrder.LITTLE_ENDIAN);
-            }
-            b.put(0, data, 0, len);
-            h.onMessage(b, 0);
+            h.onMessage(rx.of(data), 0);
         }
     }
 

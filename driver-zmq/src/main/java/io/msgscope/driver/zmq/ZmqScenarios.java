@@ -31,12 +31,8 @@ final class ZmqScenarios implements ScenarioSupport {
             throw new SpecException("--opt via", "ZeroMQ scenarios run through the proxy (via=proxy); brokerless "
                     + "via=" + user.get("via") + " is for msgscope run only");
         }
-        for (String k : new String[] {"pattern", "topic"}) {
-            if (user.containsKey(k)) {
-                throw new SpecException("--opt " + k, "is chosen by the scenario (PUB/SUB with one topic per "
-                        + "publisher stream, PUSH/PULL for round-robin); do not give it");
-            }
-        }
+        ScenarioSupport.refuseChosen(user, "PUB/SUB with one topic per publisher stream, PUSH/PULL for round-robin",
+                "", "pattern", "topic");
         Map<String, String> z = new TreeMap<>(user);
         z.put("via", "proxy");
         z.put("pattern", scenario == Scenario.ROUND_ROBIN ? "pushpull" : "pubsub");
