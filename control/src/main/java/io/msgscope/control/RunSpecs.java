@@ -25,9 +25,11 @@ public final class RunSpecs {
     /** A trace run (msgscope run): every field of {@code spec}, as the sender, receiver and relay read them. */
     public static RunSpec trace(io.msgscope.core.RunSpec spec, String runId) {
         return common(runId, spec.workload())
-                .setCount(spec.count()).setWarmupCount(spec.warmupCount()).setRate(spec.rate())
-                .setDrainTimeoutMs(spec.drainTimeoutMs()).setSocketBuffer(spec.socketBuffer())
-                .setSendBatch(spec.sendBatch()).setCpuEvery(spec.cpuEvery()).setRelayBurnNs(spec.relayBurnNs()).build();
+                .setCount(spec.count()).setWarmupCount(spec.warmupCount()).setSocketBuffer(spec.socketBuffer())
+                .setCpuEvery(spec.cpuEvery())
+                .setRate(spec.sender().rate()).setSendBatch(spec.sender().sendBatch())
+                .setDrainTimeoutMs(spec.receiver().drainTimeoutMs())
+                .setRelayBurnNs(spec.relay().burnNs()).build();
     }
 
     /**

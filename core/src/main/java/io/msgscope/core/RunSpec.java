@@ -10,18 +10,33 @@ import java.util.Objects;
  * @param warmupCount      warm-up messages sent before the measurement and discarded
  * @param workload         the driver, its URI and options, the message size, padding and seed: what every mode's
  *                         spec shares ({@link Workload})
- * @param rate             msg/s the sender aims at; 0 = full speed
- * @param window           M of M2: SO/RO/ST/RT are computed over M-message windows
+ * @param sender           what only the sender reads: its rate and write batching
+ * @param receiver         what only the receiver reads: how long it drains
+ * @param relay            what only the relay reads
+ * @param window           M of M2: SO/RO/ST/RT are computed over M-message windows (the analysis's)
  * @param pin              pin sender and receiver to their own cores (D3, M5)
- * @param drainTimeoutMs   quiet time the receiver waits after the sender finished before the rest counts as lost
- * @param socketBuffer     SO_SNDBUF/SO_RCVBUF in bytes, 0 = the OS default
- * @param sendBatch        messages coalesced per write on the sender (1 = one write per message)
- * @param cpuEvery         N of M3: CPU and network sampled every Nth message; 0 = off
- * @param relayBurnNs      test-only: the relay spins this long per message (a known CPU burner)
+ * @param socketBuffer     SO_SNDBUF/SO_RCVBUF in bytes of every data socket, 0 = the OS default
+ * @param cpuEvery         N of M3: CPU and network sampled every Nth message by every role; 0 = off
  */
-public record RunSpec(long count, long warmupCount, Workload workload, double rate, int window,
-                      boolean pin, long drainTimeoutMs, int socketBuffer, int sendBatch,
-                      int cpuEvery, long relayBurnNs) {
+public record RunSpec(long count, long warmupCount, Workload workload, Sender sender, Receiver receiver, Relay relay,
+                      int window, boolean pin, int socketBuffer, int cpuEvery) {
+
+    /**
+     * The sender's part.
+     *
+     * @param rate      msg/s the sender aims at; 0 = full speed
+     * @param sendBatch messages coalesced per write (1 = one write per message)
+     */
+    public record Sender(double rate, int sendBatch) {
+    }
+
+    /** @param drainTimeoutMs quiet time the receiver waits after the sender finished before the rest counts as lost */
+    public record Receiver(long drainTimeoutMs) {
+    }
+
+    /** @param burnNs test-only: the relay spins this long per message (a known CPU burner) */
+    public record Relay(long burnNs) {
+    }
 
     /**
      * Default N of M3. Thread CPU has ns resolution and costs ~1 µs to read, so every 1,000th message
@@ -38,6 +53,29 @@ public record RunSpec(long count, long warmupCount, Workload workload, double ra
 
     public RunSpec {
         Objects.requireNonNull(workload, "workload");
+        Objects.requireNonNull(sender, "sender");
+        Objects.requireNonNull(receiver, "receiver");
+        Objects.requireNonNull(relay, "relay");
+    }
+
+    /** The sender's rate, msg/s; 0 = full speed. */
+    public double rate() {
+        return sender.rate();
+    }
+
+    /** The sender's messages per write. */
+    public int sendBatch() {
+        return sender.sendBatch();
+    }
+
+    /** The receiver's drain time-out, ms. */
+    public long drainTimeoutMs() {
+        return receiver.drainTimeoutMs();
+    }
+
+    /** The relay's test-only burn per message, ns. */
+    public long relayBurnNs() {
+        return relay.burnNs();
     }
 
     /** The workload's message size. */
@@ -75,9 +113,9 @@ public record RunSpec(long count, long warmupCount, Workload workload, double ra
     }
 
     public Builder toBuilder() {
-        return new Builder().count(count).warmupCount(warmupCount).workload(workload).rate(rate)
-                .window(window).pin(pin).drainTimeoutMs(drainTimeoutMs).socketBuffer(socketBuffer)
-                .sendBatch(sendBatch).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs);
+        return new Builder().count(count).warmupCount(warmupCount).workload(workload).rate(rate())
+                .window(window).pin(pin).drainTimeoutMs(drainTimeoutMs()).socketBuffer(socketBuffer)
+                .sendBatch(sendBatch()).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs());
     }
 
     /** The URI without its password, for results and logs. */
@@ -161,8 +199,8 @@ public record RunSpec(long count, long warmupCount, Workload workload, double ra
             if (relayBurnNs < 0 || relayBurnNs > 1_000_000_000L) {
                 throw new SpecException("--relay-burn-ns", "must be between 0 and 1000000000, got " + relayBurnNs);
             }
-            return new RunSpec(count, warmupCount, workload, rate, window, pin, drainTimeoutMs, socketBuffer,
-                    sendBatch, cpuEvery, relayBurnNs);
+            return new RunSpec(count, warmupCount, workload, new Sender(rate, sendBatch), new Receiver(drainTimeoutMs),
+                    new Relay(relayBurnNs), window, pin, socketBuffer, cpuEvery);
         }
     }
 }
