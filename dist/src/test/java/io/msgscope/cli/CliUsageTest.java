@@ -305,7 +305,7 @@ class CliUsageTest {
     }
 
     @Test
-    void runHelpShowsEveryDefault() {
+    void runHelpShowsEveryDefault() throws Exception {
         String help = run("run", "--help").out();
         List<String> blocks = optionBlocks(help);
         assertTrue(blocks.size() >= 18, () -> "option blocks found: " + blocks.size() + "\n" + help);
@@ -315,21 +315,32 @@ class CliUsageTest {
             }
             assertTrue(block.contains("(default: "), () -> "no default shown for: " + block);
         }
-        // and each default shown is the one the option really has (written once, in the annotation)
+        // and each default shown is the one the option really has (written once: in the annotation, or for the
+        // spec's options in RunSpec.Builder, which picocli reads through SpecDefaults)
         CommandLine runCmd = new CommandLine(new Main()).getSubcommands().get("run");
         int checked = 0;
         for (OptionSpec o : runCmd.getCommandSpec().options()) {
-            if (o.defaultValue() == null || o.usageHelp() || o.versionHelp() || o.hidden()) {
+            String d = defaultOf(runCmd, o);
+            if (d == null || o.usageHelp() || o.versionHelp() || o.hidden()) {
                 continue;
             }
             String block = blockOf(blocks, o);
-            assertTrue(block.contains("(default: " + o.defaultValue() + ")"),
-                    () -> o.longestName() + " should show its default " + o.defaultValue() + ": " + block);
+            assertTrue(block.contains("(default: " + d + ")"),
+                    () -> o.longestName() + " should show its default " + d + ": " + block);
             checked++;
         }
         assertTrue(checked >= 16, "options with defaults checked: " + checked);
         assertTrue(blockOf(blocks, runCmd.getCommandSpec().findOption("--out"))
                 .contains("(default: results/run-YYYYMMDD-HHMMSS)"));
+    }
+
+    /** The option's default: its annotation's, or else its command's default provider's. */
+    private static String defaultOf(CommandLine cmd, OptionSpec o) throws Exception {
+        if (o.defaultValue() != null) {
+            return o.defaultValue();
+        }
+        picocli.CommandLine.IDefaultValueProvider p = cmd.getCommandSpec().defaultValueProvider();
+        return p == null ? null : p.defaultValue(o);
     }
 
     @Test
