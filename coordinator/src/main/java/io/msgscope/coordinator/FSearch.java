@@ -75,95 +75,6 @@ public final class FSearch {
         Probe at(long inFlight, String phase) throws Exception;
     }
 
-    /** Everything measured at one F, pooled over its probes. */
-    public static final class Point {
-        private final long inFlight;
-        private double[] samples = new double[0];
-        private Histogram latency;
-        private double inFlightSum;
-        private long inFlightWeight;
-        private int measurements;
-        private SampleSummary summary;
-        private double[] confirmSamples = new double[0];
-        private SampleSummary confirmation;
-
-        Point(long inFlight) {
-            this.inFlight = inFlight;
-        }
-
-        void add(Probe p) {
-            double[] all = new double[samples.length + p.samples().length];
-            System.arraycopy(samples, 0, all, 0, samples.length);
-            System.arraycopy(p.samples(), 0, all, samples.length, p.samples().length);
-            samples = all;
-            if (p.latency() != null) {
-                if (latency == null) {
-                    latency = p.latency().copy();
-                } else {
-                    latency.add(p.latency());
-                }
-            }
-            if (!Double.isNaN(p.meanInFlight())) {
-                inFlightSum += p.meanInFlight() * p.samples().length;
-                inFlightWeight += p.samples().length;
-            }
-            measurements++;
-            summary = SampleSummary.of(samples);
-        }
-
-        void confirm(Probe p) {
-            double[] all = new double[confirmSamples.length + p.samples().length];
-            System.arraycopy(confirmSamples, 0, all, 0, confirmSamples.length);
-            System.arraycopy(p.samples(), 0, all, confirmSamples.length, p.samples().length);
-            confirmSamples = all;
-            confirmation = SampleSummary.of(confirmSamples);
-        }
-
-        public long inFlight() {
-            return inFlight;
-        }
-
-        /**
-         * The peak's fresh samples, taken after it was chosen and never used to choose it (so free of the
-         * winner's curse), or null for any other point.
-         */
-        public SampleSummary confirmation() {
-            return confirmation;
-        }
-
-        /** Median, interval, stationarity of the pooled samples (in the order taken, probe after probe). */
-        public SampleSummary summary() {
-            return summary;
-        }
-
-        public double median() {
-            return summary.median();
-        }
-
-        public MedianInterval interval() {
-            return summary.medianInterval();
-        }
-
-        /** The pooled latency histogram (ns), or null. */
-        public Histogram latency() {
-            return latency == null ? null : latency.copy();
-        }
-
-        /** The counted mean of messages in flight, weighted by samples; NaN when not counted. */
-        public double meanInFlight() {
-            return inFlightWeight == 0 ? Double.NaN : inFlightSum / inFlightWeight;
-        }
-
-        /** How many probes were pooled. */
-        public int measurements() {
-            return measurements;
-        }
-
-        public int sampleCount() {
-            return samples.length;
-        }
-    }
-
     /**
      * The search's result.
      *
@@ -183,8 +94,8 @@ public final class FSearch {
      * @param points        every F measured, ascending, pooled
      * @param remeasured    how many probes were re-measurements
      */
-    public record Result(Point peak, Point knee, SaturationFit fit, String kneeRule, double floor, long lo, long hi, int lastExponent, boolean fell, String stopReason,
-                         List<Probe> probes, List<Point> points, int remeasured) {
+    public record Result(SearchPoint peak, SearchPoint knee, SaturationFit fit, String kneeRule, double floor, long lo, long hi, int lastExponent, boolean fell, String stopReason,
+                         List<Probe> probes, List<SearchPoint> points, int remeasured) {
         /** The peak's throughput: its confirmation when there is one, else its pooled samples. */
         public SampleSummary peakThroughput() {
             return peak.confirmation() != null ? peak.confirmation() : peak.summary();
@@ -202,6 +113,16 @@ public final class FSearch {
         public boolean drifted() {
             return peak.confirmation() != null && disagree(peak.confirmation(), peak.summary());
         }
+        /**
+         * True when the curve rises again past the plateau the knee was read off: the peak's confirmed interval lies
+         * wholly above the fitted plateau, by at least the practical difference (a second regime at large F, e.g. a
+         * broker batching more; the knee is where the first plateau is reached).
+         */
+        public boolean risesPastPlateau() {
+            return fit != null && fit.plateau() < peakThroughput().medianInterval().lower()
+                    && peakThroughput().median() >= (1 + PRACTICAL_DIFFERENCE) * fit.plateau();
+        }
+
         /** A6's figure: the mean of the narrowing stage's final bounds. */
         public long a6IntervalMean() {
             return (lo + hi) / 2;
@@ -212,7 +133,7 @@ public final class FSearch {
     private final Consumer<Probe> progress;
     private final int remeasure;
     private final int maxProbes;
-    private final NavigableMap<Long, Point> points = new TreeMap<>();
+    private final NavigableMap<Long, SearchPoint> points = new TreeMap<>();
     private final List<Probe> order = new ArrayList<>();
     private int remeasured;
 
@@ -260,18 +181,18 @@ public final class FSearch {
         return order.size() < maxProbes;
     }
 
-    private Point measureAt(long f, String phase) throws Exception {
+    private SearchPoint measureAt(long f, String phase) throws Exception {
         Probe p = measure.at(f, phase);
         order.add(p);
-        Point point = points.computeIfAbsent(f, Point::new);
+        SearchPoint point = points.computeIfAbsent(f, SearchPoint::new);
         point.add(p);
         progress.accept(p);
         return point;
     }
 
     /** The point at F, measured once if it was never measured. */
-    private Point point(long f, String phase) throws Exception {
-        Point p = points.get(f);
+    private SearchPoint point(long f, String phase) throws Exception {
+        SearchPoint p = points.get(f);
         return p != null ? p : measureAt(f, phase);
     }
 
@@ -279,7 +200,7 @@ public final class FSearch {
      * +1 when a is clearly above b, −1 clearly below, 0 a tie: medians within the practical difference,
      * or intervals still overlapping after the bounded re-measurements, or no budget left.
      */
-    int compare(Point a, Point b) throws Exception {
+    int compare(SearchPoint a, SearchPoint b) throws Exception {
         for (int round = 0; ; round++) {
             if (Math.abs(a.median() - b.median()) < PRACTICAL_DIFFERENCE * Math.max(a.median(), b.median())) {
                 return 0; // too close to matter, whatever more samples would say
@@ -302,12 +223,12 @@ public final class FSearch {
      */
     public Result run(int maxExponent) throws Exception {
         // 1. steps
-        Point best = null;
+        SearchPoint best = null;
         int bestExponent = 0;
         int last = maxExponent;
         boolean fell = false;
         for (int e = 0; e <= maxExponent && budgetLeft(); e++) {
-            Point p = point(pow10(e), "step");
+            SearchPoint p = point(pow10(e), "step");
             if (best == null) {
                 best = p;
                 continue;
@@ -346,8 +267,8 @@ public final class FSearch {
                 stop = "the probe budget (" + maxProbes + ") ran out";
                 break;
             }
-            Point p1 = point(f(c1), "golden");
-            Point p2 = point(f(c2), "golden");
+            SearchPoint p1 = point(f(c1), "golden");
+            SearchPoint p2 = point(f(c2), "golden");
             int c = compare(p1, p2);
             if (c == 0) {
                 stop = String.format(Locale.ROOT, "F = %d and F = %d were not told apart (medians within %.0f%%, or "
@@ -367,7 +288,7 @@ public final class FSearch {
         }
         // 3. confirm the peak with fresh probes: the highest of many noisy medians is biased upwards (the
         //    winner's curse), so the bar for the knee comes from samples that did not take part in choosing it
-        Point peak = peak();
+        SearchPoint peak = peak();
         for (int i = 0; i <= remeasure && budgetLeft(); i++) {
             Probe p = measure.at(peak.inFlight(), "confirm");
             order.add(p);
@@ -382,8 +303,8 @@ public final class FSearch {
                 List.copyOf(points.values()), remeasured);
     }
 
-    private Point peak() {
-        return points.values().stream().max(Comparator.comparingDouble(Point::median)).orElseThrow();
+    private SearchPoint peak() {
+        return points.values().stream().max(Comparator.comparingDouble(SearchPoint::median)).orElseThrow();
     }
 
     private static final double GOLDEN = (Math.sqrt(5) - 1) / 2;

@@ -38,14 +38,14 @@ final class KneeFit {
     /** Measures at F and pools the probe into its point. */
     @FunctionalInterface
     interface Measurer {
-        FSearch.Point at(long f, String phase) throws Exception;
+        SearchPoint at(long f, String phase) throws Exception;
     }
 
     /** The knee, the curve it was read off (null when none was usable) and the rule in words. */
-    record Knee(FSearch.Point point, SaturationFit fit, String rule) {
+    record Knee(SearchPoint point, SaturationFit fit, String rule) {
     }
 
-    private final NavigableMap<Long, FSearch.Point> points;
+    private final NavigableMap<Long, SearchPoint> points;
     private final Measurer measurer;
     private final IntSupplier probesLeft;
 
@@ -53,13 +53,13 @@ final class KneeFit {
      * @param points     every point measured so far, by F (ascending); the stage adds to it through {@code measurer}
      * @param probesLeft how many probes the search's budget still allows
      */
-    KneeFit(NavigableMap<Long, FSearch.Point> points, Measurer measurer, IntSupplier probesLeft) {
+    KneeFit(NavigableMap<Long, SearchPoint> points, Measurer measurer, IntSupplier probesLeft) {
         this.points = points;
         this.measurer = measurer;
         this.probesLeft = probesLeft;
     }
 
-    Knee find(FSearch.Point peak, double floor) throws Exception {
+    Knee find(SearchPoint peak, double floor) throws Exception {
         SaturationFit fit = fit(peak, floor);
         for (int round = 0; round < ROUNDS && usable(fit); round++) {
             if (!probeShoulder(fit, peak)) {
@@ -75,7 +75,7 @@ final class KneeFit {
                     + "the peak's bar (no saturation curve fits: " + why + ")");
         }
         long f = kneeInFlight(fit, peak);
-        FSearch.Point knee = points.get(f);
+        SearchPoint knee = points.get(f);
         if (knee == null) {
             knee = probesLeft.getAsInt() > 0 ? measurer.at(f, "knee") : nearest(f);
         }
@@ -88,14 +88,14 @@ final class KneeFit {
      * The smallest whole F at which the curve reaches {@code 1 − KNEE_MARGIN} of its plateau (rounded up: a smaller
      * F would fall short), never past the peak.
      */
-    static long kneeInFlight(SaturationFit fit, FSearch.Point peak) {
+    static long kneeInFlight(SaturationFit fit, SearchPoint peak) {
         return Math.min(peak.inFlight(), Math.max(1, (long) Math.ceil(fit.kneeAt(1 - FSearch.KNEE_MARGIN) - 1e-9)));
     }
 
     /** The curve through every point up to the peak and every larger one still at or above the floor. */
-    private SaturationFit fit(FSearch.Point peak, double floor) {
-        List<FSearch.Point> used = new ArrayList<>();
-        for (FSearch.Point p : points.values()) {
+    private SaturationFit fit(SearchPoint peak, double floor) {
+        List<SearchPoint> used = new ArrayList<>();
+        for (SearchPoint p : points.values()) {
             if (p.inFlight() <= peak.inFlight() || p.median() >= floor) {
                 used.add(p);
             }
@@ -104,7 +104,7 @@ final class KneeFit {
         double[] x = new double[used.size()];
         double[] w = new double[used.size()];
         for (int i = 0; i < f.length; i++) {
-            FSearch.Point p = used.get(i);
+            SearchPoint p = used.get(i);
             f[i] = p.inFlight();
             // the peak's own figure is its confirmation: the probes that chose it are biased upwards
             x[i] = p == peak && p.confirmation() != null ? p.confirmation().median() : p.median();
@@ -118,11 +118,11 @@ final class KneeFit {
     }
 
     /** One round on the shoulder; false when nothing was measured (every point there measured enough, or no budget). */
-    private boolean probeShoulder(SaturationFit fit, FSearch.Point peak) throws Exception {
+    private boolean probeShoulder(SaturationFit fit, SearchPoint peak) throws Exception {
         boolean measured = false;
         for (double m : SHOULDER) {
             long g = Math.min(peak.inFlight(), Math.max(1, Math.round(m * fit.crossover())));
-            FSearch.Point near = nearest(g);
+            SearchPoint near = nearest(g);
             boolean same = near != null && Math.max(near.inFlight(), g) <= NEIGHBOUR * Math.min(near.inFlight(), g);
             if (same && near.measurements() >= SHOULDER_PROBES || probesLeft.getAsInt() <= 1) {
                 continue; // enough there; one probe is kept for the knee itself
@@ -134,9 +134,9 @@ final class KneeFit {
     }
 
     /** The measured point nearest F on log F. */
-    private FSearch.Point nearest(long f) {
-        Map.Entry<Long, FSearch.Point> lo = points.floorEntry(f);
-        Map.Entry<Long, FSearch.Point> hi = points.ceilingEntry(f);
+    private SearchPoint nearest(long f) {
+        Map.Entry<Long, SearchPoint> lo = points.floorEntry(f);
+        Map.Entry<Long, SearchPoint> hi = points.ceilingEntry(f);
         if (lo == null || hi == null) {
             return lo == null ? (hi == null ? null : hi.getValue()) : lo.getValue();
         }
@@ -147,8 +147,8 @@ final class KneeFit {
      * The rule without a curve: the smallest measured F up to the peak whose median reaches {@code floor} (the
      * peak's interval's lower bound, or its margin); the peak when none does.
      */
-    private FSearch.Point smallestWithin(FSearch.Point peak, double floor) {
-        for (FSearch.Point p : points.values()) { // ascending F
+    private SearchPoint smallestWithin(SearchPoint peak, double floor) {
+        for (SearchPoint p : points.values()) { // ascending F
             if (p.inFlight() < peak.inFlight() && p.median() >= floor) {
                 return p;
             }

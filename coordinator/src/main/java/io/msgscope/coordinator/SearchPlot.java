@@ -14,7 +14,7 @@ import java.util.Locale;
 /**
  * The F search (A6) as gnuplot input, from the typed {@link ThroughputResult}: {@code search.dat} (one row per probe,
  * in the order taken) and {@code search.gp}, which draws {@code search.png} (median against F on a log axis, the peak
- * and the knee marked, the peak's 95 % interval shaded). The JSON writer is the result's own; this is the gnuplot one.
+ * and the knee marked, the peak's 95 % interval shaded, the fitted curve the knee was read off dashed). The JSON writer is the result's own; this is the gnuplot one.
  */
 public final class SearchPlot {
     public static final String DAT = "search.dat";
@@ -62,6 +62,13 @@ public final class SearchPlot {
                     """, s.peak().inFlight(), s.peak().median(), s.knee().inFlight(), s.knee().median(),
                     s.peak().samples().medianInterval().lower(), s.peak().samples().medianInterval().upper());
         }
+        String curve = "";
+        if (s != null && s.fit() != null) {
+            // the curve the knee was read off (issue 17), drawn over the probes
+            marks += String.format(Locale.ROOT, "P = %.6g; F0 = %.6g; k = %.6g%ncurve(x) = P * x / (x**k + F0**k)**(1.0/k)%n",
+                    s.fit().plateau(), s.fit().crossover(), s.fit().sharpness());
+            curve = ", \\\n     curve(x) with lines dashtype 2 title \"fitted curve (the knee: where it reaches 90% of P)\"";
+        }
         return """
                 # msgscope: median throughput against the in-flight count F (A6), log x axis
                 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) { set terminal pngcairo size 1200,700 } else { set terminal png size 1200,700 }
@@ -74,7 +81,6 @@ public final class SearchPlot {
                 set key top left
                 """ + marks + """
                 plot "search.dat" using 1:2:7:8 with yerrorbars title "median per probe (bar: 95% interval)", \
-                     "search.dat" using 1:2 smooth unique with lines title ""
-                """;
+                     "search.dat" using 1:2 smooth unique with lines title \"\"""" + curve + "\n";
     }
 }

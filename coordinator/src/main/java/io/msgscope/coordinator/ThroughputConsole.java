@@ -60,7 +60,7 @@ public final class ThroughputConsole {
     }
 
     /** A point of the search for the console: F, median with interval, latency, in flight. */
-    static String describe(FSearch.Point p) {
+    static String describe(SearchPoint p) {
         MedianInterval ci = p.interval();
         Histogram h = p.latency();
         boolean lat = h != null && h.getTotalCount() > 0;

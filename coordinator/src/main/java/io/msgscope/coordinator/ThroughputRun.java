@@ -160,6 +160,14 @@ public final class ThroughputRun {
                                 + "quieter machine", out.search.peak().inFlight(), out.search.peakThroughput().median(),
                                 c.lower(), c.upper(), out.search.peak().median(), p.lower(), p.upper()));
                     }
+                    if (out.search.risesPastPlateau()) {
+                        out.notes.add(String.format(Locale.ROOT, "the curve rises again past the plateau the knee was "
+                                + "read off: the peak at F = %d (median %.0f msg/s) lies %.0f%% above the fitted plateau "
+                                + "(%.0f msg/s); the knee is where the first plateau is reached (--pick peak measures at "
+                                + "the peak)", out.search.peak().inFlight(), out.search.peakThroughput().median(),
+                                100 * (out.search.peakThroughput().median() / out.search.fit().plateau() - 1),
+                                out.search.fit().plateau()));
+                    }
                     if (!out.search.fell()) {
                         out.warnings.add("throughput never clearly fell up to F = 10^" + settings.maxExponent()
                                 + "; the peak may lie higher (raise --max-exponent)");
@@ -209,7 +217,7 @@ public final class ThroughputRun {
             out.notes.add(n);
         }
         if (out.search != null) {
-            FSearch.Point p = out.search.points().stream().filter(x -> x.inFlight() == f).findFirst().orElse(null);
+            SearchPoint p = out.search.points().stream().filter(x -> x.inFlight() == f).findFirst().orElse(null);
             if (p != null) {
                 io.msgscope.analysis.stats.SampleSummary s = p == out.search.peak() ? out.search.peakThroughput()
                         : p.summary();

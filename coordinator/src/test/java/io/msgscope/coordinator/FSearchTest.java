@@ -84,7 +84,7 @@ class FSearchTest {
             // the measured rule: the knee lies within the peak's interval and its margin, and is the smallest such F
             assertTrue(r.kneeRule().startsWith("measured"), r.kneeRule());
             assertTrue(r.kneeThroughput().median() >= floor, "knee outside the best interval");
-            for (FSearch.Point p : r.points()) {
+            for (SearchPoint p : r.points()) {
                 if (p.inFlight() < r.knee().inFlight()) {
                     assertTrue(p.median() < floor, "F = " + p.inFlight() + " is within the interval below the knee");
                 }
@@ -260,7 +260,7 @@ class FSearchTest {
             return new FSearch.Probe(f, phase, v, null, Double.NaN);
         }, p -> { }, 0, 40);
         FSearch.Result r = s.run(2);
-        FSearch.Point one = r.points().get(0);
+        SearchPoint one = r.points().get(0);
         assertEquals(1, one.inFlight());
         assertTrue(r.peakThroughput().medianInterval().contains(one.median()),
                 "F = 1 lies within the peak's interval: " + one.median() + " in " + r.peakThroughput().medianInterval());

@@ -96,17 +96,17 @@ class KneeFitTest {
     @Test
     void withoutACurveThatFitsTheKneeIsTheSmallestMeasuredFAtThePeaksBar() throws Exception {
         // F = 1..5 alternate between 100k and 10k: no saturation curve comes within 25 % of them
-        java.util.NavigableMap<Long, FSearch.Point> points = new java.util.TreeMap<>();
+        java.util.NavigableMap<Long, SearchPoint> points = new java.util.TreeMap<>();
         double[] medians = {10_000, 100_000, 10_000, 100_000, 10_000, 100_000};
         for (int i = 0; i < medians.length; i++) {
-            FSearch.Point p = new FSearch.Point(i + 1);
+            SearchPoint p = new SearchPoint(i + 1);
             p.add(flat(i + 1, medians[i]));
             points.put(i + 1L, p);
         }
         List<Long> asked = new ArrayList<>();
         KneeFit.Knee k = new KneeFit(points, (f, phase) -> {
             asked.add(f);
-            FSearch.Point p = points.computeIfAbsent(f, FSearch.Point::new);
+            SearchPoint p = points.computeIfAbsent(f, SearchPoint::new);
             p.add(flat(f, medians[(int) f - 1]));
             return p;
         }, () -> 10).find(points.get(6L), 95_000);

@@ -3,6 +3,7 @@ package io.msgscope.coordinator.result;
 import io.msgscope.analysis.stats.SampleSummary;
 import io.msgscope.analysis.stats.SaturationFit;
 import io.msgscope.coordinator.FSearch;
+import io.msgscope.coordinator.SearchPoint;
 import io.msgscope.coordinator.SummaryJson;
 import org.HdrHistogram.Histogram;
 
@@ -53,7 +54,7 @@ public record SearchSection(String method, String pick, long chosenInFlight, Poi
      */
     public record Point(long inFlight, SampleSummary samples, int measurements, Double latencyP50Us,
                         Double latencyP99Us, Double latencyMeanUs, Double littlesLaw, Double atArrivals) {
-        public static Point of(FSearch.Point p) {
+        public static Point of(SearchPoint p) {
             Histogram h = p.latency();
             boolean lat = h != null && h.getTotalCount() > 0;
             return new Point(p.inFlight(), p.summary(), p.measurements(),
@@ -89,7 +90,7 @@ public record SearchSection(String method, String pick, long chosenInFlight, Poi
      */
     public static SearchSection of(FSearch.Result r, String method, String pick, boolean pickKnee) {
         List<Point> points = new ArrayList<>();
-        for (FSearch.Point p : r.points()) {
+        for (SearchPoint p : r.points()) {
             points.add(Point.of(p));
         }
         return new SearchSection(method, pick, (pickKnee ? r.knee() : r.peak()).inFlight(), Point.of(r.peak()),
