@@ -61,8 +61,7 @@ public final class RelayRole implements AgentRole {
                     + "through the broker-probe agent");
         }
         middle = driver.openMiddleBox(ds, host, spec.getIngressPort(), spec.getEgressPort());
-        thread = new RoleThread("msgscope-" + (driver.name().equals("tcp") ? "relay" : driver.name() + "-proxy"),
-                spec.getPinCpu());
+        thread = new RoleThread("msgscope-" + middle.name(), spec.getPinCpu());
         final MiddleBox m = middle;
         thread.submit(() -> {
             try {

@@ -53,6 +53,11 @@ class RelayRoleTest {
         }
 
         @Override
+        public String name() {
+            return "boxfake-proxy";
+        }
+
+        @Override
         public int ingressPort() {
             return 1111;
         }
@@ -199,7 +204,7 @@ class RelayRoleTest {
             assertEquals(i, seen.messages.get(i)[1], "sequence");
         }
         Box box = BOXES.get(BOXES.size() - 1);
-        assertEquals("msgscope-boxfake-proxy", box.thread, "forwarding runs on the role's own thread");
+        assertEquals("msgscope-boxfake-proxy", box.thread, "forwarding runs on the role's own thread, named after the box");
         PhaseDone done = (PhaseDone) phase(role, Phase.MEASURE).get(10, TimeUnit.SECONDS);
         assertEquals(MESSAGES, done.getReceived());
         assertEquals(MESSAGES, done.getSent());

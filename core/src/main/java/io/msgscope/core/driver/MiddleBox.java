@@ -33,6 +33,12 @@ public interface MiddleBox extends AutoCloseable {
         }
     }
 
+    /**
+     * What the box is, for its thread's name ({@code msgscope-NAME}): "relay" for the raw-TCP relay, a driver's own
+     * box says which (e.g. "zmq-proxy"). The broker-probe agent knows no driver by name (issue 15).
+     */
+    String name();
+
     /** Port the publishers connect to. */
     int ingressPort();
 

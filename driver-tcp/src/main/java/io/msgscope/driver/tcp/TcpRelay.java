@@ -41,6 +41,11 @@ final class TcpRelay implements MiddleBox {
     }
 
     @Override
+    public String name() {
+        return "relay";
+    }
+
+    @Override
     public int ingressPort() {
         return port(ingress);
     }

@@ -135,6 +135,11 @@ final class ZmqProxy implements MiddleBox {
     }
 
     @Override
+    public String name() {
+        return "zmq-proxy";
+    }
+
+    @Override
     public int ingressPort() {
         return ingressPort;
     }
