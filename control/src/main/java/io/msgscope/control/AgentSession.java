@@ -1,7 +1,6 @@
 package io.msgscope.control;
 
 import io.msgscope.core.EnvironmentInfo;
-import io.msgscope.core.SpecException;
 import io.msgscope.core.Version;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.Environment;
@@ -10,22 +9,19 @@ import io.msgscope.proto.Hello;
 import io.msgscope.proto.HelloAck;
 import io.msgscope.proto.PhaseDone;
 import io.msgscope.proto.Role;
-import io.msgscope.proto.UploadDone;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
  * The agent's side of one coordinator connection: checks the handshake (protocol version, role),
  * hands the spec to a fresh {@link AgentRole}, relays phase starts and ends, and streams the trace
- * back. Blocking work (socket set-up, upload) runs on a session worker thread, never on the event
- * loop. Errors travel as frames; a dropped connection closes the role, so the agent is ready for
+ * back. Blocking work (socket set-up, upload) runs on a session worker thread ({@link RoleWorker}),
+ * never on the event loop. Errors travel as frames; a dropped connection closes the role, so the agent is ready for
  * the next run.
  */
 public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
@@ -68,11 +64,9 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     }
 
     private final Role role;
-    private final Supplier<AgentRole> roleFactory;
     private final Runnable onEnd;
-    private final ExecutorService worker;
+    private final RoleWorker work;
     private volatile State state;
-    private volatile AgentRole current;
     private final SharedSecret secret;
     private final Gate gate;
     /** The channel binding the proofs cover: SHA-256 of this agent's TLS certificate, empty without TLS. */
@@ -95,13 +89,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
         this.gate = gate;
         this.state = secret != null ? State.AUTH : State.HELLO;
         this.role = role;
-        this.roleFactory = roleFactory;
         this.onEnd = onEnd;
-        this.worker = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, Frames.name(role) + "-session");
-            t.setDaemon(true);
-            return t;
-        });
+        this.work = new RoleWorker(role, roleFactory);
     }
 
     @Override
@@ -164,7 +153,7 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     return;
                 }
                 state = State.PREPARED;
-                worker.execute(() -> prepare(ch, env));
+                work.prepare(ch, env.getSpec());
             }
             case GO -> {
                 AgentRole r = requirePrepared(ch, "go");
@@ -191,35 +180,19 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
             case UPLOAD_REQUEST -> {
                 AgentRole r = requirePrepared(ch, "upload");
                 if (r != null) {
-                    worker.execute(() -> upload(ch, r));
+                    work.upload(ch, r);
                 }
             }
             case FLOW_PROBE -> {
                 AgentRole r = requirePrepared(ch, "flow probe");
                 if (r != null) {
-                    worker.execute(() -> {
-                        try {
-                            ch.writeAndFlush(Envelope.newBuilder().setFlowResult(r.flow(env.getFlowProbe())).build());
-                        } catch (Exception e) {
-                            ch.writeAndFlush(Frames.error(role, "throughput probe failed: " + describe(e), false));
-                        }
-                    });
+                    work.flow(ch, r, env.getFlowProbe());
                 }
             }
             case SCENARIO_QUERY -> {
                 AgentRole r = requirePrepared(ch, "scenario request");
                 if (r != null) {
-                    worker.execute(() -> {
-                        try {
-                            ch.writeAndFlush(Envelope.newBuilder().setScenarioReport(r.scenario(env.getScenarioQuery()))
-                                    .build());
-                        } catch (SpecException e) {
-                            ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
-                        } catch (Exception e) {
-                            ch.writeAndFlush(Frames.error(role, "scenario request failed: " + describe(e), false,
-                                    io.msgscope.core.driver.Fault.kindOf(e).name()));
-                        }
-                    });
+                    work.scenario(ch, r, env.getScenarioQuery());
                 }
             }
             case CLOCK_PROBE -> {
@@ -228,19 +201,9 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                         .setAgentEpochNs(io.msgscope.core.Clock.process().toEpoch(now))).build());
             }
             case HEARTBEAT -> ch.writeAndFlush(Envelope.newBuilder()
-                    .setHeartbeat(Heartbeat.newBuilder().setNanos(System.nanoTime()).setProgress(progress())).build());
+                    .setHeartbeat(Heartbeat.newBuilder().setNanos(System.nanoTime()).setProgress(work.progress())).build());
             case ABORT, BYE -> ch.close();
             default -> fail(ch, "unexpected frame " + env.getBodyCase());
-        }
-    }
-
-    /** The current role's progress for a heartbeat answer; 0 before a role exists or when it fails to say. */
-    private long progress() {
-        AgentRole r = current;
-        try {
-            return r == null ? 0 : r.progress();
-        } catch (RuntimeException e) {
-            return 0; // a heartbeat is never lost to a progress report
         }
     }
 
@@ -328,60 +291,8 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                         .setHostname(e.hostname()).setBootId(e.bootId()))).build());
     }
 
-    private void prepare(Channel ch, Envelope env) {
-        try {
-            AgentRole r = roleFactory.get();
-            current = r;
-            if (state == State.CLOSED) {
-                r.close();
-                return;
-            }
-            ch.writeAndFlush(Envelope.newBuilder().setReady(r.prepare(env.getSpec())).build());
-        } catch (SpecException e) {
-            ch.writeAndFlush(Frames.error(role, e.getMessage(), true));
-        } catch (Exception | OutOfMemoryError e) {
-            ch.writeAndFlush(Frames.error(role, "cannot prepare the run: " + describe(e), false,
-                    io.msgscope.core.driver.Fault.kindOf(e).name()));
-        }
-    }
-
-    /**
-     * Test hook (issue 16's fault matrix): a pause after each uploaded chunk, so a test can kill an agent while its
-     * own trace is on the way; read from the environment the agents inherit, 0 (no pause) unless set.
-     */
-    static final long UPLOAD_PAUSE_MS = uploadPauseMs(System.getenv("MSGSCOPE_TEST_UPLOAD_PAUSE_MS"));
-
-    static long uploadPauseMs(String value) {
-        try {
-            return value == null || value.isBlank() ? 0 : Math.max(0, Long.parseLong(value.trim()));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    private void upload(Channel ch, AgentRole r) {
-        long[] chunks = {0};
-        try {
-            r.upload((series, values, count) -> {
-                for (int from = 0; from < count; from += Frames.CHUNK_VALUES) {
-                    int n = Math.min(Frames.CHUNK_VALUES, count - from);
-                    // wait for each chunk to be written: bounded memory whatever the trace size
-                    ch.writeAndFlush(Frames.chunk(series, from, values, from, n)).sync();
-                    chunks[0]++;
-                    if (UPLOAD_PAUSE_MS > 0) {
-                        Thread.sleep(UPLOAD_PAUSE_MS);
-                    }
-                }
-            });
-            ch.writeAndFlush(Envelope.newBuilder().setUploadDone(UploadDone.newBuilder().setChunks(chunks[0]))
-                    .build());
-        } catch (Exception e) {
-            ch.writeAndFlush(Frames.error(role, "upload failed: " + describe(e), false));
-        }
-    }
-
     private AgentRole requirePrepared(Channel ch, String what) {
-        AgentRole r = current;
+        AgentRole r = work.current();
         if (r == null || state != State.PREPARED) {
             fail(ch, what + " before the run spec was accepted");
             return null;
@@ -396,21 +307,7 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
-        // the session ends once the role has closed: a once-mode agent exits only after its clean-up
-        // (e.g. deleting the JetStream streams the run made), and a daemon takes no new run before
-        AgentRole r = current;
-        if (r == null) {
-            onEnd.run();
-        } else {
-            worker.execute(() -> {
-                try {
-                    r.close();
-                } finally {
-                    onEnd.run();
-                }
-            });
-        }
-        worker.shutdown();
+        work.end(onEnd);
     }
 
     @Override

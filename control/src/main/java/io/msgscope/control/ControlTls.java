@@ -14,42 +14,28 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.X509ExtendedTrustManager;
-import java.net.InetAddress;
 import java.net.Socket;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.InvalidAlgorithmParameterException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.Signature;
-import java.security.cert.CertPathValidator;
-import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateEncodingException;
-import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.CertificateNotYetValidException;
-import java.security.cert.CertificateParsingException;
-import java.security.cert.PKIXParameters;
-import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.time.format.DateTimeFormatter;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Date;
-import java.util.List;
-import java.util.Set;
 
 /**
  * Mutual TLS 1.3 on the control channel (issue 14) with Netty's {@link SslHandler} over the JDK's
  * TLS: a {@code --tls-dir} folder ({@link Certificates}: {@code ca.pem}, {@code cert.pem},
  * {@code key.pem}) gives an agent a server identity that requires a client certificate from the
  * same CA, and a coordinator a client identity that checks the agent's certificate names the host
- * it dialled. Certificate checks are done here, not left to the JDK's defaults, so that a refusal
- * is one line that says what is wrong (expired when, issued by whom, which names).
+ * it dialled. Certificate checks are done by {@link CertificateCheck}, not left to the JDK's defaults,
+ * so that a refusal is one line that says what is wrong (expired when, issued by whom, which names).
  *
  * <p>Without a CA, an agent that has a shared secret still speaks TLS (for secrecy of the run spec)
  * with a throw-away certificate nobody verifies; the secret's proofs are then bound to that
@@ -123,7 +109,7 @@ public final class ControlTls {
         if (c == null) {
             try {
                 c = SslContextBuilder.forServer(key, cert).sslProvider(SslProvider.JDK).protocols(PROTOCOLS)
-                        .clientAuth(ClientAuth.REQUIRE).trustManager(new Checker(ca, null)).build();
+                        .clientAuth(ClientAuth.REQUIRE).trustManager(new CertificateCheck(ca, null)).build();
             } catch (SSLException e) {
                 throw new SpecException(OPTION, "cannot use the certificate in " + dir + ": " + e.getMessage());
             }
@@ -138,8 +124,8 @@ public final class ControlTls {
         if (c == null) {
             try {
                 c = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(PROTOCOLS)
-                        .keyManager(key, cert).trustManager(new Checker(ca, "agent"))
-                        .endpointIdentificationAlgorithm(null) // the Checker compares names itself, with a clear message
+                        .keyManager(key, cert).trustManager(new CertificateCheck(ca, "agent"))
+                        .endpointIdentificationAlgorithm(null) // CertificateCheck compares the names itself, with a clear message
                         .build();
             } catch (SSLException e) {
                 throw new SpecException(OPTION, "cannot use the certificate in " + dir + ": " + e.getMessage());
@@ -199,7 +185,7 @@ public final class ControlTls {
      */
     public static String describe(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof Refused r) {
+            if (t instanceof CertificateCheck.Refused r) {
                 return r.getMessage();
             }
         }
@@ -257,155 +243,6 @@ public final class ControlTls {
 
     static String day(Date d) {
         return DAY.format(d.toInstant());
-    }
-
-    private static String who(X509Certificate c) {
-        return c.getSubjectX500Principal().getName();
-    }
-
-    /** A certificate refused by {@link Checker}, with the one-line reason. */
-    static final class Refused extends CertificateException {
-        Refused(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
-    /**
-     * Checks a peer's certificate against the CA (PKIX, no revocation: a private test-network CA) and,
-     * on the coordinator's side, that it names the host dialled.
-     */
-    static final class Checker extends X509ExtendedTrustManager {
-        private final X509Certificate ca;
-        /** "agent" when checking an agent's (server) certificate on the coordinator, null on the agent. */
-        private final String peer;
-
-        Checker(X509Certificate ca, String peer) {
-            this.ca = ca;
-            this.peer = peer;
-        }
-
-        private void check(X509Certificate[] chain, String host) throws CertificateException {
-            String whose = peer == null ? "the coordinator's certificate" : "the agent's certificate";
-            if (chain == null || chain.length == 0) {
-                throw new Refused(whose.replace("'s certificate", "") + " presented no certificate", null);
-            }
-            X509Certificate leaf = chain[0];
-            try {
-                CertificateFactory f = CertificateFactory.getInstance("X.509");
-                PKIXParameters p = new PKIXParameters(Set.of(new TrustAnchor(ca, null)));
-                p.setRevocationEnabled(false);
-                List<X509Certificate> path = new ArrayList<>(List.of(chain));
-                path.removeIf(c -> c.equals(ca));
-                CertPathValidator.getInstance("PKIX").validate(f.generateCertPath(path), p);
-            } catch (CertPathValidatorException e) {
-                CertPathValidatorException.Reason r = e.getReason();
-                String why;
-                if (r == CertPathValidatorException.BasicReason.EXPIRED) {
-                    why = whose + " (" + who(leaf) + ") expired on " + day(leaf.getNotAfter());
-                } else if (r == CertPathValidatorException.BasicReason.NOT_YET_VALID) {
-                    why = whose + " (" + who(leaf) + ") is not valid before " + day(leaf.getNotBefore());
-                } else if (!leaf.getIssuerX500Principal().equals(ca.getSubjectX500Principal())
-                        || r == CertPathValidatorException.BasicReason.INVALID_SIGNATURE
-                        || r == java.security.cert.PKIXReason.NO_TRUST_ANCHOR) {
-                    why = whose + " (" + who(leaf) + ") was not issued by this side's CA ("
-                            + who(ca) + "; it names " + leaf.getIssuerX500Principal().getName() + ")";
-                } else {
-                    why = whose + " (" + who(leaf) + ") is not acceptable: " + e.getMessage();
-                }
-                throw new Refused(why, e);
-            } catch (InvalidAlgorithmParameterException | NoSuchAlgorithmException e) {
-                throw new CertificateException("cannot check certificates: " + e.getMessage(), e);
-            }
-            if (host != null) {
-                List<String> names = names(leaf);
-                if (!matches(names, host)) {
-                    throw new Refused(whose + " (" + who(leaf) + ") names " + (names.isEmpty() ? "no host"
-                            : String.join(", ", names)) + ", not " + host
-                            + " (issue it with --host " + host + ", or dial a name it has)", null);
-                }
-            }
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            check(chain, null);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            String host = engine == null ? null : engine.getPeerHost();
-            if (host == null) {
-                throw new Refused("no host to check the agent's certificate against", null);
-            }
-            check(chain, host);
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            check(chain, null);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            throw new Refused("the agent's certificate cannot be checked without the host dialled", null);
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            check(chain, null);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            throw new Refused("the agent's certificate cannot be checked without the host dialled", null);
-        }
-
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-            return new X509Certificate[]{ca};
-        }
-    }
-
-    /** The subject alternative names (DNS names and IP addresses) of a certificate. */
-    static List<String> names(X509Certificate c) {
-        List<String> out = new ArrayList<>();
-        try {
-            Collection<List<?>> sans = c.getSubjectAlternativeNames();
-            if (sans != null) {
-                for (List<?> san : sans) {
-                    int type = (Integer) san.get(0);
-                    if (type == 2 || type == 7) { // dNSName, iPAddress
-                        out.add(String.valueOf(san.get(1)));
-                    }
-                }
-            }
-        } catch (CertificateParsingException e) {
-            // no usable names
-        }
-        return out;
-    }
-
-    /** Exact match, case-insensitive for names; IP literals compared as addresses (IPv6 forms differ). */
-    static boolean matches(List<String> names, String host) {
-        boolean ip = Certificates.isIpLiteral(host);
-        for (String n : names) {
-            if (ip && Certificates.isIpLiteral(n)) {
-                try {
-                    if (InetAddress.getByName(n).equals(InetAddress.getByName(host))) {
-                        return true;
-                    }
-                } catch (UnknownHostException e) {
-                    // not comparable
-                }
-            } else if (!ip && n.equalsIgnoreCase(host)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Trusts any server certificate: for the shared-secret mode, whose proofs are bound to it. */

@@ -9,6 +9,7 @@ import io.msgscope.analysis.dist.Humpiness;
 import io.msgscope.analysis.dist.HumpinessResult;
 import io.msgscope.analysis.dist.PeakAnalysis;
 import io.msgscope.analysis.dist.PeakPlots;
+import io.msgscope.analysis.dist.PeakTable;
 
 import io.msgscope.analysis.output.GnuplotScripts;
 import java.io.IOException;
@@ -220,6 +221,6 @@ public final class DistributionReport {
 
     /** The peaks table for people, or "" when nothing was measured. */
     public String peaksTable() {
-        return peaks == null ? "" : peaks.table();
+        return peaks == null ? "" : PeakTable.of(peaks);
     }
 }

@@ -2,7 +2,6 @@ package io.msgscope.analysis.dist;
 
 import io.msgscope.analysis.Trace;
 import io.msgscope.analysis.TraceAnalysis;
-import io.msgscope.analysis.output.HumanFormat;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,6 +27,8 @@ import java.util.Objects;
  *       and at least as high as every message up to s after it — so that one burst does not fill
  *       the list.</li>
  * </ul>
+ *
+ * <p>This class only analyses: {@link PeakTable} formats the result for people, {@link PeakPlots} writes its files.
  */
 public final class PeakAnalysis {
 
@@ -82,60 +83,6 @@ public final class PeakAnalysis {
             exceedances = List.copyOf(exceedances);
             topPeaks = List.copyOf(topPeaks);
         }
-
-        /**
-         * A short table for people:
-         * <pre>
-         * 10,000 messages, median 150 µs, highest 1.5 ms (message 12); first/last 5 % = 500 messages
-         * above         messages  share     highest  first 5 %  middle  last 5 %
-         * 2 × = 300 µs       312  3.12 %    1.5 ms         290      20         2
-         * </pre>
-         */
-        public String table() {
-            StringBuilder t = new StringBuilder(256);
-            t.append(HumanFormat.count(length)).append(" messages");
-            if (present != length) {
-                t.append(" (").append(HumanFormat.count(present)).append(" with a latency)");
-            }
-            if (present == 0) {
-                return t.append(", no latency values\n").toString();
-            }
-            t.append(", median ").append(HumanFormat.duration(medianNs)).append(", highest ")
-                    .append(HumanFormat.duration(maxNs)).append(" (message ").append(maxIndex).append(")")
-                    .append("; first/last 5 % = ").append(HumanFormat.count(firstEnd)).append(" messages\n");
-            String[] head = {"above", "messages", "share", "highest", "first 5 %", "middle", "last 5 %"};
-            List<String[]> rows = new ArrayList<>();
-            rows.add(head);
-            for (Exceedance e : exceedances) {
-                rows.add(new String[] {
-                    Num.threeFigures(e.factor()) + " × = " + HumanFormat.duration(e.thresholdNs()),
-                    HumanFormat.count(e.count()),
-                    Num.threeFigures(100.0 * e.count() / present) + " %",
-                    e.count() == 0 ? "-" : HumanFormat.duration(e.maxNs()),
-                    HumanFormat.count(e.inFirst()),
-                    HumanFormat.count(e.inMiddle()),
-                    HumanFormat.count(e.inLast())
-                });
-            }
-            int[] width = new int[head.length];
-            for (String[] row : rows) {
-                for (int i = 0; i < row.length; i++) {
-                    width[i] = Math.max(width[i], row[i].length());
-                }
-            }
-            for (String[] row : rows) {
-                for (int i = 0; i < row.length; i++) {
-                    if (i > 0) {
-                        t.append("  ");
-                    }
-                    String cell = row[i];
-                    String pad = " ".repeat(width[i] - cell.length());
-                    t.append(i == 0 ? cell + pad : pad + cell);
-                }
-                t.append('\n');
-            }
-            return t.toString();
-        }
     }
 
     /**
@@ -163,7 +110,7 @@ public final class PeakAnalysis {
     /** Computes the median, then {@link #analyse(long[], int, long, List, int, int)}. */
     public static Result analyse(long[] latencyNs, int n, List<Double> factors, int topN, int separation) {
         checkPrefix(latencyNs.length, n);
-        return analyse(latencyNs, n, lowerMedian(latencyNs, n), factors, topN, separation);
+        return analyse(latencyNs, n, LowerMedian.of(latencyNs, n), factors, topN, separation);
     }
 
     /**
@@ -357,77 +304,7 @@ public final class PeakAnalysis {
         index[b] = i;
     }
 
-    /**
-     * Lower median ({@code sorted[(m − 1)/2]}) of the present latencies of {@code latencyNs[0, n)},
-     * clamped at 0; {@link Trace#ABSENT} when there are none. O(n) expected (selection on a copy;
-     * the input is not modified).
-     */
-    public static long lowerMedian(long[] latencyNs, int n) {
-        checkPrefix(latencyNs.length, n);
-        long[] copy = new long[n];
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-            long v = latencyNs[i];
-            if (v != Trace.ABSENT) {
-                copy[m++] = Math.max(0, v);
-            }
-        }
-        if (m == 0) {
-            return Trace.ABSENT;
-        }
-        return select(copy, 0, m - 1, (m - 1) / 2);
-    }
-
-    /** The k-th smallest of a[lo..hi] (introselect: quickselect, sorting once it goes badly). */
-    static long select(long[] a, int lo, int hi, int k) {
-        int budget = 2 * (32 - Integer.numberOfLeadingZeros(hi - lo + 1)) + 8;
-        while (hi > lo) {
-            if (hi - lo < 16 || budget-- == 0) {
-                Arrays.sort(a, lo, hi + 1);
-                return a[k];
-            }
-            int mid = lo + (hi - lo) / 2;
-            long pivot = medianOf3(a[lo], a[mid], a[hi]);
-            // three-way partition: [lo, lt) < pivot, [lt, gt] == pivot, (gt, hi] > pivot
-            int lt = lo;
-            int gt = hi;
-            int i = lo;
-            while (i <= gt) {
-                long v = a[i];
-                if (v < pivot) {
-                    a[i++] = a[lt];
-                    a[lt++] = v;
-                } else if (v > pivot) {
-                    a[i] = a[gt];
-                    a[gt--] = v;
-                } else {
-                    i++;
-                }
-            }
-            if (k < lt) {
-                hi = lt - 1;
-            } else if (k > gt) {
-                lo = gt + 1;
-            } else {
-                return pivot;
-            }
-        }
-        return a[k];
-    }
-
-    private static long medianOf3(long a, long b, long c) {
-        if (a > b) {
-            long t = a;
-            a = b;
-            b = t;
-        }
-        if (b > c) {
-            b = c;
-        }
-        return Math.max(a, b);
-    }
-
-    private static void checkPrefix(int length, int n) {
+    static void checkPrefix(int length, int n) {
         if (n < 0 || n > length) {
             throw new IllegalArgumentException("prefix length " + n + " outside [0, " + length + "]");
         }

@@ -87,7 +87,7 @@ class PeakAnalysisTest {
 
     @Test
     void tableForPeople() {
-        String table = PeakAnalysis.analyse(hand(), 40).table();
+        String table = PeakTable.of(PeakAnalysis.analyse(hand(), 40));
         assertEquals("40 messages (39 with a latency), median 100 ns, highest 1 µs (message 0); "
                 + "first/last 5 % = 2 messages\n"
                 + "above         messages   share  highest  first 5 %  middle  last 5 %\n"
@@ -115,10 +115,10 @@ class PeakAnalysisTest {
             long[] sorted = a.clone();
             Arrays.sort(sorted);
             long[] before = a.clone();
-            assertEquals(sorted[(n - 1) / 2], PeakAnalysis.lowerMedian(a, n), "round " + round);
+            assertEquals(sorted[(n - 1) / 2], LowerMedian.of(a, n), "round " + round);
             assertArrayEquals(before, a, "the input is not modified");
         }
-        assertEquals(Trace.ABSENT, PeakAnalysis.lowerMedian(new long[] {Trace.ABSENT}, 1));
+        assertEquals(Trace.ABSENT, LowerMedian.of(new long[] {Trace.ABSENT}, 1));
     }
 
     @Test
@@ -128,7 +128,7 @@ class PeakAnalysisTest {
         assertEquals(Trace.ABSENT, r.medianNs());
         assertEquals(-1, r.maxIndex());
         assertTrue(r.topPeaks().isEmpty());
-        assertEquals("2 messages (0 with a latency), no latency values\n", r.table());
+        assertEquals("2 messages (0 with a latency), no latency values\n", PeakTable.of(r));
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.msgscope.driver.nats;
 import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.netty.NettyIo;
-import io.msgscope.netty.TlsClient;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -17,7 +16,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.ssl.SslHandler;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -27,9 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -47,7 +43,8 @@ import java.util.function.BooleanSupplier;
  * <p>Afterwards the server's PINGs are answered with PONG, PONGs are counted (a PING/PONG round trip says the
  * server has processed everything sent before it), {@code -ERR 'Slow Consumer'} is counted, and any other
  * {@code -ERR} or a protocol error ends the connection with a one-line reason. No reconnect: a lost connection is
- * reported to the owner once ({@link Owner#onLost}).
+ * reported to the owner once ({@link Owner#onLost}). The set-up's TLS upgrade, CONNECT line and deadlines are
+ * {@link NatsHandshake}'s.
  */
 final class NatsConnection implements NatsFramer.Listener {
     static final int CONNECT_TIMEOUT_MS = (int) NatsSettings.CONNECT_TIMEOUT.toMillis();
@@ -136,100 +133,17 @@ final class NatsConnection implements NatsFramer.Listener {
                     cf.cause());
         }
         channel = cf.channel();
-        NatsInfo i = await(infoArrived, "no INFO");
+        NatsInfo i = NatsHandshake.await(infoArrived, settings, "no INFO");
         if (settings.tls() && !i.tlsRequired() && !i.tlsAvailable()) {
             throw new Fault(Fault.Kind.CONNECT_FAILED, "NATS at " + settings.address() + " offers no TLS (its INFO has "
                     + "neither tls_required nor tls_available), but --uri asks for tls://");
         }
         if (settings.tls() || i.tlsRequired()) {
-            upgrade(context);
+            NatsHandshake.upgrade(channel, context, settings);
+            tlsUsed = true;
         }
-        channel.writeAndFlush(Unpooled.wrappedBuffer(connect(role, i), PING));
-        await(accepted, "no PONG after CONNECT");
-    }
-
-    /** TLS after the plain-text INFO, with the context's shared SslContext ({@code tls_ca}, {@code tls_verify}). */
-    private void upgrade(ClientContext context) throws IOException {
-        SslHandler tls = TlsClient.handler(context, settings.tlsOpts(), channel.alloc(), settings.host(), settings.port());
-        tls.setHandshakeTimeoutMillis(CONNECT_TIMEOUT_MS);
-        channel.pipeline().addFirst("tls", tls);
-        var hs = tls.handshakeFuture();
-        if (!hs.awaitUninterruptibly(2L * CONNECT_TIMEOUT_MS) || !hs.isSuccess()) {
-            String why = hs.cause() == null ? "no answer within " + 2 * CONNECT_TIMEOUT_MS / 1000 + " s"
-                    : NatsSettings.oneLine(hs.cause());
-            throw new Fault(Fault.Kind.CONNECT_FAILED, "TLS handshake with NATS at " + settings.address() + " failed: "
-                    + why, hs.cause());
-        }
-        tlsUsed = true;
-    }
-
-    /** The CONNECT line: verbose and pedantic off, protocol 1, no echo, credentials when given. */
-    private byte[] connect(String role, NatsInfo i) {
-        StringBuilder j = new StringBuilder("CONNECT {\"verbose\":false,\"pedantic\":false");
-        j.append(",\"tls_required\":").append(settings.tls() || i.tlsRequired());
-        j.append(",\"name\":").append(quote("msgscope-" + role));
-        j.append(",\"lang\":\"java\",\"version\":").append(quote(version()));
-        j.append(",\"protocol\":1");
-        if (i.proto() >= 1) {
-            j.append(",\"echo\":false"); // our publishers and subscribers are separate connections anyway
-        }
-        j.append(",\"headers\":false,\"no_responders\":false");
-        if (settings.username() != null) {
-            j.append(",\"user\":").append(quote(settings.username()));
-            j.append(",\"pass\":").append(quote(settings.password() == null ? "" : settings.password()));
-        }
-        if (settings.token() != null) {
-            j.append(",\"auth_token\":").append(quote(settings.token()));
-        }
-        j.append("}\r\n");
-        return j.toString().getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static String version() {
-        String v = NatsConnection.class.getPackage().getImplementationVersion();
-        return v == null ? "msgscope" : "msgscope-" + v;
-    }
-
-    /** A JSON string literal. */
-    static String quote(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int k = 0; k < s.length(); k++) {
-            char c = s.charAt(k);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
-    }
-
-    /** Waits for a set-up step; a Fault from the event loop is thrown as it is, anything else names the step. */
-    private <T> T await(CompletableFuture<T> f, String missing) throws IOException {
-        try {
-            return f.get(2L * CONNECT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Fault fault) {
-                throw new Fault(fault.kind(), fault.getMessage(), fault);
-            }
-            throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to NATS at " + settings.address() + ": "
-                    + NatsSettings.oneLine(e.getCause()), e.getCause());
-        } catch (TimeoutException e) {
-            throw new Fault(Fault.Kind.CONNECT_FAILED, "cannot connect to NATS at " + settings.address() + ": "
-                    + missing + " within " + 2 * CONNECT_TIMEOUT_MS / 1000 + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while connecting to NATS at " + settings.address());
-        }
+        channel.writeAndFlush(Unpooled.wrappedBuffer(NatsHandshake.connect(settings, role, i), PING));
+        NatsHandshake.await(accepted, settings, "no PONG after CONNECT");
     }
 
     // ---- the framer's events, on the event loop

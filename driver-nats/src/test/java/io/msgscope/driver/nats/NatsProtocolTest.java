@@ -281,7 +281,7 @@ class NatsProtocolTest {
 
     @Test
     void jsonStringsAreQuoted() {
-        assertEquals("\"a\\\"b\\\\c\\n\\u0001\"", NatsConnection.quote("a\"b\\c\n\u0001"));
+        assertEquals("\"a\\\"b\\\\c\\n\\u0001\"", NatsHandshake.quote("a\"b\\c\n\u0001"));
         assertEquals("a\"b\\c\u00e9\n", new NatsInfo.Json("{\"x\":\"a\\\"b\\\\c\\u00e9\\n\"}").object().get("x"));
     }
 }
