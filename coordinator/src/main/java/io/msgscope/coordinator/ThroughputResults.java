@@ -28,7 +28,8 @@ public final class ThroughputResults {
     }
 
     /** The options as the user gave them (units as on the command line): summary.json's spec and settings. */
-    public record Given(int size, String padding, long requestedInFlight, int samples, double thresholdMs,
+    public record Given(int size, String padding, long requestedInFlight, int samples, String finalSamples,
+                        double thresholdMs,
                         double skipFactor, double probeWarmupMs, double warmupMs, long warmupMessages, int maxExponent,
                         String pick, int remeasure, int maxProbes) {
 
@@ -47,6 +48,7 @@ public final class ThroughputResults {
             m.put("padding", padding);
             m.put("in_flight", requestedInFlight == 0 ? "auto" : requestedInFlight);
             m.put("samples", samples);
+            m.put("final_samples", finalSamples.equals("auto") ? finalSamples : Integer.valueOf(finalSamples));
             m.put("threshold_ms", thresholdMs);
             m.put("skip_factor", skipFactor);
             m.put("probe_warmup_time_ms", probeWarmupMs);

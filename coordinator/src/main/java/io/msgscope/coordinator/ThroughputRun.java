@@ -43,8 +43,9 @@ public final class ThroughputRun {
      * @param maxProbes         the search's probe budget
      * @param pick              knee or peak for the final measurement
      */
-    public record Settings(int samples, long thresholdNs, double skipFactor, int maxExponent, long warmupNs,
-                           long warmupMessages, long probeWarmupNs, int remeasure, int maxProbes, Pick pick) {
+    public record Settings(int samples, int finalSamples, long thresholdNs, double skipFactor, int maxExponent,
+                           long warmupNs, long warmupMessages, long probeWarmupNs, int remeasure, int maxProbes,
+                           Pick pick) {
     }
 
     /** Everything the mode measured. */
@@ -174,12 +175,14 @@ public final class ThroughputRun {
                     }
                 }
                 stage = "measurement";
-                out.finalResult = probe(hub, flowLink, f);
+                // after a search the final measurement is the longer one (--final-samples); a fixed F's is its probe
+                int finalSamples = inFlight == 0 ? settings.finalSamples() : settings.samples();
+                out.finalResult = probe(hub, flowLink, f, finalSamples);
                 out.finalAnsweredEpochMs = System.currentTimeMillis();
                 out.finalStats = ThroughputStats.of(out.finalResult);
-                if (out.finalResult.getTimedOut() || out.finalStats.n() < settings.samples()) {
+                if (out.finalResult.getTimedOut() || out.finalStats.n() < finalSamples) {
                     out.failure = String.format(Locale.ROOT, "the final probe at F = %d took %d of %d samples%s", f,
-                            out.finalStats.n(), settings.samples(), out.finalResult.getTimedOut() ? " (timed out)" : "");
+                            out.finalStats.n(), finalSamples, out.finalResult.getTimedOut() ? " (timed out)" : "");
                 }
                 judge(out, f);
                 if (out.failure != null) {
@@ -232,8 +235,12 @@ public final class ThroughputRun {
     }
 
     private FlowResult probe(ControlHub hub, AgentLink link, long f) throws AgentFailure {
+        return probe(hub, link, f, settings.samples());
+    }
+
+    private FlowResult probe(ControlHub hub, AgentLink link, long f, int samples) throws AgentFailure {
         long skip = (long) Math.ceil(settings.skipFactor() * f);
-        return probe(hub, link, f, settings.samples(), skip, settings.probeWarmupNs());
+        return probe(hub, link, f, samples, skip, settings.probeWarmupNs());
     }
 
     private FlowResult probe(ControlHub hub, AgentLink link, long f, int samples, long skip, long warmupNs)

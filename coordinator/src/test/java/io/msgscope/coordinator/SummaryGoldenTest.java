@@ -67,7 +67,7 @@ class SummaryGoldenTest {
             ThroughputRun.Outcome o = searchedOutcome();
             RunSpec spec = RunSpec.builder().count(2).window(1).size(64).pin(false).driver("amqp")
                     .uri("amqp://guest:secret@127.0.0.1:5672/%2f").driverOptions(Map.of("prefetch", "100")).build();
-            ThroughputResults.Given g = new ThroughputResults.Given(64, "zeros", 0, 20, 10, 2, 200, 3000, 20000, 3,
+            ThroughputResults.Given g = new ThroughputResults.Given(64, "zeros", 0, 20, "auto", 10, 2, 200, 3000, 20000, 3,
                     "knee", 2, 12);
             Map<String, Object> s = ThroughputResults.summary(spec, g, o, ENV, "throughput-golden", "2026-01-02T03:04:05Z",
                     List.of("search.dat", "search.gp", SummaryJson.FILE_NAME));

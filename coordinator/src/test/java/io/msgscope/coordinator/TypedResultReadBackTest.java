@@ -24,7 +24,7 @@ class TypedResultReadBackTest {
         ThroughputRun.Outcome o = SummaryGoldenTest.searchedOutcome();
         RunSpec spec = RunSpec.builder().count(2).window(1).size(64).pin(false).driver("amqp")
                 .uri("amqp://127.0.0.1:5672/%2f").build();
-        ThroughputResults.Given g = new ThroughputResults.Given(64, "zeros", 0, 20, 10, 2, 200, 3000, 20000, 3,
+        ThroughputResults.Given g = new ThroughputResults.Given(64, "zeros", 0, 20, "auto", 10, 2, 200, 3000, 20000, 3,
                 "knee", 2, 12);
         ThroughputResult r = ThroughputResults.result(spec, g, o, SummaryGoldenTest.ENV, "read-back",
                 "2026-01-02T03:04:05Z", List.of(SummaryJson.FILE_NAME));

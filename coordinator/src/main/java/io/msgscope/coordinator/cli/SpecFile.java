@@ -62,6 +62,7 @@ public final class SpecFile {
         RUN.put("cpu_every", Field.plain("--cpu-every"));
         THROUGHPUT.put("in_flight", Field.plain("--in-flight"));
         THROUGHPUT.put("samples", Field.plain("--samples"));
+        THROUGHPUT.put("final_samples", Field.plain("--final-samples"));
         THROUGHPUT.put("threshold_ms", Field.plain("--threshold"));
         THROUGHPUT.put("skip_factor", Field.plain("--skip-factor"));
         THROUGHPUT.put("probe_warmup_time_ms", Field.plain("--probe-warmup-time"));

@@ -71,6 +71,13 @@ public final class ThroughputCommand implements Callable<Integer> {
             description = "Throughput samples per probe (A7) (default: ${DEFAULT-VALUE}).")
     int samples;
 
+    @Option(names = "--final-samples", paramLabel = "N|auto", defaultValue = "auto",
+            description = "Samples of the final measurement at the F the search chose; auto = 10 x --samples (about 10 s "
+                    + "at the defaults), so that a system whose rate shifts every second or so (RabbitMQ here) is "
+                    + "measured over several shifts and repeated runs agree (issue 17). With a fixed --in-flight the one "
+                    + "measurement takes --samples (default: ${DEFAULT-VALUE}).")
+    String finalSamples;
+
     @Option(names = "--threshold", paramLabel = "MS", defaultValue = "10",
             description = "Each sample spans at least this long (A7) (default: ${DEFAULT-VALUE}).")
     double thresholdMs;
@@ -134,11 +141,29 @@ public final class ThroughputCommand implements Callable<Integer> {
      * Every usage check of {@code throughput}, without starting anything or writing a file; {@code sweep}
      * runs it on each point's arguments before the first point runs. Throws {@link SpecException}.
      */
+    /** The final measurement's samples after a search: --final-samples, or 10 x --samples (at most 100000) for auto. */
+    int finalSampleCount() {
+        String v = finalSamples.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("auto")) {
+            return (int) Math.min(100_000L, 10L * samples);
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 1 && n <= 100_000) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new SpecException("--final-samples", "must be auto or between 1 and 100000, got '" + finalSamples + "'");
+    }
+
     Checked check() {
         long f = parseInFlight();
         if (samples < 1 || samples > 100_000) {
             throw new SpecException("--samples", "must be between 1 and 100000, got " + samples);
         }
+        finalSampleCount();
         if (!(thresholdMs >= 0.01) || thresholdMs > 60_000) {
             throw new SpecException("--threshold", "must be between 0.01 and 60000 ms, got " + thresholdMs);
         }
@@ -193,8 +218,8 @@ public final class ThroughputCommand implements Callable<Integer> {
         if (folder == null) {
             return ExitCodes.FAILED;
         }
-        ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, (long) (thresholdMs * 1e6),
-                skipFactor, maxExponent, (long) (warmupMs * 1e6), warmupMessages, (long) (probeWarmupMs * 1e6),
+        ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, finalSampleCount(),
+                (long) (thresholdMs * 1e6), skipFactor, maxExponent, (long) (warmupMs * 1e6), warmupMessages, (long) (probeWarmupMs * 1e6),
                 remeasure, maxProbes, checked.pick());
         ThroughputRun.Outcome o;
         Map<Role, AgentEndpoint> remote = remoteAgents.parse();
@@ -276,8 +301,9 @@ public final class ThroughputCommand implements Callable<Integer> {
 
     /** The options as given, for the results. */
     private ThroughputResults.Given given(long requested) {
-        return new ThroughputResults.Given(size, padding, requested, samples, thresholdMs, skipFactor, probeWarmupMs,
-                warmupMs, warmupMessages, maxExponent, pick, remeasure, maxProbes);
+        return new ThroughputResults.Given(size, padding, requested, samples,
+                finalSamples.trim().toLowerCase(Locale.ROOT), thresholdMs, skipFactor, probeWarmupMs, warmupMs,
+                warmupMessages, maxExponent, pick, remeasure, maxProbes);
     }
 
     private long parseInFlight() {
