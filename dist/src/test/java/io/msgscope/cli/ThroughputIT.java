@@ -72,7 +72,20 @@ class ThroughputIT {
         assertEquals(knee, s.get("result").get("in_flight").asLong());
         double floor = search.get("knee").get("knee_floor_msg_s").asDouble();
         assertEquals(floor, search.get("knee").get("within_peak_interval_from_msg_s").asDouble(), 0.0, "the old name, kept a release");
-        assertTrue(knee == peak || search.get("knee").get("median_msg_s").asDouble() >= floor, search.toString());
+        String rule = search.get("knee").get("rule").asText();
+        if (rule.startsWith("fitted")) {
+            // read off the fitted curve: its 90 % point rounded up, never past the peak, and measured there
+            JsonNode fit = search.get("fit");
+            long fitted = (long) Math.ceil(fit.get("knee_in_flight_fitted").asDouble() - 1e-9);
+            assertEquals(Math.min(peak, Math.max(1, fitted)), knee, search.toString());
+            assertTrue(fit.get("median_error_percent").asDouble() <= 25, search.toString());
+            assertTrue(Files.readString(out.resolve("search.gp")).contains("curve(x) with lines"));
+        } else {
+            assertTrue(rule.startsWith("measured"), rule);
+            assertTrue(knee == peak || search.get("knee").get("median_msg_s").asDouble() >= floor, search.toString());
+        }
+        // the final measurement after a search is ten probes long (--final-samples auto)
+        assertEquals(200, s.get("result").get("samples").asInt(), s.get("result").toString());
         assertTrue(search.get("method").asText().contains("golden-section"), search.get("method").asText());
         assertTrue(search.get("probes_taken").asInt() <= 40);
         JsonNode r = s.get("result");
