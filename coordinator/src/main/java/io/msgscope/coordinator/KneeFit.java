@@ -16,7 +16,7 @@ import java.util.function.IntSupplier;
  * one system named knees from 24 to 41,499; a curve fitted to all the points moves far less with any one of them.
  *
  * <p>The fit ({@link SaturationFit}) yields the crossover F0 of the curve's two asymptotes — the rising line and
- * the plateau — which is the most repeatable figure the search has (within a factor 1.1–1.5 across seeds of a
+ * the plateau — which is the most repeatable figure the search has (within a factor 1.1–1.9 across seeds of a
  * simulation with 10–20 % noise per probe, where the single-probe knee moved by factors of 80–4,000), and the
  * sharpness of the corner, which only points around F0 can pin down: so the shoulder is probed at
  * {@code F0/2, F0, 2·F0, 4·F0} (a point within {@link #NEIGHBOUR} of one already measured counts as it, and is
