@@ -95,6 +95,15 @@ public final class AgentLink implements AutoCloseable {
         SharedSecret secret = local != null ? local : credentials.secret();
         ControlTls ca = local != null ? null : credentials.tls();
         boolean tls = local == null && !credentials.none();
+        java.net.SocketAddress target = java.net.InetSocketAddress.createUnresolved(host, port);
+        if (local == null && credentials.none()) {
+            // plain frames: loopback only, checked on the very address dialled, before anything is sent (issue 28)
+            java.net.InetAddress[] loopback = ControlCredentials.loopbackAddresses(host);
+            if (loopback == null) {
+                throw new AgentFailure(name, ControlCredentials.offLoopbackRefusal(host), true);
+            }
+            target = new java.net.InetSocketAddress(loopback[0], port);
+        }
         AgentLink[] self = new AgentLink[1];
         Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeoutMs, Integer.MAX_VALUE))
@@ -142,7 +151,7 @@ public final class AgentLink implements AutoCloseable {
                 });
         Channel ch;
         try {
-            ch = b.connect(host, port).sync().channel();
+            ch = b.connect(target).sync().channel();
         } catch (Exception e) {
             String dead = deathCheck.get();
             throw new AgentFailure(name, dead != null ? dead : "cannot connect: " + AgentSession.describe(e), false);

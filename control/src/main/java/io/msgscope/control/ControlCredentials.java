@@ -41,6 +41,31 @@ public record ControlCredentials(SharedSecret secret, ControlTls tls, Map<String
         return secret == null && tls == null;
     }
 
+    /**
+     * The addresses {@code host} names when every one of them is loopback, else null (issue 28): without
+     * credentials the control channel is plain, and the run spec (the broker's password) may cross only loopback.
+     * A name that does not resolve is not loopback.
+     */
+    public static java.net.InetAddress[] loopbackAddresses(String host) {
+        try {
+            java.net.InetAddress[] all = java.net.InetAddress.getAllByName(host);
+            for (java.net.InetAddress a : all) {
+                if (!a.isLoopbackAddress()) {
+                    return null;
+                }
+            }
+            return all;
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /** Why a coordinator without credentials refuses an agent at {@code host}, in one line (issue 28). */
+    public static String offLoopbackRefusal(String host) {
+        return host + " is not loopback and no credentials are given: the run spec, with the broker's password, "
+                + "would cross the network in clear; use --tls-dir or --secret-file (docs/control-plane.md)";
+    }
+
     /** Remembers the one-time secret of a local agent listening on 127.0.0.1:{@code port}. */
     public static void registerLocal(int port, SharedSecret secret) {
         LOCAL.put(port, secret);

@@ -216,6 +216,23 @@ class ControlSecurityTest {
         assertTrue(e.usage());
     }
 
+    /**
+     * Issue 28: a coordinator without credentials speaks plain frames, so it dials nothing off loopback (the run spec
+     * holds the broker's password). The address is checked before any connection (10.99.0.1 is never dialled).
+     */
+    @Test
+    void aCoordinatorWithoutCredentialsRefusesAnAgentOffLoopbackBeforeConnecting() throws Exception {
+        AgentFailure e = assertThrows(AgentFailure.class, () -> connect(ControlCredentials.NONE, "10.99.0.1", 7600));
+        assertEquals("relay agent (10.99.0.1:7600): 10.99.0.1 is not loopback and no credentials are given: the run "
+                + "spec, with the broker's password, would cross the network in clear; use --tls-dir or --secret-file "
+                + "(docs/control-plane.md)", e.getMessage());
+        assertTrue(e.usage());
+        AgentServer a = agent(ControlCredentials.NONE); // loopback without credentials still works
+        try (AgentLink link = connect(ControlCredentials.NONE, "localhost", a.port())) {
+            assertEquals(Role.RELAY, link.role());
+        }
+    }
+
     @Test
     void aTlsCoordinatorMeetingAPlainAgentSaysSo() throws Exception {
         Pki pki = new Pki(tmp, "lab");

@@ -61,6 +61,12 @@ public final class RemoteAgents {
         return c;
     }
 
+    /** Whether the agents given with --agent are reached with credentials (a CA folder or a shared secret). */
+    private boolean credentialsGiven() {
+        String env = System.getenv(io.msgscope.control.SharedSecret.ENV);
+        return tlsDir != null || secretFile != null || env != null && !env.isBlank();
+    }
+
     /** One agent per role (run, throughput): a role given twice, or a name resolving to several agents, is refused. */
     Map<Role, AgentEndpoint> parse() {
         Map<Role, AgentEndpoint> m = new EnumMap<>(Role.class);
@@ -119,6 +125,10 @@ public final class RemoteAgents {
             String host = addr.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
+            }
+            if (!credentialsGiven() && io.msgscope.control.ControlCredentials.loopbackAddresses(host) == null) {
+                throw new SpecException("--agent", e.getKey() + " at "
+                        + io.msgscope.control.ControlCredentials.offLoopbackRefusal(host));
             }
             List<AgentEndpoint> list = m.computeIfAbsent(role, r -> new ArrayList<>());
             for (String h : resolve(role, host)) {
