@@ -31,8 +31,10 @@ public final class Secrets {
     static String maskToLastAt(String uri) {
         int scheme = uri.indexOf("://");
         int at = uri.lastIndexOf('@');
-        int colon = scheme < 0 ? -1 : uri.indexOf(':', scheme + 3);
-        if (scheme >= 0 && colon > 0 && colon < at) {
+        // without "://" (amqp:guest:pw@h, amqp:/guest:pw@h, u:pw@h: issue 28) the scheme cannot be told from a user
+        // name, so everything from the first ':' to the last '@' is masked
+        int colon = uri.indexOf(':', scheme < 0 ? 0 : scheme + 3);
+        if (colon >= 0 && colon < at) {
             return uri.substring(0, colon + 1) + MASK + uri.substring(at);
         }
         return uri;
@@ -58,7 +60,12 @@ public final class Secrets {
             throw new SpecException(option, "not a valid URI: " + shown + " (" + e.getReason()
                     + "); percent-encode special characters in the user name and password (@ as %40, : as %3A, / as %2F)");
         }
-        if (u.getRawAuthority() != null && u.getHost() == null) {
+        if (u.getRawAuthority() == null) {
+            // amqp:///%2f, amqp:guest:pw@h, amqp:/guest:pw@h: the AMQP client reads them as localhost and guest/guest
+            throw new SpecException(option, "names no host: " + shown + " (write SCHEME://[USER:PASSWORD@]HOST[:PORT]..."
+                    + ", e.g. amqp://guest:guest@127.0.0.1:5672/%2f)");
+        }
+        if (u.getHost() == null) {
             throw new SpecException(option, "cannot read the host of " + shown + ": a user name or password with "
                     + "'@', ':' or '/' must be percent-encoded (@ as %40, : as %3A, / as %2F)");
         }

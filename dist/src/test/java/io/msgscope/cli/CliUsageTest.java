@@ -178,6 +178,48 @@ class CliUsageTest {
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
     }
 
+    /**
+     * Issue 28: without --tls-dir or --secret-file the control channel is plain frames, so an agent off loopback is
+     * refused before anything is sent to it (the run spec holds the broker's password). 10.99.0.1 is never dialled:
+     * the refusal is a usage check.
+     */
+    @Test
+    void anAgentOffLoopbackWithoutCredentialsIsRefusedBeforeAnythingIsSent() {
+        String[][] commands = {
+                {"run", "--agent", "receiver=10.99.0.1:7600"},
+                {"throughput", "--agent", "relay=10.99.0.1:7600"},
+                {"scenario", "--driver", "mqtt", "--agent", "subscribers=10.99.0.1:7600"}};
+        for (String[] c : commands) {
+            List<String> args = new ArrayList<>(List.of(c));
+            args.addAll(List.of("--out", out()));
+            assertUsageError(run(args.toArray(String[]::new)), "--agent", "10.99.0.1 is not loopback",
+                    "use --tls-dir or --secret-file");
+        }
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
+    }
+
+    /**
+     * Issue 28: URIs without an authority part ("//host") are refused before anything runs, one line naming --uri,
+     * the password never shown (the AMQP client read them as localhost and guest/guest).
+     */
+    @Test
+    void urisWithoutAnAuthorityAreRefusedTheirPasswordNeverShown() {
+        String[][] cases = {
+                {"amqp", "amqp:///%2f"},
+                {"amqp", "amqp:guest:S3cr3tPW@127.0.0.1:5672"},
+                {"amqp", "amqp:/guest:S3cr3tPW@127.0.0.1:5672/%2f"},
+                {"amqp10", "amqp:guest:S3cr3tPW@127.0.0.1:5672"},
+                {"mqtt", "u:S3cr3tPW@127.0.0.1:1883"},
+                {"nats", "u:S3cr3tPW@127.0.0.1:4222"},
+                {"kafka", "u:S3cr3tPW@127.0.0.1:9092"}};
+        for (String[] c : cases) {
+            Result r = run("run", "--driver", c[0], "--uri", c[1], "--out", out());
+            assertUsageError(r, "--uri");
+            assertFalse(r.err().contains("S3cr3tPW"), r.err());
+        }
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written");
+    }
+
     /** Issue 16: report and compare refuse a summary.json msgscope did not write whole: exit 1, one line naming it. */
     @Test
     void reportAndCompareRefuseABrokenSummary() throws Exception {
