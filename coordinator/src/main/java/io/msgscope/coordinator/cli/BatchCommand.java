@@ -3,7 +3,6 @@ package io.msgscope.coordinator.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.coordinator.report.SummaryView;
 import io.msgscope.core.SpecException;
@@ -117,9 +116,7 @@ public final class BatchCommand implements Callable<Integer> {
 
     static JsonNode read(Path file) {
         try {
-            String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-            ObjectMapper m = name.endsWith(".yaml") || name.endsWith(".yml") ? new YAMLMapper() : new ObjectMapper();
-            JsonNode root = m.readTree(Files.readString(file));
+            JsonNode root = SpecFile.parse(file, "WORKLOAD");
             if (root == null || !root.isObject()) {
                 throw new SpecException("WORKLOAD", file + " holds no workload (an object with runs: [...])");
             }

@@ -145,13 +145,36 @@ public final class SpecFile {
         return out;
     }
 
+    /**
+     * A JSON or YAML file (by its extension) as a tree. A key given twice in one object is refused naming it (issue 28:
+     * the last value used to win silently).
+     *
+     * @param option what the file came from, for the {@link SpecException}
+     */
+    static JsonNode parse(Path file, String option) throws IOException {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        ObjectMapper m = name.endsWith(".yaml") || name.endsWith(".yml") ? new YAMLMapper() : new ObjectMapper();
+        m.enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        try {
+            return m.readTree(Files.readString(file));
+        } catch (com.fasterxml.jackson.core.JsonParseException e) {
+            java.util.regex.Matcher dup = java.util.regex.Pattern.compile("Duplicate field '(.*)'")
+                    .matcher(String.valueOf(e.getOriginalMessage()));
+            if (dup.matches()) {
+                var at = e.getLocation();
+                throw new SpecException(option, file + " gives the key '" + dup.group(1) + "' twice"
+                        + (at == null || at.getLineNr() < 1 ? "" : " (the second at line " + at.getLineNr() + ")")
+                        + "; keep one");
+            }
+            throw e;
+        }
+    }
+
     /** The spec object: a summary.json's {@code spec} (of the command's mode), or the file itself. */
     static JsonNode read(Path file) {
         JsonNode root;
         try {
-            String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-            ObjectMapper m = name.endsWith(".yaml") || name.endsWith(".yml") ? new YAMLMapper() : new ObjectMapper();
-            root = m.readTree(Files.readString(file));
+            root = parse(file, "--spec");
         } catch (java.nio.file.NoSuchFileException e) {
             throw new SpecException("--spec", file + " does not exist");
         } catch (IOException e) {

@@ -58,6 +58,15 @@ class BatchCommandTest {
         assertTrue(x.getMessage().contains(words), x.getMessage());
     }
 
+    /** Issue 28: a workload with a key given twice is refused naming the key. */
+    @Test
+    void aWorkloadKeyGivenTwiceIsRefusedNamingIt() throws Exception {
+        Path w = Files.writeString(tmp.resolve("dup.yaml"), "runs:\n  - command: run\n    spec: {count: 5}\n"
+                + "    spec: {count: 50}\n");
+        SpecException x = assertThrows(SpecException.class, () -> BatchCommand.read(w));
+        assertEquals("WORKLOAD: " + w + " gives the key 'spec' twice (the second at line 4); keep one", x.getMessage());
+    }
+
     @Test
     void everyMistakeIsOneLineNamingTheEntryAndTheField() throws Exception {
         refused("jobs: []", "WORKLOAD", "unknown field 'jobs'");

@@ -72,6 +72,17 @@ class SpecFileTest {
         assertEquals("--spec: " + list + " holds no spec (a JSON or YAML object)", refused("run", list));
     }
 
+    /** Issue 28: a key given twice is refused naming it (the last value used to win silently), in YAML and JSON. */
+    @Test
+    void aKeyGivenTwiceIsRefusedNamingIt() throws Exception {
+        Path yaml = file("d.yaml", "count: 5\nsize: 64\ncount: 500\n");
+        assertEquals("--spec: " + yaml + " gives the key 'count' twice (the second at line 3); keep one",
+                refused("run", yaml));
+        Path json = file("d.json", "{\"driver\": \"nats\", \"driver_options\": {\"qos\": \"1\", \"qos\": \"2\"}}");
+        assertEquals("--spec: " + json + " gives the key 'qos' twice (the second at line 1); keep one",
+                refused("run", json));
+    }
+
     @Test
     void aMaskedPasswordGivenAgainIsTaken() throws Exception {
         Path masked = file("m.json", "{\"driver\": \"amqp\", \"uri\": \"amqp://guest:****@127.0.0.1:5672/%2f\"}");
