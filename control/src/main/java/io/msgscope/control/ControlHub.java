@@ -211,13 +211,11 @@ public final class ControlHub implements AutoCloseable {
                 throw new AgentFailure(in.from().name(), in.from().lossReason() + " during " + what, false);
             }
             Envelope env = in.env();
-            if (env.getBodyCase() != Envelope.BodyCase.HEARTBEAT
-                    && (in.from() != from || !kinds.contains(env.getBodyCase()))
+            if ((in.from() != from || !kinds.contains(env.getBodyCase()))
                     && env.getBodyCase() != Envelope.BodyCase.ERROR) {
                 AgentLink l = in.from();
                 if (l.earlyFrames + 1 > EARLY_MAX_FRAMES || l.earlyBytes + env.getSerializedSize() > EARLY_MAX_BYTES) {
-                    String why = "sent more than " + EARLY_MAX_FRAMES + " frames or " + (EARLY_MAX_BYTES >> 20)
-                            + " MiB that nothing asked for (last: " + env.getBodyCase() + "); link closed";
+                    String why = flooded(env.getBodyCase());
                     l.fail(why);
                     dropAll(l);
                     throw new AgentFailure(l.name(), why, false);
@@ -228,20 +226,28 @@ public final class ControlHub implements AutoCloseable {
                 continue;
             }
             taken(in);
-            if (env.getBodyCase() == Envelope.BodyCase.ERROR && onlyFrom
-                    && (in.from() != from || stale.test(env.getError().getMessage()))) {
-                setAside.accept(in.from().name() + ": " + env.getError().getMessage());
-                continue;
-            }
             if (env.getBodyCase() == Envelope.BodyCase.ERROR) {
-                throw new AgentFailure(in.from().name(), env.getError().getMessage(), env.getError().getUsage(),
-                        env.getError().getKind());
-            }
-            if (env.getBodyCase() == Envelope.BodyCase.HEARTBEAT) {
-                continue;
+                // the peer's words, made safe to print (issue 28)
+                String text = Frames.peerText(env.getError().getMessage());
+                if (!in.from().authenticated()) {
+                    // anyone can say anything before authenticating: quoted, and the coordinator picks the exit code
+                    throw new AgentFailure(in.from().name(), "refused the connection before authenticating, saying \""
+                            + text + "\"", true);
+                }
+                if (onlyFrom && (in.from() != from || stale.test(env.getError().getMessage()))) {
+                    setAside.accept(in.from().name() + ": " + text);
+                    continue;
+                }
+                throw new AgentFailure(in.from().name(), text, env.getError().getUsage(), env.getError().getKind());
             }
             return env; // the frame asked for
         }
+    }
+
+    /** Why a link that sent too much nothing asked for is closed; {@code last} is the frame over the cap. */
+    static String flooded(Envelope.BodyCase last) {
+        return "sent more than " + EARLY_MAX_FRAMES + " frames or " + (EARLY_MAX_BYTES >> 20)
+                + " MiB that nothing asked for (last: " + last + "); link closed";
     }
 
     /** Forgets a failed link's kept frames. */

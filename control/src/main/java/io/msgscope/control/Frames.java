@@ -66,6 +66,29 @@ public final class Frames {
                 .get(target, (int) offset, n);
     }
 
+    /** The most characters of a peer's text (an ERROR frame's message) that are kept (issue 28). */
+    public static final int PEER_TEXT_MAX = 300;
+
+    /**
+     * A peer's text made safe to print and to store (issue 28): control characters (terminal escapes, line breaks)
+     * and invisible format characters (bidirectional overrides) become '?', and only the first {@link #PEER_TEXT_MAX}
+     * characters are kept, saying how many more there were.
+     */
+    public static String peerText(String text) {
+        int n = Math.min(text.length(), PEER_TEXT_MAX);
+        StringBuilder b = new StringBuilder(n + 32);
+        for (int i = 0; i < n; i++) {
+            char c = text.charAt(i);
+            boolean hidden = Character.isISOControl(c) || Character.getType(c) == Character.FORMAT
+                    || Character.isSurrogate(c);
+            b.append(hidden ? '?' : c);
+        }
+        if (text.length() > n) {
+            b.append("... (").append(text.length() - n).append(" more characters)");
+        }
+        return b.toString();
+    }
+
     /** Human name of an agent role. */
     public static String name(Role role) {
         return switch (role) {

@@ -109,6 +109,54 @@ class AgentLinkClockTest {
         assertEquals("control connection lost (no heartbeat from the agent for 2000 ms)", link.lossReason());
     }
 
+    /**
+     * Issue 28: before the handshake nobody asked for a heartbeat, so an agent's heartbeats count toward the cap on
+     * frames nothing asked for: the one over {@link ControlHub#EARLY_MAX_FRAMES} closes the link, and none of them
+     * reaches the hub.
+     */
+    @Test
+    void heartbeatsNobodyAskedForBeforeTheHandshakeCloseTheLinkOverTheCap() {
+        EmbeddedChannel ch = EmbeddedChannel.builder().ticker(new ClockTicker(fake)).build();
+        hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, ControlCredentials.NONE, fake);
+        AgentLink link = new AgentLink("receiver agent (test)", Role.RECEIVER, ch, () -> null, fake);
+        ch.pipeline().addLast(new AgentLink.Inbound(hub, () -> link));
+        for (int i = 0; i < ControlHub.EARLY_MAX_FRAMES; i++) {
+            ch.writeInbound(beat(i));
+        }
+        assertTrue(ch.isOpen(), "at the cap");
+        assertEquals(0, hub.maxQueuedBytes(), "heartbeats never reach the hub");
+        ch.writeInbound(beat(1));
+        assertFalse(ch.isOpen(), "over the cap");
+        assertEquals("control connection lost (sent more than 1024 frames or 16 MiB that nothing asked for "
+                + "(last: HEARTBEAT); link closed)", link.lossReason());
+    }
+
+    /** After the handshake each of our heartbeats allows one answer; the cap counts the rest. */
+    @Test
+    void afterTheHandshakeOnlyAnswersAreFreeAndTheirProgressIsNoted() {
+        EmbeddedChannel ch = EmbeddedChannel.builder().ticker(new ClockTicker(fake)).build();
+        hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, ControlCredentials.NONE, fake);
+        AgentLink link = keptAlive(ch);
+        ch.pipeline().addLast(new AgentLink.Inbound(hub, () -> link));
+        at(ch, 1_000);
+        assertEquals(Envelope.BodyCase.HEARTBEAT, ((Envelope) ch.readOutbound()).getBodyCase());
+        assertEquals(Envelope.BodyCase.HEARTBEAT, ((Envelope) ch.readOutbound()).getBodyCase());
+        ch.writeInbound(beat(7), beat(9)); // the answers to our two
+        assertEquals(9, link.progress());
+        for (int i = 0; i < ControlHub.EARLY_MAX_FRAMES; i++) {
+            ch.writeInbound(beat(100));
+        }
+        assertTrue(ch.isOpen(), "two answers and 1024 unasked: at the cap");
+        assertEquals(9, link.progress(), "an unasked heartbeat's progress is not taken");
+        ch.writeInbound(beat(100));
+        assertFalse(ch.isOpen(), "over the cap");
+        assertEquals(0, hub.maxQueuedBytes(), "heartbeats never reach the hub");
+    }
+
+    private static Envelope beat(long progress) {
+        return Envelope.newBuilder().setHeartbeat(Heartbeat.newBuilder().setProgress(progress)).build();
+    }
+
     /** A link over {@code ch} once its handshake is done: heartbeats and the silence check started. */
     private AgentLink keptAlive(EmbeddedChannel ch) {
         AgentLink link = new AgentLink("receiver agent (test)", Role.RECEIVER, ch, () -> null, fake);

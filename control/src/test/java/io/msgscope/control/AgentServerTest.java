@@ -155,7 +155,9 @@ class AgentServerTest {
         AgentLink first = connect(hub(), Role.RELAY);
         AgentFailure busy = assertThrows(AgentFailure.class, () -> connect(hub(), Role.RELAY));
         assertTrue(busy.getMessage().contains("agent busy"), busy.getMessage());
-        assertFalse(busy.usage());
+        // issue 28: without credentials the agent never authenticates, so its refusal is the coordinator's verdict
+        assertTrue(busy.getMessage().contains("refused the connection before authenticating"), busy.getMessage());
+        assertTrue(busy.usage());
         assertTrue(busy.agent().startsWith("relay agent"), busy.agent());
 
         // the first session is unaffected

@@ -475,6 +475,54 @@ class ControlSecurityTest {
         }
     }
 
+    /**
+     * Issue 28: an impostor's ErrorReport before authentication (terminal escapes, a forged second line, 5,000
+     * characters, "not a usage error") is quoted without control characters, cut short, and the coordinator picks the
+     * exit code: a refusal before authentication is the set-up's to fix (usage). After authentication an agent's
+     * error is cleaned the same way and keeps its own verdict.
+     */
+    @Test
+    void peerTextIsCleanedCappedAndBeforeAuthenticationDecidesNothing() throws Exception {
+        String evil = "\u001b[2J\u001b[31mpwned\r\nmsgscope run: ok\u202e" + "x".repeat(5_000);
+        try (ServerSocket fake = new ServerSocket(0, 5, java.net.InetAddress.getByName(HOST))) {
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < 2; i++) {
+                    try (Socket s = fake.accept()) {
+                        InputStream in = s.getInputStream();
+                        OutputStream out = s.getOutputStream();
+                        if (i == 1) { // the second time, a handshake first
+                            Envelope.parseDelimitedFrom(in); // Hello
+                            Envelope.newBuilder().setHelloAck(HelloAck.newBuilder().setProtocolVersion(Version.PROTOCOL)
+                                    .setRole(Role.RELAY)).build().writeDelimitedTo(out);
+                        }
+                        Frames.error(Role.RELAY, evil, false, "AGENT_LOST").writeDelimitedTo(out);
+                        out.flush();
+                        in.read();
+                    } catch (Exception e) {
+                        // the coordinator hung up
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            AgentFailure before = assertThrows(AgentFailure.class, () -> connect(ControlCredentials.NONE,
+                    fake.getLocalPort()));
+            String clean = "?[2J?[31mpwned??msgscope run: ok?" + "x".repeat(Frames.PEER_TEXT_MAX - 33)
+                    + "... (" + (evil.length() - Frames.PEER_TEXT_MAX) + " more characters)";
+            assertEquals("relay agent (127.0.0.1:" + fake.getLocalPort() + "): refused the connection before "
+                    + "authenticating, saying \"" + clean + "\"", before.getMessage());
+            assertTrue(before.usage(), "the coordinator's verdict, not the peer's");
+            assertEquals("", before.kind(), "nor its kind");
+            ControlHub hub = hub(ControlCredentials.NONE);
+            AgentLink link = AgentLink.connect(hub, Role.RELAY, HOST, fake.getLocalPort(), TIMEOUT_MS, () -> null,
+                    ControlCredentials.NONE);
+            AgentFailure after = assertThrows(AgentFailure.class,
+                    () -> hub.await(link, TIMEOUT_MS, "set-up", Envelope.BodyCase.READY));
+            assertEquals("relay agent (127.0.0.1:" + fake.getLocalPort() + "): " + clean, after.getMessage());
+            assertFalse(after.usage());
+        }
+    }
+
     /** Before it has answered Hello, an agent's frames are capped small: 8 MiB frames are refused at once. */
     @Test
     void bigFramesBeforeTheHandshakeAreRefused() throws Exception {
