@@ -28,13 +28,11 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringWriter;
-import java.io.Writer;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
@@ -153,7 +151,7 @@ public final class Certificates {
 
     /** Writes {@value #CA_CERT} and {@value #CA_KEY} (0600) into {@code dir}, refusing to overwrite a CA. */
     public static void writeCa(Path dir, Issued ca) throws IOException {
-        Files.createDirectories(dir);
+        folder(dir, "rwx------"); // it holds the CA's key
         if (Files.exists(dir.resolve(CA_KEY))) {
             throw new SpecException("DIR", dir.resolve(CA_KEY) + " exists: refusing to replace a CA (every "
                     + "certificate it issued would stop working); choose another folder or remove it first");
@@ -164,10 +162,21 @@ public final class Certificates {
 
     /** Writes a host folder: {@value #CA_CERT} (the CA's certificate), {@value #CERT} and {@value #KEY} (0600). */
     public static void writeHost(Path dir, X509Certificate caCert, Issued host) throws IOException {
-        Files.createDirectories(dir);
+        folder(dir, "rwxr-xr-x"); // its key is 0600 itself
         writeKey(dir.resolve(KEY), host.key());
         writePublic(dir.resolve(CERT), pem(host.certificate()));
         writePublic(dir.resolve(CA_CERT), pem(caCert));
+    }
+
+    /**
+     * Creates {@code dir} with the mode {@code mode} whatever the umask (issue 28: under umask 000 the folders were
+     * 0777); a folder that exists is the user's and keeps its mode.
+     */
+    private static void folder(Path dir, String mode) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir);
+            io.msgscope.core.SafeFiles.setMode(dir, PosixFilePermissions.fromString(mode));
+        }
     }
 
     /** Reads a CA folder written by {@link #writeCa}; errors name {@code option}. */
@@ -181,6 +190,7 @@ public final class Certificates {
     }
 
     public static X509Certificate readCertificate(Path file, String option) {
+        checkNotWritableByOthers(file, option);
         Object o = readPem(file, option);
         if (o instanceof X509CertificateHolder h) {
             try {
@@ -210,15 +220,37 @@ public final class Certificates {
         throw new SpecException(option, file + " holds no unencrypted PEM private key");
     }
 
-    /** Refuses a key file that group or others may read (like ssh): the key is the host's identity. */
+    /**
+     * Refuses a key file that group or others may read (like ssh): the key is the host's identity; nor may they write
+     * it (issue 28: modes 620 and 602 were taken).
+     */
     static void checkPrivate(Path file, String option) {
+        Set<PosixFilePermission> perms = permissions(file, option);
+        if (perms.contains(PosixFilePermission.GROUP_READ) || perms.contains(PosixFilePermission.OTHERS_READ)) {
+            throw new SpecException(option, file + " is readable by group or others; chmod 600 it");
+        }
+        if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new SpecException(option, file + " is writable by group or others; chmod 600 it");
+        }
+    }
+
+    /** Refuses a certificate that others may write (issue 28): whoever can replace the CA's certificate is trusted. */
+    static void checkNotWritableByOthers(Path file, String option) {
+        Set<PosixFilePermission> perms = permissions(file, option);
+        if (perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new SpecException(option, file + " is writable by group or others (they could replace it); "
+                    + "chmod 644 it");
+        }
+    }
+
+    /** The file's mode; empty on a file system without POSIX modes (nothing to check). */
+    private static Set<PosixFilePermission> permissions(Path file, String option) {
         try {
-            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-            if (perms.contains(PosixFilePermission.GROUP_READ) || perms.contains(PosixFilePermission.OTHERS_READ)) {
-                throw new SpecException(option, file + " is readable by group or others; chmod 600 it");
-            }
+            return Files.getPosixFilePermissions(file);
         } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: nothing to check
+            return Set.of();
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new SpecException(option, file + " does not exist");
         } catch (IOException e) {
             throw new SpecException(option, "cannot read " + file + " (" + e.getMessage() + ")");
         }
@@ -253,15 +285,14 @@ public final class Certificates {
         try (JcaPEMWriter w = new JcaPEMWriter(s)) {
             w.writeObject(new JcaPKCS8Generator(key, null)); // "PRIVATE KEY" (PKCS#8), unencrypted
         }
-        Files.deleteIfExists(file);
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII, StandardOpenOption.TRUNCATE_EXISTING)) {
-            w.write(s.toString());
-        }
+        // issue 28: never through a link planted at the key's path, 0600 from its creation on
+        io.msgscope.core.SafeFiles.write(file, s.toString().getBytes(StandardCharsets.US_ASCII),
+                io.msgscope.core.SafeFiles.PRIVATE);
     }
 
     private static void writePublic(Path file, String text) throws IOException {
-        Files.writeString(file, text, StandardCharsets.US_ASCII);
+        io.msgscope.core.SafeFiles.write(file, text.getBytes(StandardCharsets.US_ASCII),
+                io.msgscope.core.SafeFiles.PUBLIC);
     }
 
     private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey signer) throws GeneralSecurityException {

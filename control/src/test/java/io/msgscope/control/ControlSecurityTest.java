@@ -254,6 +254,61 @@ class ControlSecurityTest {
         assertTrue(missing.getMessage().contains("ca.pem does not exist"), missing.getMessage());
     }
 
+    /** Issue 28: keys others may write (620, 602) and certificates others may write are refused too. */
+    @Test
+    void keysAndCertificatesOthersCanWriteAreRefused() throws Exception {
+        Pki pki = new Pki(tmp, "lab");
+        Path dir = pki.host("agent", HOST);
+        for (String mode : new String[] {"rw--w----", "rw-----w-"}) {
+            Files.setPosixFilePermissions(dir.resolve("key.pem"), PosixFilePermissions.fromString(mode));
+            SpecException e = assertThrows(SpecException.class, () -> ControlTls.load(dir), mode);
+            assertTrue(e.getMessage().endsWith("key.pem is writable by group or others; chmod 600 it"), e.getMessage());
+        }
+        Files.setPosixFilePermissions(dir.resolve("key.pem"), PosixFilePermissions.fromString("rw-------"));
+        for (String file : new String[] {"ca.pem", "cert.pem"}) {
+            Files.setPosixFilePermissions(dir.resolve(file), PosixFilePermissions.fromString("rw-rw-rw-"));
+            SpecException e = assertThrows(SpecException.class, () -> ControlTls.load(dir), file);
+            assertEquals("--tls-dir: " + dir.resolve(file) + " is writable by group or others (they could replace it); "
+                    + "chmod 644 it", e.getMessage());
+            Files.setPosixFilePermissions(dir.resolve(file), PosixFilePermissions.fromString("rw-r--r--"));
+        }
+        ControlTls.load(dir); // and as written, it loads
+    }
+
+    /**
+     * Issue 28: certs init and issue set every mode themselves (the CA's folder 0700, a host's 0755, keys 0600,
+     * certificates 0644) and write through no link planted where a file goes.
+     */
+    @Test
+    void certificateFilesHaveTheirModesAndNeverFollowALink() throws Exception {
+        Pki pki = new Pki(tmp, "lab");
+        assertEquals("rwx------", mode(tmp.resolve("ca")));
+        assertEquals("rw-------", mode(tmp.resolve("ca").resolve("ca-key.pem")));
+        assertEquals("rw-r--r--", mode(tmp.resolve("ca").resolve("ca.pem")));
+        Path out = tmp.resolve("out");
+        Files.createDirectories(out);
+        Path victim = Files.writeString(tmp.resolve("victim"), "precious\n");
+        Files.createSymbolicLink(out.resolve("cert.pem"), victim);
+        Files.createSymbolicLink(out.resolve("ca.pem"), victim);
+        Files.writeString(out.resolve("key.pem"), "old\n");
+        Files.setPosixFilePermissions(out.resolve("key.pem"), PosixFilePermissions.fromString("rw-rw-rw-"));
+        Certificates.writeHost(out, pki.ca.certificate(), Certificates.issue(pki.ca, List.of(HOST),
+                java.time.Duration.ofDays(7)));
+        assertEquals("precious\n", Files.readString(victim));
+        assertEquals("rw-------", mode(out.resolve("key.pem")));
+        assertEquals("rw-r--r--", mode(out.resolve("cert.pem")));
+        assertEquals("rw-r--r--", mode(out.resolve("ca.pem")));
+        Path fresh = tmp.resolve("fresh");
+        Certificates.writeHost(fresh, pki.ca.certificate(), Certificates.issue(pki.ca, List.of(HOST),
+                java.time.Duration.ofDays(7)));
+        assertEquals("rwxr-xr-x", mode(fresh));
+        ControlTls.load(out);
+    }
+
+    private static String mode(Path p) throws java.io.IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
     // ---- the shared secret ----
 
     @Test

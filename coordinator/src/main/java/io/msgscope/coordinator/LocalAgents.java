@@ -137,7 +137,7 @@ public final class LocalAgents implements AutoCloseable {
         SharedSecret secret = SharedSecret.random();
         pb.environment().put(SharedSecret.ENV, secret.text()); // never on the command line: ps shows that
         Process p = pb.start();
-        OutputStream logOut = Files.newOutputStream(log);
+        OutputStream logOut = io.msgscope.core.SafeFiles.create(log); // not through a planted link (issue 28)
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread pump = new Thread(() -> pump(p, logOut, port), "agent-" + Frames.name(role) + "-output");
         pump.setDaemon(true);

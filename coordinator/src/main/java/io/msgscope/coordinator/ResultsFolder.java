@@ -120,8 +120,11 @@ public final class ResultsFolder {
                 b.put((byte) ' ');
             }
             b.flip();
+            if (Files.isSymbolicLink(f.summary)) {
+                Files.delete(f.summary); // issue 28: the link itself; what it names is left alone
+            }
             try (FileChannel ch = FileChannel.open(f.summary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                    StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 while (b.hasRemaining()) {
                     ch.write(b);
                 }
@@ -180,7 +183,7 @@ public final class ResultsFolder {
     private void commitBytes(byte[] bytes) throws WriteFailed {
         Path tmp = dir.resolve(SummaryJson.FILE_NAME + ".tmp");
         try {
-            Files.write(tmp, bytes);
+            io.msgscope.core.SafeFiles.write(tmp, bytes); // never through a link planted there (issue 28)
             try {
                 Files.move(tmp, summary, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
@@ -223,7 +226,8 @@ public final class ResultsFolder {
                 b.put((byte) ' ');
             }
             b.flip();
-            try (FileChannel ch = FileChannel.open(summary, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(summary, StandardOpenOption.WRITE,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 while (b.hasRemaining()) {
                     ch.write(b, b.position());
                 }

@@ -43,6 +43,24 @@ class ResultsFolderTest {
         assertEquals(List.of("a.dat"), f.written());
     }
 
+    /** Issue 28: links planted at summary.json and its temporary file are replaced, their targets left alone. */
+    @Test
+    void aLinkAtTheSummaryIsReplacedNeverFollowed() throws Exception {
+        Path victim = Files.writeString(Files.createTempFile("victim", ".txt"), "precious\n");
+        try {
+            Files.createSymbolicLink(dir.resolve("summary.json"), victim);
+            ResultsFolder f = ResultsFolder.reserve(dir, Map.of("mode", "trace", "run_id", "r3"));
+            assertFalse(Files.isSymbolicLink(dir.resolve("summary.json")));
+            assertEquals("failed", summary().get("status").asText());
+            Files.createSymbolicLink(dir.resolve("summary.json.tmp"), victim);
+            f.commit(Map.of("status", "ok", "mode", "trace"));
+            assertEquals("ok", summary().get("status").asText());
+            assertEquals("precious\n", Files.readString(victim));
+        } finally {
+            Files.delete(victim);
+        }
+    }
+
     @Test
     void aFileThatCannotBeWrittenIsNamedAndTheFailureSummaryListsWhatIsWholeAndWhatIsPartial() throws Exception {
         ResultsFolder f = ResultsFolder.reserve(dir, Map.of("mode", "trace", "run_id", "r2"));
