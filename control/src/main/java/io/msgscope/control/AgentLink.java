@@ -11,7 +11,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
@@ -35,11 +34,13 @@ public final class AgentLink implements AutoCloseable {
      * time). The heartbeat's period and the silence check are timed by the channel's event loop.
      */
     private final NanoClock clock;
-    private volatile String closeCause;
+    volatile String closeCause;
     private volatile boolean closing;
     /** Reads held back by the hub: too many of this agent's frames are waiting to be taken. */
     volatile boolean paused;
-    private volatile boolean tlsRefused;
+    volatile boolean tlsRefused;
+    /** The agent sent what cannot be decoded (an oversized or corrupt frame): the link was closed for it. */
+    volatile boolean malformed;
     /** The agent's last reported progress (messages, from its heartbeat answers) and when it last grew. */
     private volatile long progress;
     private volatile long progressGrewNs;
@@ -50,11 +51,11 @@ public final class AgentLink implements AutoCloseable {
     long earlyBytes;
     private HelloAck helloAck;
     /** The agent proved who it is (its certificate, the secret's proof, or, without credentials, its HelloAck). */
-    private volatile boolean authenticated;
+    volatile boolean authenticated;
     /** Heartbeats sent, answers heard, and heartbeats nobody asked for (all on the event loop). */
-    private long beatsSent;
-    private long beatsHeard;
-    private long unaskedBeats;
+    long beatsSent;
+    long beatsHeard;
+    long unaskedBeats;
 
     /** A link over a connected {@code channel}, with progress stamped on {@code clock} (tests: any channel). */
     AgentLink(String name, Role role, Channel channel, Supplier<String> deathCheck, NanoClock clock) {
@@ -90,13 +91,41 @@ public final class AgentLink implements AutoCloseable {
      * Connects, secures and handshakes, all within {@code timeoutMs} on the hub's clock: TLS when the credentials have a CA
      * or a secret (except this process's own local agents, see {@link ControlCredentials#localSecret}),
      * the shared secret's proofs when there is one, then Hello. Until the agent has answered Hello its
-     * frames are capped at {@link ControlCodec#HANDSHAKE_MAX_FRAME} bytes.
+     * frames are capped at {@link ControlCodec#HANDSHAKE_MAX_FRAME} bytes. A connection the agent drops
+     * without a word before authenticating (pushed out by a crowd of others, issue 28) is tried again after
+     * 50, 100, 200 ... 800 ms while the deadline allows.
      */
     public static AgentLink connect(ControlHub hub, Role role, String host, int port, long timeoutMs,
                                     Supplier<String> deathCheck, ControlCredentials credentials) throws AgentFailure {
+        long deadline = hub.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        long backoffMs = 50;
+        while (true) {
+            boolean[] dropped = new boolean[1];
+            try {
+                return connectOnce(hub, role, host, port, timeoutMs, deadline, deathCheck, credentials, dropped);
+            } catch (AgentFailure e) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - hub.clock().nanoTime());
+                if (!dropped[0] || leftMs <= backoffMs) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(backoffMs);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new AgentFailure(Frames.name(role) + " agent (" + host + ":" + port + ")",
+                        "interrupted while connecting", false);
+            }
+            backoffMs = Math.min(800, backoffMs * 2);
+        }
+    }
+
+    /** One attempt of {@link #connect} until {@code deadline}; {@code dropped[0]}: the agent hung up unauthenticated. */
+    private static AgentLink connectOnce(ControlHub hub, Role role, String host, int port, long timeoutMs, long deadline,
+                                         Supplier<String> deathCheck, ControlCredentials credentials, boolean[] dropped)
+            throws AgentFailure {
         String name = Frames.name(role) + " agent (" + host + ":" + port + ")";
         NanoClock clock = hub.clock();
-        long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         SharedSecret local = ControlCredentials.localSecret(host, port);
         SharedSecret secret = local != null ? local : credentials.secret();
         ControlTls ca = local != null ? null : credentials.tls();
@@ -126,7 +155,7 @@ public final class AgentLink implements AutoCloseable {
                             ch.pipeline().addLast("tls", h);
                         }
                         ControlCodec.install(ch.pipeline(), ControlCodec.HANDSHAKE_MAX_FRAME);
-                        ch.pipeline().addLast(new Inbound(hub, () -> self[0]));
+                        ch.pipeline().addLast(new AgentLinkInbound(hub, () -> self[0]));
                     }
                 });
         Channel ch;
@@ -148,8 +177,9 @@ public final class AgentLink implements AutoCloseable {
                 if (!hs.awaitUninterruptibly(link.left(deadline), TimeUnit.MILLISECONDS)) {
                     throw new AgentFailure(name, "no TLS handshake within " + timeoutMs + " ms", false);
                 }
-                if (!hs.isSuccess()) {
-                    throw new AgentFailure(name, "TLS handshake failed: " + ControlTls.describe(hs.cause()), true);
+                if (!hs.isSuccess()) { // a refusal is the set-up's to fix; a dropped connection is not (issue 28)
+                    throw new AgentFailure(name, "TLS handshake failed: " + ControlTls.describe(hs.cause()),
+                            ControlTls.refusal(hs.cause()));
                 }
                 binding = ControlTls.binding(ssl.engine().getSession(), false);
                 link.authenticated = ca != null; // its certificate is from the CA and names the host dialled
@@ -162,7 +192,10 @@ public final class AgentLink implements AutoCloseable {
             link.helloAck = hub.await(link, link.left(deadline), "the handshake", Envelope.BodyCase.HELLO_ACK)
                     .getHelloAck();
         } catch (AgentFailure e) {
+            dropped[0] = !e.usage() && !link.authenticated && !link.tlsRefused && !link.malformed && !ch.isActive()
+                    && !link.closing;
             link.close();
+            hub.forget(link);
             if (link.tlsRefused && !e.usage()) { // TLS 1.3: a refused client certificate shows after the handshake
                 throw new AgentFailure(name, "TLS handshake failed: " + link.closeCause, true);
             }
@@ -170,56 +203,6 @@ public final class AgentLink implements AutoCloseable {
         }
         link.keepAlive();
         return link;
-    }
-
-    /**
-     * The agent's frames to the hub (on the event loop), all but heartbeats: a heartbeat answers one of ours (its
-     * progress is noted here) and never reaches the hub; more than {@link ControlHub#EARLY_MAX_FRAMES} heartbeats
-     * nobody asked for, before or after authentication, close the link (issue 28: 56 M of them held a run 70 s).
-     */
-    static final class Inbound extends SimpleChannelInboundHandler<Envelope> {
-        private final ControlHub hub;
-        private final Supplier<AgentLink> link;
-
-        Inbound(ControlHub hub, Supplier<AgentLink> link) {
-            this.hub = hub;
-            this.link = link;
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, Envelope msg) {
-            AgentLink l = link.get();
-            if (msg.getBodyCase() == Envelope.BodyCase.HEARTBEAT) {
-                if (l.beatsHeard < l.beatsSent) {
-                    l.beatsHeard++;
-                    l.heard(msg.getHeartbeat().getProgress());
-                } else if (++l.unaskedBeats > ControlHub.EARLY_MAX_FRAMES) {
-                    l.fail(ControlHub.flooded(Envelope.BodyCase.HEARTBEAT));
-                }
-                return;
-            }
-            if (msg.getBodyCase() == Envelope.BodyCase.HELLO_ACK) {
-                l.authenticated = true; // after the proofs, if any: the agent is the one dialled
-                // the handshake is done: run-sized frames from the next one on
-                ControlCodec.maxFrame(ctx.pipeline(), hub.maxFrame());
-            }
-            hub.deliver(l, msg);
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            hub.deliver(link.get(), null);
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            AgentLink l = link.get();
-            if (l.closeCause == null) {
-                l.closeCause = describeFailure(cause);
-                l.tlsRefused = isTls(cause);
-            }
-            ctx.close();
-        }
     }
 
     /**
@@ -253,11 +236,11 @@ public final class AgentLink implements AutoCloseable {
     }
 
     /** Why a link broke, in one line (TLS refusals say what was refused). */
-    private static String describeFailure(Throwable cause) {
+    static String describeFailure(Throwable cause) {
         return isTls(cause) ? ControlTls.describe(cause) : AgentSession.describe(cause);
     }
 
-    private static boolean isTls(Throwable cause) {
+    static boolean isTls(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof javax.net.ssl.SSLException) {
                 return true;

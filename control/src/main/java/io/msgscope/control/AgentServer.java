@@ -22,7 +22,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -199,17 +198,17 @@ public final class AgentServer implements AutoCloseable {
         Channel evicted = null;
         synchronized (candidates) {
             if (candidates.size() >= cfg.maxUnauthenticated) {
-                Iterator<Channel> oldest = candidates.iterator();
-                evicted = oldest.next();
-                oldest.remove();
+                evicted = CandidateProgress.stalest(candidates);
+                candidates.remove(evicted);
             }
             candidates.add(ch);
         }
         if (evicted != null) {
             refused(evicted, "dropped: " + cfg.maxUnauthenticated + " connections waiting to authenticate, "
-                    + "this was the oldest");
+                    + "this was the one idle longest");
             evicted.close();
         }
+        ch.pipeline().addLast("progress", new CandidateProgress.Marker());
         ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {
             if (isCandidate(ch)) {
                 refused(ch, "did not authenticate within " + cfg.handshakeMs + " ms");

@@ -94,6 +94,13 @@ public final class ControlHub implements AutoCloseable {
         links.add(link);
     }
 
+    /** A link whose handshake failed and is tried again: it is no agent of the run (its frames were nothing). */
+    void forget(AgentLink link) {
+        links.remove(link);
+        closed.remove(link);
+        dropAll(link);
+    }
+
     /** Called on the event loop; {@code env == null} means the connection closed. */
     void deliver(AgentLink from, Envelope env) {
         if (env != null) {

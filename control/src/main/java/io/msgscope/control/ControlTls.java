@@ -183,6 +183,22 @@ public final class ControlTls {
      * One line for a TLS failure, from the side that saw it: a certificate refused here says why;
      * a refusal by the peer names its alert.
      */
+    /**
+     * Whether a TLS failure is a refusal (a certificate check, a fatal alert from the peer, plain text, no client
+     * certificate): the set-up's to fix, a usage error. A connection closed mid-handshake is not one (issue 28).
+     */
+    static boolean refusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof CertificateCheck.Refused || t instanceof NotSslRecordException
+                    || m != null && (m.startsWith("Received fatal alert: ")
+                    || m.contains("Empty client certificate chain"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static String describe(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof CertificateCheck.Refused r) {
@@ -211,6 +227,10 @@ public final class ControlTls {
             }
             if (t instanceof SSLException && m != null) {
                 return "TLS: " + m;
+            }
+            if (t instanceof java.nio.channels.ClosedChannelException) {
+                return "the agent closed the connection without a word (too many connections waiting to "
+                        + "authenticate there, or not a msgscope agent)";
             }
         }
         return e instanceof DecoderException && e.getCause() != null ? AgentSession.describe(e.getCause())

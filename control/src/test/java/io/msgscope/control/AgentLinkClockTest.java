@@ -119,7 +119,7 @@ class AgentLinkClockTest {
         EmbeddedChannel ch = EmbeddedChannel.builder().ticker(new ClockTicker(fake)).build();
         hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, ControlCredentials.NONE, fake);
         AgentLink link = new AgentLink("receiver agent (test)", Role.RECEIVER, ch, () -> null, fake);
-        ch.pipeline().addLast(new AgentLink.Inbound(hub, () -> link));
+        ch.pipeline().addLast(new AgentLinkInbound(hub, () -> link));
         for (int i = 0; i < ControlHub.EARLY_MAX_FRAMES; i++) {
             ch.writeInbound(beat(i));
         }
@@ -137,7 +137,7 @@ class AgentLinkClockTest {
         EmbeddedChannel ch = EmbeddedChannel.builder().ticker(new ClockTicker(fake)).build();
         hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, ControlCredentials.NONE, fake);
         AgentLink link = keptAlive(ch);
-        ch.pipeline().addLast(new AgentLink.Inbound(hub, () -> link));
+        ch.pipeline().addLast(new AgentLinkInbound(hub, () -> link));
         at(ch, 1_000);
         assertEquals(Envelope.BodyCase.HEARTBEAT, ((Envelope) ch.readOutbound()).getBodyCase());
         assertEquals(Envelope.BodyCase.HEARTBEAT, ((Envelope) ch.readOutbound()).getBodyCase());

@@ -424,7 +424,7 @@ class ControlSecurityTest {
         for (Socket s : idle) {
             s.close();
         }
-        assertTrue(log().contains("connections waiting to authenticate, this was the oldest"), log());
+        assertTrue(log().contains("connections waiting to authenticate, this was the one idle longest"), log());
     }
 
     /** Finding 4: junk from many connections grows the agent's log by a bounded number of lines. */
@@ -488,6 +488,122 @@ class ControlSecurityTest {
             stop.set(true);
             churn.join(5_000);
         }
+    }
+
+    /**
+     * Issue 28, finding 4: 100 idle sockets on loopback, each reopened as soon as the agent drops it, for at most
+     * 60 s. The agent pushes out the candidate idle longest, never a coordinator going through its handshake, and a
+     * coordinator dropped anyway tries again within its deadline: all 10 legitimate runs get in (0 of 24 did before).
+     */
+    @Test
+    void underAChurnOfReconnectingSocketsLegitimateCoordinatorsGetIn() throws Exception {
+        SharedSecret s = secret("lab-secret-0123456789abcdef");
+        AgentServer a = agent(ControlCredentials.of(s, null));
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong opened = new java.util.concurrent.atomic.AtomicLong();
+        Thread churn = new Thread(() -> churn(a.port(), 100, stop, opened), "churn");
+        churn.setDaemon(true);
+        churn.start();
+        int in = 0;
+        List<String> out = new ArrayList<>();
+        try {
+            await(() -> opened.get() > 1_000, "the churn under way");
+            for (int i = 0; i < 10; i++) {
+                try (AgentLink link = connectWhenFree(ControlCredentials.of(s, null), HOST, a.port())) {
+                    assertEquals(Role.RELAY, link.helloAck().getRole());
+                    in++;
+                } catch (AgentFailure e) {
+                    out.add(e.getMessage() + (e.usage() ? " (usage)" : ""));
+                }
+            }
+        } finally {
+            stop.set(true);
+            churn.join(5_000);
+        }
+        System.out.println("churn: " + in + " of 10 legitimate runs got in; " + opened.get() + " churn connections");
+        assertEquals(10, in, () -> String.join("\n", out));
+        assertTrue(log().contains("this was the one idle longest"), "the churn did push out candidates");
+    }
+
+    /**
+     * Issue 28: a TLS handshake the peer cuts short (it drops every connection without a word or an alert) is no
+     * usage error, and the coordinator tries again until its deadline.
+     */
+    @Test
+    void aDroppedTlsHandshakeIsTriedAgainAndIsNoUsageError() throws Exception {
+        SharedSecret s = secret("lab-secret-0123456789abcdef");
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        try (ServerSocket dropper = new ServerSocket(0, 50, java.net.InetAddress.getByName(HOST))) {
+            Thread t = new Thread(() -> {
+                while (!dropper.isClosed()) {
+                    try (Socket x = dropper.accept()) {
+                        accepted.incrementAndGet();
+                        x.getInputStream().read(); // the ClientHello's first byte, then hang up
+                    } catch (Exception e) {
+                        // closed: done
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            AgentFailure e = assertThrows(AgentFailure.class, () -> AgentLink.connect(hub(ControlCredentials.of(s, null)),
+                    Role.RELAY, HOST, dropper.getLocalPort(), 3_000, () -> null, ControlCredentials.of(s, null)));
+            assertFalse(e.usage(), e.getMessage());
+            assertTrue(e.getMessage().contains("TLS handshake failed: the agent closed the connection without a word"),
+                    e.getMessage());
+            assertTrue(accepted.get() >= 3, accepted.get() + " attempts");
+        }
+    }
+
+    /** Keeps {@code count} idle sockets open to {@code port}, reopening each as soon as it is closed, for at most 60 s. */
+    private static void churn(int port, int count, java.util.concurrent.atomic.AtomicBoolean stop,
+                              java.util.concurrent.atomic.AtomicLong opened) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (java.nio.channels.Selector sel = java.nio.channels.Selector.open()) {
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(4096);
+            for (int i = 0; i < count; i++) {
+                open(sel, port, opened);
+            }
+            while (!stop.get() && System.nanoTime() < end) {
+                sel.select(100);
+                for (var it = sel.selectedKeys().iterator(); it.hasNext(); ) {
+                    var key = it.next();
+                    it.remove();
+                    var sc = (java.nio.channels.SocketChannel) key.channel();
+                    boolean gone = false;
+                    try {
+                        if (key.isConnectable()) {
+                            if (sc.finishConnect()) {
+                                key.interestOps(java.nio.channels.SelectionKey.OP_READ);
+                            }
+                        } else {
+                            gone = sc.read(buf.clear()) < 0; // the agent dropped it
+                        }
+                    } catch (java.io.IOException e) {
+                        gone = true;
+                    }
+                    if (gone) {
+                        key.cancel();
+                        sc.close();
+                        open(sel, port, opened);
+                    }
+                }
+            }
+            for (var key : sel.keys()) {
+                key.channel().close();
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void open(java.nio.channels.Selector sel, int port, java.util.concurrent.atomic.AtomicLong opened)
+            throws java.io.IOException {
+        var sc = java.nio.channels.SocketChannel.open();
+        sc.configureBlocking(false);
+        boolean now = sc.connect(new InetSocketAddress(HOST, port));
+        sc.register(sel, now ? java.nio.channels.SelectionKey.OP_READ : java.nio.channels.SelectionKey.OP_CONNECT);
+        opened.incrementAndGet();
     }
 
     // ---- the coordinator's bound ----
