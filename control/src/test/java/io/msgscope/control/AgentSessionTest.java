@@ -37,98 +37,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The agent's session handler on an {@link EmbeddedChannel}, frames fed in fragments. Frames the
- * session writes (also from its worker thread) are captured as bytes at the head of the pipeline
- * into a thread-safe queue and decoded on the test thread.
+ * The agent's session handler on an {@link EmbeddedChannel} ({@link EmbeddedAgent}), frames fed in
+ * fragments; the shared secret's handshake is {@link AgentAuthTest}.
  */
 class AgentSessionTest {
-    private static final int CAP = 4096;
-    private static final long WAIT_MS = 5_000;
+    private static final int CAP = EmbeddedAgent.CAP;
+    private static final long WAIT_MS = EmbeddedAgent.WAIT_MS;
 
     private final FakeRole.Factory factory = new FakeRole.Factory();
-    private final List<Session> sessions = new ArrayList<>();
+    private final List<EmbeddedAgent> sessions = new ArrayList<>();
 
-    /** One control connection as the agent sees it. */
-    private final class Session {
-        final EmbeddedChannel ch = new EmbeddedChannel();
-        final LinkedBlockingQueue<byte[]> written = new LinkedBlockingQueue<>();
-        final EmbeddedChannel decoder = new EmbeddedChannel();
-        final AtomicInteger ended = new AtomicInteger();
-
-        Session() {
-            ch.pipeline().addLast("capture", new ChannelOutboundHandlerAdapter() {
-                @Override
-                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                    written.add(Wire.bytes((ByteBuf) msg));
-                    promise.setSuccess();
-                }
-            });
-            ControlCodec.install(ch.pipeline(), CAP);
-            ch.pipeline().addLast("session", new AgentSession(Role.RELAY, factory, ended::incrementAndGet));
-            ControlCodec.install(decoder.pipeline(), ControlCodec.DEFAULT_MAX_FRAME);
-            sessions.add(this);
-        }
-
-        void send(Envelope... envs) {
-            Wire.feed(ch, Wire.encode(envs), 2);
-        }
-
-        void sendRaw(byte[] bytes) {
-            ch.writeInbound(Unpooled.wrappedBuffer(bytes));
-        }
-
-        /** The next frame the agent wrote, waiting up to a bounded deadline for the worker thread. */
-        Envelope next() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-            while (true) {
-                Envelope env = decoder.readInbound();
-                if (env != null) {
-                    return env;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    fail("no frame from the agent within " + WAIT_MS + " ms");
-                }
-                byte[] b = written.poll(left, TimeUnit.NANOSECONDS);
-                if (b != null) {
-                    decoder.writeInbound(Unpooled.wrappedBuffer(b));
-                }
-            }
-        }
-
-        Envelope next(Envelope.BodyCase expected) throws InterruptedException {
-            Envelope env = next();
-            assertEquals(expected, env.getBodyCase(), () -> "got " + env);
-            return env;
-        }
-
-        /** Runs the channel's pending tasks (close events are delivered as tasks) and reports closure. */
-        boolean closed() {
-            ch.runPendingTasks();
-            return !ch.isOpen();
-        }
-
-        boolean nothingMoreWritten() {
-            return written.isEmpty() && decoder.inboundMessages().isEmpty();
-        }
-
-        HelloAck handshake() throws InterruptedException {
-            send(hello(Version.PROTOCOL, Role.RELAY));
-            return next(Envelope.BodyCase.HELLO_ACK).getHelloAck();
-        }
+    /** A new connection to an agent without a secret, closed after the test. */
+    private EmbeddedAgent session() {
+        EmbeddedAgent s = new EmbeddedAgent(factory, null);
+        sessions.add(s);
+        return s;
     }
 
     @AfterEach
     void closeAll() {
-        for (Session s : sessions) {
-            s.ch.finishAndReleaseAll();
-            s.decoder.finishAndReleaseAll();
+        for (EmbeddedAgent s : sessions) {
+            s.close();
         }
-    }
-
-    private static Envelope hello(int version, Role role) {
-        return Envelope.newBuilder().setHello(Hello.newBuilder().setProtocolVersion(version).setRole(role)
-                .setToolVersion("9.9.9")).build();
     }
 
     private static Envelope spec(long count) {
@@ -138,7 +68,7 @@ class AgentSessionTest {
 
     @Test
     void helloIsAcknowledged() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         HelloAck ack = s.handshake();
         assertEquals(Version.PROTOCOL, ack.getProtocolVersion());
         assertEquals(Role.RELAY, ack.getRole());
@@ -152,9 +82,9 @@ class AgentSessionTest {
 
     @Test
     void wrongProtocolVersionIsAUsageErrorNamingBothVersions() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         int theirs = Version.PROTOCOL + 41;
-        s.send(hello(theirs, Role.RELAY));
+        s.send(EmbeddedAgent.hello(theirs, Role.RELAY));
         ErrorReport err = s.next(Envelope.BodyCase.ERROR).getError();
         assertTrue(err.getUsage());
         assertEquals(Role.RELAY, err.getRole());
@@ -168,8 +98,8 @@ class AgentSessionTest {
 
     @Test
     void wrongRoleIsAUsageError() throws Exception {
-        Session s = new Session();
-        s.send(hello(Version.PROTOCOL, Role.SENDER));
+        EmbeddedAgent s = session();
+        s.send(EmbeddedAgent.hello(Version.PROTOCOL, Role.SENDER));
         ErrorReport err = s.next(Envelope.BodyCase.ERROR).getError();
         assertTrue(err.getUsage());
         assertEquals("this agent serves the role relay, not sender", err.getMessage());
@@ -178,7 +108,7 @@ class AgentSessionTest {
 
     @Test
     void specBeforeHelloIsRejected() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         s.send(spec(10));
         ErrorReport err = s.next(Envelope.BodyCase.ERROR).getError();
         assertFalse(err.getUsage());
@@ -190,7 +120,7 @@ class AgentSessionTest {
 
     @Test
     void goBeforeSpecIsRejected() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         s.handshake();
         s.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.MEASURE)).build());
         ErrorReport err = s.next(Envelope.BodyCase.ERROR).getError();
@@ -200,16 +130,16 @@ class AgentSessionTest {
 
     @Test
     void secondHelloIsRejected() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         s.handshake();
-        s.send(hello(Version.PROTOCOL, Role.RELAY));
+        s.send(EmbeddedAgent.hello(Version.PROTOCOL, Role.RELAY));
         assertEquals("second handshake on one connection", s.next(Envelope.BodyCase.ERROR).getError().getMessage());
         assertTrue(s.closed());
     }
 
     @Test
     void fullLifecycle() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         s.handshake();
         Envelope spec = spec(70_000);
         s.send(spec);
@@ -254,7 +184,7 @@ class AgentSessionTest {
 
     @Test
     void specRejectedByTheRoleIsAUsageError() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         s.handshake();
         s.send(spec(0));
         ErrorReport err = s.next(Envelope.BodyCase.ERROR).getError();
@@ -264,7 +194,7 @@ class AgentSessionTest {
 
     @Test
     void garbageClosesTheConnectionWithoutKillingTheAgent() throws Exception {
-        Session first = new Session();
+        EmbeddedAgent first = session();
         first.handshake();
         first.send(spec(10));
         first.next(Envelope.BodyCase.READY);
@@ -275,7 +205,7 @@ class AgentSessionTest {
         FakeRole role1 = factory.made.get(0);
         assertTrue(role1.closed.await(WAIT_MS, TimeUnit.MILLISECONDS), "the run's role is released");
 
-        Session second = new Session();
+        EmbeddedAgent second = session();
         HelloAck ack = second.handshake();
         assertEquals(Version.PROTOCOL, ack.getProtocolVersion());
         second.send(spec(20));
@@ -287,19 +217,19 @@ class AgentSessionTest {
 
     @Test
     void oversizedFrameClosesTheConnection() throws Exception {
-        Session s = new Session();
+        EmbeddedAgent s = session();
         s.handshake();
         s.sendRaw(Wire.varint(CAP + 1));
         assertTrue(s.closed());
         assertEquals(1, s.ended.get());
         assertTrue(s.nothingMoreWritten());
 
-        Session next = new Session();
+        EmbeddedAgent next = session();
         assertNotNull(next.handshake());
     }
 
     /** The session ends once its role has closed (on the worker thread): wait for it, at most WAIT_MS. */
-    private static void awaitEnded(Session s) throws InterruptedException {
+    private static void awaitEnded(EmbeddedAgent s) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         while (s.ended.get() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);

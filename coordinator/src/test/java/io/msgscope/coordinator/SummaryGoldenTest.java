@@ -79,39 +79,57 @@ class SummaryGoldenTest {
     @ValueSource(strings = {"ROOT", "de-DE", "fr-FR", "tr-TR", "ar-EG", "hi-IN"})
     void scenarioSummaryMatchesItsGoldenFile(String locale) throws IOException {
         inLocale(locale, () -> {
-            ScenarioConfig c = new ScenarioConfig(Scenario.FAN_IN, new io.msgscope.core.Workload("mqtt",
-                    "tcp://u:secret@127.0.0.1:1883", Map.of("qos", "1"), 64, io.msgscope.core.Padding.ZEROS, 0x5eedL),
-                    2, 1, 100, 1_000, 2_000, "msgscope/golden", ScenarioConfig.Connections.DEFAULT);
-            ScenarioOutcome o = new ScenarioOutcome();
-            o.sent = 400;
-            o.publisherCounters.putAll(Map.of("messages_sent", 400L, "messages_acked", 400L, "bytes_sent", 25_600L,
-                    "warmup_sent", 200L, "connections_opened", 2L));
-            o.subscriberCounters.putAll(Map.of("messages_received", 399L, "bytes_received", 25_536L,
-                    "warmup_received", 198L, "connections_opened", 1L));
-            o.broker.put("protocol", "MQTT 5");
-            o.environment.put("host", "golden-host");
-            o.latency = LatencyRange.histogram();
-            o.intended = LatencyRange.histogram();
-            for (int i = 1; i <= 399; i++) {
-                o.latency.recordValue(50_000L + 1_000L * (i % 37));
-                o.intended.recordValue(60_000L + 1_000L * (i % 41));
-            }
-            o.connect = LatencyRange.histogram();
-            o.connect.recordValue(2_500_000L);
-            o.connect.recordValue(3_100_000L);
-            o.connect.recordValue(4_700_000L);
-            o.setupSeconds = 0.25;
-            o.drainMs = 12;
-            o.publishersAgents = 1;
-            o.subscribersAgents = 1;
-            o.startedAt = "2026-01-02T03:04:05Z";
-            o.seconds.add(new ScenarioResult.Second(1, 199.5, 61.25, 85.5));
-            o.seconds.add(new ScenarioResult.Second(2, 200.0, 60.75, 84.0));
-            ScenarioResult r = ScenarioSummary.build(c, o, "QoS 1", true);
+            ScenarioResult r = goldenScenario();
             Path file = dir.resolve("scenario-summary.json");
             Files.writeString(file, ScenarioWriters.json(r), StandardCharsets.UTF_8);
             assertGolden("scenario-summary.json", file);
         });
+    }
+
+    /** The golden scenario's messages received: 399 of 400. */
+    static final int SCENARIO_RECEIVED = 399;
+
+    /** The golden scenario's latency of the i-th received message (1-based), ns. */
+    static long scenarioLatencyNs(int i) {
+        return 50_000L + 1_000L * (i % 37);
+    }
+
+    /** The golden scenario's latency from the intended send time of the i-th received message, ns. */
+    static long scenarioIntendedLatencyNs(int i) {
+        return 60_000L + 1_000L * (i % 41);
+    }
+
+    /** The scenario result of scenario-summary.json: fixed inputs, no run. */
+    static ScenarioResult goldenScenario() {
+        ScenarioConfig c = new ScenarioConfig(Scenario.FAN_IN, new io.msgscope.core.Workload("mqtt",
+                "tcp://u:secret@127.0.0.1:1883", Map.of("qos", "1"), 64, io.msgscope.core.Padding.ZEROS, 0x5eedL),
+                2, 1, 100, 1_000, 2_000, "msgscope/golden", ScenarioConfig.Connections.DEFAULT);
+        ScenarioOutcome o = new ScenarioOutcome();
+        o.sent = 400;
+        o.publisherCounters.putAll(Map.of("messages_sent", 400L, "messages_acked", 400L, "bytes_sent", 25_600L,
+                "warmup_sent", 200L, "connections_opened", 2L));
+        o.subscriberCounters.putAll(Map.of("messages_received", 399L, "bytes_received", 25_536L,
+                "warmup_received", 198L, "connections_opened", 1L));
+        o.broker.put("protocol", "MQTT 5");
+        o.environment.put("host", "golden-host");
+        o.latency = LatencyRange.histogram();
+        o.intended = LatencyRange.histogram();
+        for (int i = 1; i <= SCENARIO_RECEIVED; i++) {
+            o.latency.recordValue(scenarioLatencyNs(i));
+            o.intended.recordValue(scenarioIntendedLatencyNs(i));
+        }
+        o.connect = LatencyRange.histogram();
+        o.connect.recordValue(2_500_000L);
+        o.connect.recordValue(3_100_000L);
+        o.connect.recordValue(4_700_000L);
+        o.setupSeconds = 0.25;
+        o.drainMs = 12;
+        o.publishersAgents = 1;
+        o.subscribersAgents = 1;
+        o.startedAt = "2026-01-02T03:04:05Z";
+        o.seconds.add(new ScenarioResult.Second(1, 199.5, 61.25, 85.5));
+        o.seconds.add(new ScenarioResult.Second(2, 200.0, 60.75, 84.0));
+        return ScenarioSummary.build(c, o, "QoS 1", true);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.msgscope.deploy;
 
+import io.msgscope.core.test.Ci;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,7 +40,7 @@ class KubernetesManifestsIT {
     private static final Path DEPLOY = Path.of(System.getProperty("user.dir"));
     private static final Path KUBE = DEPLOY.resolve("kubernetes");
     private static final Path WORK = DEPLOY.resolve("target").resolve("kubernetes-check");
-    private static final boolean CI = "true".equals(System.getenv("CI"));
+    private static final boolean CI = Ci.on();
     private static final String ALL_ROLES = "publishers,subscribers,sender,receiver,relay";
     private static final String PUBLISHERS = "  name: publishers\n  namespace: msgscope\nspec:\n  podManagementPolicy";
     private static final String PUBLISHERS_SERVICE = "  name: publishers\n  namespace: msgscope\nspec:\n  clusterIP";

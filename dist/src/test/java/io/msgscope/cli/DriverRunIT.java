@@ -1,5 +1,6 @@
 package io.msgscope.cli;
 
+import io.msgscope.core.test.Ci;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Assumptions;
@@ -95,7 +96,7 @@ class DriverRunIT {
         } catch (IOException e) {
             up = false;
         }
-        if (!up && "true".equals(System.getenv("CI"))) {
+        if (!up && Ci.on()) {
             fail(name + " must listen on 127.0.0.1:" + port + " under CI=true");
         }
         Assumptions.assumeTrue(up, name + " is not listening on 127.0.0.1:" + port + ": end-to-end run skipped");

@@ -1,5 +1,6 @@
 package io.msgscope.cli;
 
+import io.msgscope.core.test.Ci;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
@@ -43,7 +44,7 @@ class NetworkLabIT {
         boolean ip = Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip"))
                 || Files.isExecutable(Path.of("/usr/bin/ip"));
         if (!root || !ip) {
-            if ("true".equals(System.getenv("CI"))) {
+            if (Ci.on()) {
                 fail("the network lab needs root and iproute2 under CI=true");
             }
             Assumptions.abort("the network lab needs root and iproute2 (ip netns); skipped");
@@ -227,7 +228,7 @@ class NetworkLabIT {
         }
         Path nats = Path.of("/usr/sbin/nats-server");
         if (!Files.isExecutable(nats)) {
-            if ("true".equals(System.getenv("CI"))) {
+            if (Ci.on()) {
                 fail("nats-server must be installed under CI=true");
             }
             Assumptions.abort("nats-server not installed; cross-host scenario skipped");

@@ -1,5 +1,6 @@
 package io.msgscope.cli;
 
+import io.msgscope.core.test.Ci;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -142,7 +143,7 @@ final class PrivateBroker implements AutoCloseable {
     }
 
     private static void missing(String what) {
-        if ("true".equals(System.getenv("CI"))) {
+        if (Ci.on()) {
             fail(what + " is required under CI=true");
         }
         assumeTrue(false, what + " is missing: fault test skipped");

@@ -1,5 +1,6 @@
 package io.msgscope.cli;
 
+import io.msgscope.core.test.Ci;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,7 +43,7 @@ class ReportIT {
     @Test
     void reportOfARealRunOpensInHeadlessChromiumWithEveryImage() throws Exception {
         Path chromium = chromium();
-        boolean ci = "true".equals(System.getenv("CI"));
+        boolean ci = Ci.on();
         if (chromium == null && ci) {
             fail("chromium must be installed under CI (.ci/run installs it)");
         }
@@ -102,7 +103,7 @@ class ReportIT {
     @Test
     void everyKindOfPageFitsTheWindowWithItsHeadlineAndNoBrokenImage() throws Exception {
         Path chromium = chromium();
-        if (chromium == null && "true".equals(System.getenv("CI"))) {
+        if (chromium == null && Ci.on()) {
             fail("chromium must be installed under CI (.ci/run installs it)");
         }
         Assumptions.assumeTrue(chromium != null, "chromium not installed (apt-get install chromium): report not opened");

@@ -1,5 +1,6 @@
 package io.msgscope.cli;
 
+import io.msgscope.core.test.Ci;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -123,7 +124,7 @@ class ScenarioIT {
         } catch (IOException e) {
             up = false;
         }
-        if (!up && "true".equals(System.getenv("CI"))) {
+        if (!up && Ci.on()) {
             fail(name + " must listen on 127.0.0.1:" + port + " under CI=true");
         }
         assumeTrue(up, name + " is not listening on 127.0.0.1:" + port + ": scenario run skipped");

@@ -1,5 +1,6 @@
 package io.msgscope.cli;
 
+import io.msgscope.core.test.Ci;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,7 +25,7 @@ class SweepIT {
     @Test
     void twoSizesTwoRepeatsGiveFourRowsAndRenderedScripts() throws Exception {
         boolean gnuplot = TraceRunIT.gnuplotOnPath();
-        if (!gnuplot && "true".equals(System.getenv("CI"))) {
+        if (!gnuplot && Ci.on()) {
             fail("gnuplot-nox must be installed under CI (.ci/run installs it)");
         }
         Path out = tmp.resolve("sweep");

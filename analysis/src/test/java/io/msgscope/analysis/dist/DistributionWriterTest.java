@@ -1,5 +1,6 @@
 package io.msgscope.analysis.dist;
 
+import io.msgscope.core.test.Ci;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -139,7 +140,7 @@ class DistributionWriterTest {
         if (Plotter.gnuplotAvailable()) {
             return;
         }
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        if (Ci.on()) {
             fail("gnuplot must be installed under CI (apt-get install gnuplot-nox)");
         }
         Assumptions.abort("gnuplot is not on PATH: plot rendering not tested (install gnuplot-nox)");

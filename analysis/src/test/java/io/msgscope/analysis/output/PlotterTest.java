@@ -1,5 +1,6 @@
 package io.msgscope.analysis.output;
 
+import io.msgscope.core.test.Ci;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,7 +35,7 @@ class PlotterTest {
         if (Plotter.gnuplotAvailable()) {
             return;
         }
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        if (Ci.on()) {
             fail("gnuplot-nox must be installed under CI");
         }
         Assumptions.abort("gnuplot is not on PATH: plot rendering not tested (install gnuplot-nox)");

@@ -1,5 +1,6 @@
 package io.msgscope.analysis.output;
 
+import io.msgscope.core.test.Ci;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -123,7 +124,7 @@ class StepColumnsTest {
     @Test
     void stepScriptRendersWithGnuplot() throws IOException {
         if (!Plotter.gnuplotAvailable()) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            if (Ci.on()) {
                 fail("gnuplot-nox must be installed under CI");
             }
             Assumptions.abort("gnuplot is not on PATH: plot rendering not tested (install gnuplot-nox)");

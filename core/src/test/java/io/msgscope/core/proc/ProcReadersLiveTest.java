@@ -90,9 +90,19 @@ class ProcReadersLiveTest {
 
     @Test
     void exitedProcessIsReported() throws Exception {
-        Process p = new ProcessBuilder("sleep", "30").start();
+        Process p = new ProcessBuilder("sh", "-c", "while :; do :; done").start(); // busy: its CPU is not 0
         try (ProcessCpuReader r = ProcessCpuReader.forPid(PROC, p.pid())) {
-            assertTrue(r.cpuNs() >= 0);
+            io.msgscope.core.test.Await.until(() -> {
+                try {
+                    return statCpuNsByHand(p.pid()) > 0;
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, 15, "a clock tick of CPU in the busy process");
+            long before = statCpuNsByHand(p.pid());
+            long read = r.cpuNs();
+            long after = statCpuNsByHand(p.pid());
+            assertTrue(before <= read && read <= after, before + " <= " + read + " <= " + after + " ns");
             p.destroyForcibly().waitFor();
             // reaped: the open stat file now answers ESRCH
             NoSuchProcessException e = org.junit.jupiter.api.Assertions.assertThrows(NoSuchProcessException.class,
@@ -101,6 +111,25 @@ class ProcReadersLiveTest {
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    /** utime + stime (fields 14 and 15 of /proc/PID/stat) in ns at 100 ticks a second, parsed here. */
+    private static long statCpuNsByHand(long pid) throws IOException {
+        String stat = Files.readString(PROC.resolve(pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" "); // f[0] is field 3, the state
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+    }
+
+    /** lo's rx bytes, rx packets, tx bytes, tx packets from /proc/net/dev, parsed here. */
+    private static long[] loopbackByHand() throws IOException {
+        for (String line : Files.readAllLines(PROC.resolve("net/dev"))) {
+            String t = line.trim();
+            if (t.startsWith("lo:")) {
+                String[] f = t.substring(3).trim().split("\\s+");
+                return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[8]), Long.parseLong(f[9])};
+            }
+        }
+        throw new AssertionError("no lo in /proc/net/dev");
     }
 
     @Test
@@ -122,8 +151,17 @@ class ProcReadersLiveTest {
     void netDevFindsLoopback() throws IOException {
         long[] out = new long[4];
         try (NetDevReader r = new NetDevReader(PROC.resolve("net/dev"), "lo")) {
+            try (java.net.DatagramSocket udp = new java.net.DatagramSocket()) { // some traffic on lo, at least this
+                udp.send(new java.net.DatagramPacket(new byte[100], 100, InetAddress.getLoopbackAddress(), 9));
+            }
+            long[] before = loopbackByHand();
             assertTrue(r.read(out));
-            assertTrue(out[0] >= 0 && out[1] >= 0 && out[2] >= 0 && out[3] >= 0);
+            long[] after = loopbackByHand();
+            for (int i = 0; i < 4; i++) {
+                assertTrue(before[i] <= out[i] && out[i] <= after[i], "field " + i + ": " + before[i] + " <= "
+                        + out[i] + " <= " + after[i]);
+            }
+            assertTrue(out[0] >= 100 && out[1] >= 1 && out[2] >= 100 && out[3] >= 1, java.util.Arrays.toString(out));
             noAllocation("NetDevReader.read /proc/net/dev lo", () -> r.read(out));
         }
         assertEquals("lo", NetDevReader.interfaceOf(InetAddress.getLoopbackAddress()));

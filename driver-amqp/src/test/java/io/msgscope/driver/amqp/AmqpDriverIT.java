@@ -86,7 +86,7 @@ class AmqpDriverIT {
         long t0;
         long t1;
         try (Subscriber sub = d.openSubscriber(spec(uri, opts))) {
-            assertTrue(sub.destination().startsWith("amq.") || !sub.destination().isEmpty(), sub.destination());
+            assertQueueName(uri, opts, sub.destination());
             assertEquals(0, sub.poll(h, 0)); // registers the handler and starts basic.consume
             try (Publisher pub = d.openPublisher(spec(uri, opts).withDestination(sub.destination()))) {
                 ByteBuffer buf = d.allocatePayload(SIZE * batch);
@@ -113,6 +113,21 @@ class AmqpDriverIT {
                 assertEquals(0, sub.poll(h, 100), "no more than N deliveries");
             }
             return new Outcome(h.received, h.wrong, pubCounters, sub.counters(), N / ((t1 - t0) / 1e9));
+        }
+    }
+
+    /**
+     * A classic queue is named by the broker (RabbitMQ: "amq.gen-" and more; Broker-J: a name of its own), a
+     * quorum or stream queue by the driver: "msgscope-TYPE-" and a hexadecimal number.
+     */
+    private static void assertQueueName(String uri, Map<String, String> opts, String queue) {
+        String type = opts.getOrDefault("queue_type", "classic");
+        if (!type.equals("classic")) {
+            assertTrue(queue.matches("msgscope-" + type + "-[0-9a-f]+"), queue);
+        } else if (uri.contains("127.0.0.1:5672/")) {
+            assertTrue(queue.startsWith("amq.gen-") && queue.length() > "amq.gen-".length(), queue);
+        } else {
+            assertTrue(!queue.isBlank() && !queue.startsWith("msgscope-"), queue);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.msgscope.driver.amqp;
 
+import io.msgscope.core.test.Ci;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -61,7 +62,7 @@ enum Broker {
         } catch (IOException e) {
             up = false;
         }
-        if (!up && "true".equals(System.getenv("CI"))) {
+        if (!up && Ci.on()) {
             Assertions.fail("RabbitMQ must listen on 127.0.0.1:5672 (guest/guest) under CI=true");
         }
         Assumptions.assumeTrue(up, "RabbitMQ is not listening on 127.0.0.1:5672: RabbitMQ tests skipped "

@@ -1,5 +1,6 @@
 package io.msgscope.driver.amqp10;
 
+import io.msgscope.core.test.Ci;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -27,7 +28,7 @@ public final class RabbitAmqp10 {
 
     /** RabbitMQ listens and speaks AMQP 1.0 (enabled here if needed), or the test is skipped (failed under CI). */
     public static synchronized String require() {
-        boolean ci = "true".equals(System.getenv("CI"));
+        boolean ci = Ci.on();
         if (!listening()) {
             if (ci) {
                 Assertions.fail("RabbitMQ must listen on 127.0.0.1:5672 (guest/guest) under CI=true");

@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.test.Ci;
 import io.msgscope.core.driver.RoundTrip;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.MemoryConfig;
@@ -96,7 +97,7 @@ class MqttDriverTest {
         } catch (IOException e) {
             up = false;
         }
-        if (!up && "true".equals(System.getenv("CI"))) {
+        if (!up && Ci.on()) {
             fail("Mosquitto must listen on 127.0.0.1:1883 under CI=true");
         }
         Assumptions.assumeTrue(up, "Mosquitto is not listening on 127.0.0.1:1883: real-broker test skipped");

@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.test.Ci;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
@@ -42,7 +43,7 @@ class MqttRefusalTest {
     static void start() throws Exception {
         boolean onPath = System.getenv("PATH") != null && java.util.Arrays.stream(System.getenv("PATH").split(":"))
                 .anyMatch(d -> Files.isExecutable(Path.of(d, "mosquitto")));
-        if (!onPath && "true".equals(System.getenv("CI"))) {
+        if (!onPath && Ci.on()) {
             fail("mosquitto must be on PATH under CI=true");
         }
         assumeTrue(onPath, "mosquitto is not on PATH: refusal tests skipped");

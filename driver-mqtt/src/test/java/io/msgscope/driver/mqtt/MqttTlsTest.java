@@ -1,5 +1,6 @@
 package io.msgscope.driver.mqtt;
 
+import io.msgscope.core.test.Ci;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.Fault;
@@ -60,7 +61,7 @@ class MqttTlsTest {
     @BeforeAll
     static void start() throws Exception {
         boolean tools = onPath("mosquitto") && onPath("openssl");
-        if (!tools && "true".equals(System.getenv("CI"))) {
+        if (!tools && Ci.on()) {
             fail("mosquitto and openssl must be on PATH under CI=true");
         }
         assumeTrue(tools, "mosquitto or openssl is not on PATH: TLS tests skipped");

@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.test.Ci;
 import io.msgscope.core.driver.RoundTrip;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
@@ -67,14 +68,14 @@ class NatsDriverTest {
         } catch (IOException e) {
             up = false;
         }
-        if (!up && "true".equals(System.getenv("CI"))) {
+        if (!up && Ci.on()) {
             fail("nats-server must listen on 127.0.0.1:4222 under CI=true");
         }
         Assumptions.assumeTrue(up, "nats-server is not listening on 127.0.0.1:4222: real-server test skipped");
     }
 
     static String privateUri() {
-        Assumptions.assumeTrue(privateServer != null, "nats-server is not on PATH: private-server test skipped");
+        Ci.require(privateServer != null, "nats-server must be on PATH", "private-server test skipped");
         return privateServer.getURI();
     }
 

@@ -1,5 +1,6 @@
 package io.msgscope.driver.nats;
 
+import io.msgscope.core.test.Ci;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
@@ -28,7 +29,7 @@ final class PrivateNatsServer implements AutoCloseable {
     PrivateNatsServer(Path dir, String config) throws IOException {
         String exe = NatsDriverTest.onPath("nats-server") ? "nats-server"
                 : Files.isExecutable(Path.of("/usr/sbin/nats-server")) ? "/usr/sbin/nats-server" : null;
-        if (exe == null && "true".equals(System.getenv("CI"))) {
+        if (exe == null && Ci.on()) {
             throw new AssertionError("nats-server must be installed under CI=true");
         }
         Assumptions.assumeTrue(exe != null, "nats-server is not installed: private-server test skipped");

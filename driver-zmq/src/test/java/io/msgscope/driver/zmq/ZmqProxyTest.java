@@ -91,27 +91,40 @@ class ZmqProxyTest {
     }
 
     /**
-     * Runs {@code body} again (up to 3 times in all) when it failed only because messages did not arrive:
-     * JeroMQ 0.6.0 now and then leaves a connection that carries nothing, or stalls one mid-stream
-     * (README, known limits; JeroMQ issue #1008), with no msgscope code involved. Every attempt checks
-     * the whole behaviour (order, exact counts, the tap); a run that loses messages is never passed.
+     * A receiver that got not one message: the connection never carried any, JeroMQ 0.6.0's set-up race
+     * (docs/limits.md: about 1 connection in 60 on loopback, no msgscope code involved). Told apart from a
+     * loss, which delivers some messages and not others.
+     */
+    private static final class DeadConnection extends AssertionError {
+        DeadConnection(int expected) {
+            super("messages received: 0 of " + expected + " within 10 s: a connection that never carried one");
+        }
+    }
+
+    /**
+     * Runs {@code body} again on a fresh proxy (up to 3 times in all) only when a connection carried nothing
+     * at all ({@link DeadConnection}); any other failure, a message lost mid-stream among them, fails at
+     * once. Every attempt checks the whole behaviour (order, exact counts, the tap).
      */
     private static void onAWorkingConnection(Body body) throws Exception {
         for (int attempt = 1; ; attempt++) {
             try {
                 body.run();
                 return;
-            } catch (org.opentest4j.AssertionFailedError e) {
-                if (attempt == 3 || e.getMessage() == null || !e.getMessage().startsWith("messages received")) {
+            } catch (DeadConnection e) {
+                if (attempt == 3) {
                     throw e;
                 }
-                System.out.println("JeroMQ connection carried " + e.getActual().getValue() + " messages; again on a "
-                        + "fresh proxy (attempt " + (attempt + 1) + ")");
+                System.out.println(e.getMessage() + " (JeroMQ set-up, docs/limits.md); again on a fresh proxy "
+                        + "(attempt " + (attempt + 1) + ")");
             }
         }
     }
 
-    /** Polls until {@code n} messages came (or 10 s); returns their sequences and probe stamps. */
+    /**
+     * Polls until {@code n} messages came (or 10 s); returns their sequences and probe stamps. None at all
+     * is a {@link DeadConnection}; some but not all a failed assertion.
+     */
     private static long[][] receive(Subscriber sub, int n) throws Exception {
         long[][] got = new long[2][n];
         int[] k = {0};
@@ -124,6 +137,9 @@ class ZmqProxyTest {
                 }
                 k[0]++;
             }, 50);
+        }
+        if (k[0] == 0) {
+            throw new DeadConnection(n);
         }
         assertEquals(n, k[0], "messages received");
         return got;
