@@ -176,6 +176,15 @@ public record TraceResult(RunSpec spec, String runId, Failure failure, List<Stri
         return counts.receivedReported() || !traces.missing().contains("receiver");
     }
 
+    /**
+     * Duplicates, reordered and out-of-range messages are counted by the receiver as they arrive and come only with
+     * its measurement report: its trace keeps each sequence's first arrival, so they cannot be counted from it. Without
+     * the report they are unknown, not 0 (issue 27).
+     */
+    public boolean arrivalCountsKnown() {
+        return counts.receivedReported();
+    }
+
     /** The whole run's send rate: messages over the span from the first send to the last. */
     public double sendRate() {
         return rate(traces.sendNs(), counts.sent());

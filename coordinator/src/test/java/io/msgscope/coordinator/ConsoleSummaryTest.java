@@ -31,6 +31,8 @@ class ConsoleSummaryTest {
         }
         out.sent = 1_500;
         out.received = 1_500;
+        out.sentReported = true;
+        out.receivedReported = true;
         return out;
     }
 
@@ -57,6 +59,15 @@ class ConsoleSummaryTest {
         assertTrue(s.endsWith("; 2 lost, 1,234 duplicated, 3 reordered"), s);
     }
 
+    /** issue 27: without the receiver's report its duplicate and reordering counts are unknown, never "none". */
+    @Test
+    void duplicatesAndReorderingAreUnknownWithoutTheReceiversReport() {
+        TraceCollector out = handOutcome();
+        out.receivedReported = false;
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
+        assertTrue(s.endsWith("; 0 lost, duplicates and reordering unknown (the receiver's report never came)"), s);
+    }
+
     @Test
     void rateModeShowsTheTargetAndCorrectedLatency() {
         TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
@@ -69,6 +80,7 @@ class ConsoleSummaryTest {
         }
         out.sent = 1_500;
         out.received = 1_500;
+        out.receivedReported = true;
         String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertTrue(s.startsWith("1,500 messages of 128 B at 1,000,000 msg/s: received at 1,000,000 msg/s"), s);
         assertTrue(s.contains("latency p50 3 µs, p99 3 µs, max 3 µs"), s);
@@ -83,6 +95,7 @@ class ConsoleSummaryTest {
             out.sendNs[i] = i;
         }
         out.sent = 1_000;
+        out.receivedReported = true;
         String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,000 messages of 64 B: received at n/a msg/s; no latency measured; 1,000 lost", s);
     }

@@ -45,6 +45,8 @@ class SummaryJsonTest {
         }
         out.sent = 10;
         out.received = 9;
+        out.sentReported = true;
+        out.receivedReported = true;
         out.failure = "1 of 10 messages lost";
         out.warnings.add("pinning disabled");
         return out;
@@ -135,6 +137,25 @@ class SummaryJsonTest {
         assertEquals(List.of("trace.dat", "summary.json"), strings(root.get("files")));
         assertTrue(root.at("/environment/coordinator/logical_cores").asInt() > 0);
         assertTrue(root.at("/environment/agents").isEmpty());
+    }
+
+    /**
+     * issue 27: the receiver's report never came (its trace did): received and lost are counted from the traces,
+     * but duplicates, reordered and out of range exist only in the report, so they are unknown (null), not 0.
+     */
+    @Test
+    void arrivalCountsAreNullWhenTheReceiversReportNeverCame() throws Exception {
+        TraceCollector out = handTrace();
+        out.receivedReported = false;
+        out.received = 0;
+        out.recvUploaded = true;
+        out.countFromTraces();
+        JsonNode c = writeAndRead(out).get("counters");
+        assertEquals(9, c.get("messages_received").asLong(), "counted from the uploaded trace");
+        assertEquals(1, c.get("messages_lost").asLong());
+        for (String unknown : List.of("duplicates", "reordered", "out_of_range")) {
+            assertTrue(c.get(unknown).isNull(), unknown + " is unknown without the receiver's report: " + c);
+        }
     }
 
     @Test
