@@ -82,8 +82,7 @@ public final class CpuReport {
                     + ("tcp".equals(spec.driver()) ? "" : ", plus the " + spec.driver() + " middle box's I/O threads")
                     + "), written by the relay into the probe slot of every "
                     + every + "th message and read by the receiver (D4); the relay's own clock");
-            b.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(series(Series.BROKER_SAMPLE_NS),
-                    series(Series.BROKER_CPU_NS), every, count, pct)));
+            b.put("time_weighted", stampsTimeWeighted());
         } else if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
             long[] t = series(Series.SIDECAR_SAMPLE_NS);
             long[] u = series(Series.SIDECAR_BROKER_CPU_NS);
@@ -103,7 +102,10 @@ public final class CpuReport {
                 }
                 if (relayStamps != null && brokerCpu.targetsEmbeddedRelay()) {
                     columns.add(relayStamps);
-                    b.put("relay_thread_stamps", stats(relayStamps));
+                    Map<String, Object> stamps = new LinkedHashMap<>();
+                    stamps.put("time_weighted", stampsTimeWeighted());
+                    stamps.putAll(stats(relayStamps));
+                    b.put("relay_thread_stamps", stamps);
                 }
             } else {
                 b.put("source", "sidecar samples missing");
@@ -128,7 +130,9 @@ public final class CpuReport {
                 "sending thread CPU (ThreadMXBean, ns) sampled every " + every + "th message"));
         summary.put("broker", b);
         summary.put("receiver", side(receiver, Series.RECEIVER_SAMPLE_NS, Series.RECEIVER_PROCESS_CPU_NS,
-                "receiving thread CPU (ThreadMXBean, ns) sampled every " + every + "th message"));
+                "CPU (ThreadMXBean, ns) of the thread that delivered the first measured message (for a push "
+                        + "driver its client library's delivery thread), sampled every " + every + "th message; "
+                        + "every sample, the final one too, reads that thread's counter"));
         summary.put("sampling_overhead", overhead());
         computeNetwork(every, count);
     }
@@ -149,6 +153,12 @@ public final class CpuReport {
                 + "every 10 ms (missing samples bridged)");
         network.put("rx_bytes_s", SummaryJson.stats(bytes.stats()));
         network.put("rx_packets_s", SummaryJson.stats(packets.stats()));
+    }
+
+    /** The relay forwarding thread's time-weighted CPU from the stamps in the messages. */
+    private Map<String, Object> stampsTimeWeighted() {
+        return timeWeighted(CpuWindows.timeWeighted(series(Series.BROKER_SAMPLE_NS), series(Series.BROKER_CPU_NS),
+                spec.cpuEvery(), spec.count(), CpuWindows.PERCENT_OF_ONE_CORE));
     }
 
     /** One uploaded sample series, or null when it never came. */

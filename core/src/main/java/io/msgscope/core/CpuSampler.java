@@ -8,6 +8,11 @@ import java.util.Arrays;
  * reads the monotonic clock, the thread's CPU time (ns) and, at most every 10 ms, the process's CPU
  * time (10 ms ticks);
  * the time spent sampling is itself measured, so its overhead can be reported.
+ *
+ * <p>Thread CPU time is per thread, so every sample of the series reads one thread's counter: the thread that
+ * took the first sample (the owner). A push driver delivers on its client library's thread while the final
+ * sample is taken on msgscope's receiver thread after the drain; that sample, and any other taken off the
+ * owner, reads the owner's counter by its id (issue 27: subtracting two threads' counters gave nonsense).
  */
 public final class CpuSampler {
     public static final long ABSENT = SendRecorder.ABSENT;
@@ -19,6 +24,8 @@ public final class CpuSampler {
     private long samples;
     private long samplingNs;
     private long lastProcessNs = Long.MIN_VALUE / 2;
+    /** The thread whose CPU the series counts (the first sample's); volatile: the final sample may be another's. */
+    private volatile Thread owner;
 
     /** Process CPU advances in 10 ms ticks, so it is read at most this often (skipped slots are bridged). */
     static final long PROCESS_MIN_INTERVAL_NS = 10_000_000L;
@@ -53,7 +60,13 @@ public final class CpuSampler {
     /** Takes sample {@code k}; the hot path calls it when {@code seq % every == 0} (k = seq / every) and once at the end. */
     public void sample(int k) {
         final long t0 = System.nanoTime();
-        threadCpuNs[k] = CpuClock.threadCpuNs();
+        final Thread me = Thread.currentThread();
+        Thread o = owner;
+        if (o == null) {
+            owner = me;
+            o = me;
+        }
+        threadCpuNs[k] = o == me ? CpuClock.threadCpuNs() : CpuClock.threadCpuNs(o);
         if (t0 - lastProcessNs >= PROCESS_MIN_INTERVAL_NS || k == sampleNs.length - 1) {
             processCpuNs[k] = CpuClock.processCpuNs(); // 10 ms ticks: more often tells nothing
             lastProcessNs = t0;
