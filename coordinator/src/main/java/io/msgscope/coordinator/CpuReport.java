@@ -181,8 +181,13 @@ public final class CpuReport {
         long[] t = series(time);
         if (thread != null) {
             Series cpu = time == Series.SENDER_SAMPLE_NS ? Series.SENDER_THREAD_CPU_NS : Series.RECEIVER_THREAD_CPU_NS;
-            m.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, series(cpu), spec.cpuEvery(),
-                    spec.count(), CpuWindows.PERCENT_OF_ONE_CORE)));
+            CpuWindows.TimeWeighted all = CpuWindows.timeWeighted(t, series(cpu), spec.cpuEvery(), spec.count(),
+                    CpuWindows.PERCENT_OF_ONE_CORE);
+            Map<String, Object> tw = timeWeighted(all);
+            if (time == Series.SENDER_SAMPLE_NS) {
+                tw.putAll(PacedSenderCpu.workAndWaiting(all, t, series(Series.SENDER_WAIT_CPU_NS), spec));
+            }
+            m.put("time_weighted", tw);
             m.putAll(stats(thread));
         }
         long[] u = series(process);

@@ -21,6 +21,9 @@ public final class CpuSampler {
     private final long[] sampleNs;
     private final long[] threadCpuNs;
     private final long[] processCpuNs;
+    private final long[] waitingCpuNs;
+    /** Thread CPU spent waiting so far (a paced sender's parking and spinning), added by the hot loop. */
+    private long waitingNs;
     private long samples;
     private long samplingNs;
     private long lastProcessNs = Long.MIN_VALUE / 2;
@@ -43,9 +46,11 @@ public final class CpuSampler {
         sampleNs = new long[slots];
         threadCpuNs = new long[slots];
         processCpuNs = new long[slots];
+        waitingCpuNs = new long[slots];
         Arrays.fill(sampleNs, ABSENT);
         Arrays.fill(threadCpuNs, ABSENT);
         Arrays.fill(processCpuNs, ABSENT);
+        Arrays.fill(waitingCpuNs, ABSENT);
     }
 
     /** K + 1 slots: one per window start, ceil(count / every), and the final sample. */
@@ -71,6 +76,7 @@ public final class CpuSampler {
             processCpuNs[k] = CpuClock.processCpuNs(); // 10 ms ticks: more often tells nothing
             lastProcessNs = t0;
         }
+        waitingCpuNs[k] = threadCpuNs[k] == ABSENT ? ABSENT : waitingNs; // missing where the thread's CPU is
         final long t1 = System.nanoTime();
         sampleNs[k] = t0;
         samples++;
@@ -89,6 +95,19 @@ public final class CpuSampler {
         if (sink == 42) {
             System.out.print("");
         }
+    }
+
+    /**
+     * Adds CPU time the owning thread spent waiting rather than working (a paced sender's wait for its next send
+     * time): each sample keeps the sum so far, so the waiting part of every window is known (issue 27).
+     */
+    public void addWaiting(long cpuNs) {
+        waitingNs += cpuNs;
+    }
+
+    /** The CPU spent waiting up to each sample (see {@link #addWaiting}); 0 for a thread that never waits. */
+    public long[] waitingCpuNs() {
+        return waitingCpuNs;
     }
 
     /** Index of the final sample, taken after the last message. */
