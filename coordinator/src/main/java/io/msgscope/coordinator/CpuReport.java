@@ -151,6 +151,7 @@ public final class CpuReport {
         network.put("interface", out.samples().netInterface());
         network.put("source", "/proc/net/dev on the receiver's box, read at the receiver's CPU samples at most "
                 + "every 10 ms (missing samples bridged)");
+        network.put("counted", netCounted(out.samples().netInterface()));
         network.put("rx_bytes_s", SummaryJson.stats(bytes.stats()));
         network.put("rx_packets_s", SummaryJson.stats(packets.stats()));
     }
@@ -381,10 +382,19 @@ public final class CpuReport {
                 String nic = out.samples().netInterface();
                 net.put("received bytes/s on " + nic, column(trace, NET_RX, envelope));
                 scripts.add(GnuplotScripts.writeSteps(dir, "network.gp", "network.png",
-                        "Network utilisation per message (" + nic + ")", "bytes/s", net, envelope));
+                        "Network utilisation per message (" + nic + ": " + ("lo".equals(nic)
+                                ? "all loopback traffic: every hop of the run and its acknowledgements"
+                                : "all traffic it received") + ")", "bytes/s", net, envelope));
             }
         }
         return scripts;
+    }
+
+    /** What the interface's receive counter holds (issue 27: on lo it is several times the run's own bytes). */
+    static String netCounted(String nic) {
+        return "lo".equals(nic) ? "every loopback packet of the box: each hop of the run (sender to relay or broker "
+                + "to receiver) and its acknowledgements, and any other traffic on lo; not the run's bytes alone"
+                : "everything the interface received, the run's traffic and any other";
     }
 
     private int column(Trace trace, String name, boolean envelope) {

@@ -84,4 +84,21 @@ class CpuReportTest {
         CpuReport r = CpuReport.build(out.result(), new BrokerCpu(BrokerCpu.Mode.OFF, 0, "", "", 10_000));
         return map(map(r.summary().get("sender")).get("time_weighted"));
     }
+
+    /** Issue 27: on lo the receive counter holds every hop of the run both ways; the summary says what it counts. */
+    @Test
+    void theNetworkFigureSaysWhatTheInterfaceCounts() {
+        RunSpec spec = RunSpec.builder().count(20).window(1).warmupCount(0).size(64).pin(false).cpuEvery(10).build();
+        TraceCollector out = new TraceCollector(spec, "net");
+        out.netInterface = "lo";
+        out.samples.put(Series.RECEIVER_SAMPLE_NS, new long[] {0, 10 * MS, 20 * MS});
+        out.samples.put(Series.RECEIVER_THREAD_CPU_NS, new long[] {0, 1 * MS, 2 * MS});
+        out.samples.put(Series.NET_RX_BYTES, new long[] {0, 10_000, 20_000});
+        out.samples.put(Series.NET_RX_PACKETS, new long[] {0, 100, 200});
+        CpuReport r = CpuReport.build(out.result(), new BrokerCpu(BrokerCpu.Mode.OFF, 0, "", "", 10_000));
+        assertEquals(1_000_000.0, (Double) map(r.network().get("rx_bytes_s")).get("median"), 1e-6);
+        assertTrue(((String) r.network().get("counted")).startsWith("every loopback packet of the box"),
+                r.network().toString());
+        assertTrue(CpuReport.netCounted("eth0").startsWith("everything the interface received"));
+    }
 }
