@@ -168,7 +168,7 @@ public final class SummaryJson {
                 + (destination.isEmpty() ? "" : " (destination " + destination + ")");
     }
 
-    /** Whole-run rates: messages over the span from first to last, on each side. */
+    /** Whole-run rates: sent over the span from the first send to the last, received from the first send to the last arrival. */
     private static Map<String, Object> throughput(TraceResult r, AnalysisResult a) {
         Map<String, Object> t = new LinkedHashMap<>();
         double send = r.sendRate();
