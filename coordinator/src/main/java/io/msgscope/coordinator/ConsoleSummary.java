@@ -84,10 +84,12 @@ public final class ConsoleSummary {
         } else {
             sb.append("; lost unknown (no whole ").append(String.join(" or ", out.traces().missing())).append(" trace)");
         }
-        if (out.counts().duplicates() > 0) {
+        if (!out.arrivalCountsKnown()) {
+            sb.append(", duplicates and reordering unknown (the receiver's report never came)");
+        } else if (out.counts().duplicates() > 0) {
             sb.append(", ").append(HumanFormat.count(out.counts().duplicates())).append(" duplicated");
         }
-        if (out.counts().reordered() > 0) {
+        if (out.arrivalCountsKnown() && out.counts().reordered() > 0) {
             sb.append(", ").append(HumanFormat.count(out.counts().reordered())).append(" reordered");
         }
         return sb.toString();

@@ -82,8 +82,7 @@ public final class CpuReport {
                     + ("tcp".equals(spec.driver()) ? "" : ", plus the " + spec.driver() + " middle box's I/O threads")
                     + "), written by the relay into the probe slot of every "
                     + every + "th message and read by the receiver (D4); the relay's own clock");
-            b.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(series(Series.BROKER_SAMPLE_NS),
-                    series(Series.BROKER_CPU_NS), every, count, pct)));
+            b.put("time_weighted", stampsTimeWeighted());
         } else if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
             long[] t = series(Series.SIDECAR_SAMPLE_NS);
             long[] u = series(Series.SIDECAR_BROKER_CPU_NS);
@@ -103,7 +102,10 @@ public final class CpuReport {
                 }
                 if (relayStamps != null && brokerCpu.targetsEmbeddedRelay()) {
                     columns.add(relayStamps);
-                    b.put("relay_thread_stamps", stats(relayStamps));
+                    Map<String, Object> stamps = new LinkedHashMap<>();
+                    stamps.put("time_weighted", stampsTimeWeighted());
+                    stamps.putAll(stats(relayStamps));
+                    b.put("relay_thread_stamps", stamps);
                 }
             } else {
                 b.put("source", "sidecar samples missing");
@@ -128,7 +130,9 @@ public final class CpuReport {
                 "sending thread CPU (ThreadMXBean, ns) sampled every " + every + "th message"));
         summary.put("broker", b);
         summary.put("receiver", side(receiver, Series.RECEIVER_SAMPLE_NS, Series.RECEIVER_PROCESS_CPU_NS,
-                "receiving thread CPU (ThreadMXBean, ns) sampled every " + every + "th message"));
+                "CPU (ThreadMXBean, ns) of the thread that delivered the first measured message (for a push "
+                        + "driver its client library's delivery thread), sampled every " + every + "th message; "
+                        + "every sample, the final one too, reads that thread's counter"));
         summary.put("sampling_overhead", overhead());
         computeNetwork(every, count);
     }
@@ -147,8 +151,15 @@ public final class CpuReport {
         network.put("interface", out.samples().netInterface());
         network.put("source", "/proc/net/dev on the receiver's box, read at the receiver's CPU samples at most "
                 + "every 10 ms (missing samples bridged)");
+        network.put("counted", netCounted(out.samples().netInterface()));
         network.put("rx_bytes_s", SummaryJson.stats(bytes.stats()));
         network.put("rx_packets_s", SummaryJson.stats(packets.stats()));
+    }
+
+    /** The relay forwarding thread's time-weighted CPU from the stamps in the messages. */
+    private Map<String, Object> stampsTimeWeighted() {
+        return timeWeighted(CpuWindows.timeWeighted(series(Series.BROKER_SAMPLE_NS), series(Series.BROKER_CPU_NS),
+                spec.cpuEvery(), spec.count(), CpuWindows.PERCENT_OF_ONE_CORE));
     }
 
     /** One uploaded sample series, or null when it never came. */
@@ -171,8 +182,13 @@ public final class CpuReport {
         long[] t = series(time);
         if (thread != null) {
             Series cpu = time == Series.SENDER_SAMPLE_NS ? Series.SENDER_THREAD_CPU_NS : Series.RECEIVER_THREAD_CPU_NS;
-            m.put("time_weighted", timeWeighted(CpuWindows.timeWeighted(t, series(cpu), spec.cpuEvery(),
-                    spec.count(), CpuWindows.PERCENT_OF_ONE_CORE)));
+            CpuWindows.TimeWeighted all = CpuWindows.timeWeighted(t, series(cpu), spec.cpuEvery(), spec.count(),
+                    CpuWindows.PERCENT_OF_ONE_CORE);
+            Map<String, Object> tw = timeWeighted(all);
+            if (time == Series.SENDER_SAMPLE_NS) {
+                tw.putAll(PacedSenderCpu.workAndWaiting(all, t, series(Series.SENDER_WAIT_CPU_NS), spec));
+            }
+            m.put("time_weighted", tw);
             m.putAll(stats(thread));
         }
         long[] u = series(process);
@@ -366,10 +382,19 @@ public final class CpuReport {
                 String nic = out.samples().netInterface();
                 net.put("received bytes/s on " + nic, column(trace, NET_RX, envelope));
                 scripts.add(GnuplotScripts.writeSteps(dir, "network.gp", "network.png",
-                        "Network utilisation per message (" + nic + ")", "bytes/s", net, envelope));
+                        "Network utilisation per message (" + nic + ": " + ("lo".equals(nic)
+                                ? "all loopback traffic: every hop of the run and its acknowledgements"
+                                : "all traffic it received") + ")", "bytes/s", net, envelope));
             }
         }
         return scripts;
+    }
+
+    /** What the interface's receive counter holds (issue 27: on lo it is several times the run's own bytes). */
+    static String netCounted(String nic) {
+        return "lo".equals(nic) ? "every loopback packet of the box: each hop of the run (sender to relay or broker "
+                + "to receiver) and its acknowledgements, and any other traffic on lo; not the run's bytes alone"
+                : "everything the interface received, the run's traffic and any other";
     }
 
     private int column(Trace trace, String name, boolean envelope) {

@@ -85,8 +85,13 @@ public final class RunProgress implements AutoCloseable {
         double pace = plannedRate > 0 ? plannedRate : elapsedS > 0 ? received / elapsedS : 0;
         String left = received >= total ? "done" : pace > 0
                 ? String.format(Locale.ROOT, "~%.1f s left", (total - received) / pace) : "? s left";
-        return String.format(Locale.ROOT, "measuring %s%s %,d/%,d received  %,d sent  %,d msg/s  %.1f s, %s",
-                "━".repeat(filled), "─".repeat(BAR - filled), received, total, sent, Math.round(rate), elapsedS, left);
+        // the two counts come from each agent's last heartbeat answer, read ~0.3 s apart: a sent count older than the
+        // received one is below it, but what arrived was sent, so the sender is at least there (issue 27)
+        String sentShown = sent >= received ? String.format(Locale.ROOT, "%,d", sent)
+                : String.format(Locale.ROOT, "≥%,d", received);
+        return String.format(Locale.ROOT, "measuring %s%s %,d/%,d received  %s sent  %,d msg/s  %.1f s, %s",
+                "━".repeat(filled), "─".repeat(BAR - filled), received, total, sentShown, Math.round(rate), elapsedS,
+                left);
     }
 
     /** Stops printing; on a terminal the in-place line is ended so what follows starts on its own line. */

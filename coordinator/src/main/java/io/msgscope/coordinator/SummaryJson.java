@@ -90,9 +90,11 @@ public final class SummaryJson {
         c.put("messages_received", r.receivedKnown() ? n.received() : null);
         // lost = sent - received over what both recorded: unknown unless both traces came (issue 16)
         c.put("messages_lost", r.lossKnown() ? a.lost() : null);
-        c.put("duplicates", n.duplicates());
-        c.put("reordered", n.reordered());
-        c.put("out_of_range", n.outOfRange());
+        // counted by the receiver as messages arrive, known only from its report (issue 27)
+        boolean arrivals = r.arrivalCountsKnown();
+        c.put("duplicates", arrivals ? n.duplicates() : null);
+        c.put("reordered", arrivals ? n.reordered() : null);
+        c.put("out_of_range", arrivals ? n.outOfRange() : null);
         c.put("bytes_sent", r.sentKnown() ? n.sent() * size : null);
         c.put("bytes_received", r.receivedKnown() ? n.received() * size : null);
         c.put("warmup_sent", r.spec().warmupCount());
@@ -166,7 +168,7 @@ public final class SummaryJson {
                 + (destination.isEmpty() ? "" : " (destination " + destination + ")");
     }
 
-    /** Whole-run rates: messages over the span from first to last, on each side. */
+    /** Whole-run rates: sent over the span from the first send to the last, received from the first send to the last arrival. */
     private static Map<String, Object> throughput(TraceResult r, AnalysisResult a) {
         Map<String, Object> t = new LinkedHashMap<>();
         double send = r.sendRate();

@@ -19,6 +19,10 @@ public final class TraceConsole {
         if (a.latencyNs().n() >= 10) {
             out.println("latency distribution: " + w.distribution().humpiness().verdict());
         }
+        String paced = PacedSenderCpu.consoleLine(outcome);
+        if (paced != null) {
+            out.println(paced);
+        }
         for (String warning : outcome.warnings()) {
             if (!saidAtStart.contains(warning)) {
                 out.println("warning: " + warning);

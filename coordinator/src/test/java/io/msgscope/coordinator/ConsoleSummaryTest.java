@@ -21,7 +21,8 @@ class ConsoleSummaryTest {
      * 1,500 messages sent 1 µs apart; latency 2 µs except every hundredth message (15 of them, 1 %)
      * at 50 µs. p50 = p99 = 2 µs (rank 1,485 of 1,500 is still 2 µs), max 50 µs. The slow ones sit at
      * the same place in every window of 100, so every RO is 1 µs and RT is 1,000,000 msg/s. Whole-run
-     * receive rate: 1,499 intervals over 1,547 µs (last message slow) = 968,972 → "969,000".
+     * receive rate: 1,499 intervals from the first send (0) to the last arrival (1,499 µs + 50 µs, the last message
+     * slow) = 1,549 µs: 967,721 → "968,000".
      */
     private static TraceCollector handOutcome() {
         TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(64).build(), "r");
@@ -31,6 +32,8 @@ class ConsoleSummaryTest {
         }
         out.sent = 1_500;
         out.received = 1_500;
+        out.sentReported = true;
+        out.receivedReported = true;
         return out;
     }
 
@@ -38,7 +41,7 @@ class ConsoleSummaryTest {
     void sentenceForACompleteRun() {
         TraceCollector out = handOutcome();
         String s = ConsoleSummary.sentence(out.result(), analyse(out));
-        assertEquals("1,500 messages of 64 B: received at 969,000 msg/s over the run (RT median 1,000,000 msg/s over M=100); "
+        assertEquals("1,500 messages of 64 B: received at 968,000 msg/s over the run (RT median 1,000,000 msg/s over M=100); "
                 + "latency p50 2 µs, p99 2 µs, max 50 µs; 0 lost", s);
         assertTrue(s.contains("1,500"));
         assertTrue(s.contains("64 B"));
@@ -57,6 +60,15 @@ class ConsoleSummaryTest {
         assertTrue(s.endsWith("; 2 lost, 1,234 duplicated, 3 reordered"), s);
     }
 
+    /** issue 27: without the receiver's report its duplicate and reordering counts are unknown, never "none". */
+    @Test
+    void duplicatesAndReorderingAreUnknownWithoutTheReceiversReport() {
+        TraceCollector out = handOutcome();
+        out.receivedReported = false;
+        String s = ConsoleSummary.sentence(out.result(), analyse(out));
+        assertTrue(s.endsWith("; 0 lost, duplicates and reordering unknown (the receiver's report never came)"), s);
+    }
+
     @Test
     void rateModeShowsTheTargetAndCorrectedLatency() {
         TraceCollector out = new TraceCollector(RunSpec.builder().count(1_500).window(100).size(128).rate(1_000_000)
@@ -69,8 +81,10 @@ class ConsoleSummaryTest {
         }
         out.sent = 1_500;
         out.received = 1_500;
+        out.receivedReported = true;
         String s = ConsoleSummary.sentence(out.result(), analyse(out));
-        assertTrue(s.startsWith("1,500 messages of 128 B at 1,000,000 msg/s: received at 1,000,000 msg/s"), s);
+        // issue 27: from the first send (500 ns) to the last arrival (1,502,500 ns): 1,499 intervals, 998,003 msg/s
+        assertTrue(s.startsWith("1,500 messages of 128 B at 1,000,000 msg/s: received at 998,000 msg/s"), s);
         assertTrue(s.contains("latency p50 3 µs, p99 3 µs, max 3 µs"), s);
         assertTrue(s.contains("(from the intended send time: p50 3.5 µs, p99 3.5 µs)"), s);
         assertTrue(s.endsWith("; 0 lost"), s);
@@ -83,6 +97,7 @@ class ConsoleSummaryTest {
             out.sendNs[i] = i;
         }
         out.sent = 1_000;
+        out.receivedReported = true;
         String s = ConsoleSummary.sentence(out.result(), analyse(out));
         assertEquals("1,000 messages of 64 B: received at n/a msg/s; no latency measured; 1,000 lost", s);
     }

@@ -20,4 +20,14 @@ class RunProgressTest {
         assertEquals("measuring ━━━━━━━━━━━━━━━━━━━━ 10,000/10,000 received  10,000 sent  0 msg/s  10.2 s, done",
                 RunProgress.line(10_000, 10_000, 10_000, 0, 10.2, 1_000));
     }
+
+    /**
+     * Issue 27: the sender's count is its last heartbeat answer, older than the receiver's: 92,133 sent next to 98,847
+     * received is never printed; what arrived was sent, so the sender is shown at least there.
+     */
+    @Test
+    void receivedNeverExceedsSent() {
+        assertEquals("measuring ━━━━━━━━━─────────── 98,847/200,000 received  ≥98,847 sent  20,000 msg/s  4.9 s, ~5.1 s left",
+                RunProgress.line(92_133, 98_847, 200_000, 20_000, 4.9, 20_000));
+    }
 }

@@ -45,6 +45,8 @@ class SummaryJsonTest {
         }
         out.sent = 10;
         out.received = 9;
+        out.sentReported = true;
+        out.receivedReported = true;
         out.failure = "1 of 10 messages lost";
         out.warnings.add("pinning disabled");
         return out;
@@ -122,10 +124,11 @@ class SummaryJsonTest {
         assertTrue(id.get("holds").asBoolean());
         assertEquals(0.0, id.get("max_abs_error_ns").asDouble());
 
-        // 9 intervals of 1 µs on the sending side; 8 intervals over 24 µs on the receiving side
+        // 9 intervals of 1 µs on the sending side; 8 intervals (9 received) over 29 µs from the first send (at 0) to
+        // the last arrival (message 9: sent at 9 µs, 20 µs on the way) on the receiving side (issue 27)
         JsonNode t = root.get("throughput");
         assertEquals(1_000_000.0, t.get("send_msg_s").asDouble(), 1e-6);
-        assertEquals(8e9 / 24_000, t.get("receive_msg_s").asDouble(), 1e-6);
+        assertEquals(8e9 / 29_000, t.get("receive_msg_s").asDouble(), 1e-6);
         assertEquals(64_000_000.0, t.get("send_bytes_s").asDouble(), 1e-3);
 
         JsonNode lat = root.at("/series/latency_ns");
@@ -135,6 +138,45 @@ class SummaryJsonTest {
         assertEquals(List.of("trace.dat", "summary.json"), strings(root.get("files")));
         assertTrue(root.at("/environment/coordinator/logical_cores").asInt() > 0);
         assertTrue(root.at("/environment/agents").isEmpty());
+    }
+
+    /**
+     * issue 27: the receiver's report never came (its trace did): received and lost are counted from the traces,
+     * but duplicates, reordered and out of range exist only in the report, so they are unknown (null), not 0.
+     */
+    @Test
+    void arrivalCountsAreNullWhenTheReceiversReportNeverCame() throws Exception {
+        TraceCollector out = handTrace();
+        out.receivedReported = false;
+        out.received = 0;
+        out.recvUploaded = true;
+        out.countFromTraces();
+        JsonNode c = writeAndRead(out).get("counters");
+        assertEquals(9, c.get("messages_received").asLong(), "counted from the uploaded trace");
+        assertEquals(1, c.get("messages_lost").asLong());
+        for (String unknown : List.of("duplicates", "reordered", "out_of_range")) {
+            assertTrue(c.get(unknown).isNull(), unknown + " is unknown without the receiver's report: " + c);
+        }
+    }
+
+    /**
+     * Issue 27: at --rate 20,000 (50 µs apart) for 1 s, the receiver stalled 0.8 s at the start and got the 16,000
+     * messages sent meanwhile together at 0.8 s, the rest 100 µs after their send. From the first arrival 19,999
+     * intervals span 0.2 s: ~100,000 msg/s, five times the rate asked. From the first send: 19,999 over 1.00005 s.
+     */
+    @Test
+    void aStartUpStallCannotRaiseTheReceiveRateAboveTheRateAsked() {
+        int n = 20_000;
+        long[] send = new long[n];
+        long[] recv = new long[n];
+        for (int i = 0; i < n; i++) {
+            send[i] = 50_000L * i;
+            recv[i] = Math.max(800_000_000L + i, send[i] + 100_000L);
+        }
+        double rate = TraceResult.deliveredRate(send, recv, n);
+        assertEquals(19_999e9 / (send[n - 1] + 100_000L), rate, 1e-9);
+        assertTrue(rate < 20_000, "received at " + rate + " msg/s");
+        assertTrue(TraceResult.rate(recv, n) > 99_000, "from the first arrival it was five times the rate asked");
     }
 
     @Test

@@ -26,6 +26,16 @@ public final class CpuClock {
         return v < 0 ? SendRecorder.ABSENT : v;
     }
 
+    /**
+     * CPU time of another live thread of this JVM in ns, or ABSENT when the JVM cannot tell or the thread has ended
+     * (then the sample is missing, never another thread's counter).
+     */
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() is the same value on 17
+    public static long threadCpuNs(Thread thread) {
+        long v = THREADS.getThreadCpuTime(thread.getId());
+        return v < 0 ? SendRecorder.ABSENT : v;
+    }
+
     /** CPU time of this process in ns (10 ms ticks), or ABSENT when unknown. */
     public static long processCpuNs() {
         long v = OS == null ? -1 : OS.getProcessCpuTime();

@@ -2,7 +2,6 @@ package io.msgscope.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,7 +13,6 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * CPU per message on every box (issue 3, M3, M4, D4): a known CPU burner on the relay must show in
@@ -50,6 +48,10 @@ class CpuIT {
         return SummarySchema.assertValid(out.resolve("summary.json"));
     }
 
+    private static double perMessage(JsonNode side) {
+        return side.get("time_weighted").get("cpu_ns_per_message").asDouble();
+    }
+
     private static double median(JsonNode side) {
         return side.get("stats").get("median").asDouble();
     }
@@ -74,10 +76,15 @@ class CpuIT {
             double rx = s.get("network").get("rx_bytes_s").get("median").asDouble();
             assertTrue(rx > 10_000 * 64, "loopback carries at least the payload bytes: " + rx);
         }
-        double before = median(idle.get("cpu").get("broker"));
-        double after = median(burn.get("cpu").get("broker"));
-        // 30 % of a core burnt: the broker series must rise by most of that
-        assertTrue(after - before > 18, "broker CPU " + before + " % -> " + after + " % with the burner");
+        // the burner burns 30 µs of the forwarding thread's CPU time (not wall time) per message, exactly: the
+        // relay's time-weighted CPU per message is at least that, and at most that on top of the idle run's
+        // forwarding (+5 µs of noise). It can be less on top: a thread kept busy reads several messages per wake-up
+        // (measured: 20.8 µs per message idle, 37.2 µs with the burner). Issue 27: a stamp figure halved fails here,
+        // one too high fails the sidecar test, which holds it against /proc's count of the same process.
+        double before = perMessage(idle.get("cpu").get("broker"));
+        double after = perMessage(burn.get("cpu").get("broker"));
+        assertTrue(after >= 30_000 && after <= 30_000 + before + 5_000, "relay CPU per message " + before + " ns -> "
+                + after + " ns with a 30 µs burner");
         for (String side : List.of("sender", "receiver")) {
             double a = median(idle.get("cpu").get(side));
             double b = median(burn.get("cpu").get(side));
@@ -101,11 +108,14 @@ class CpuIT {
         assertTrue(off.get("same_box").asBoolean());
         assertEquals(0, off.get("offset_ns").asLong());
         assertEquals(0, off.get("error_bound_ns").asLong());
-        double sidecar = median(b);
-        double stamps = b.get("relay_thread_stamps").get("stats").get("median").asDouble();
-        assertTrue(sidecar > 20 && sidecar < 150, "relay process CPU with a 30 % burner: " + sidecar);
-        // the process (sidecar) includes the forwarding thread (stamps): the two agree within tick noise
-        assertTrue(Math.abs(sidecar - stamps) < 30, "sidecar " + sidecar + " % vs stamps " + stamps + " %");
+        // issue 27: over the measurement the relay process (sidecar) holds the forwarding thread (stamps), which
+        // burns 30 % of a core (10,000 msg/s × 30 µs of CPU time) on top of forwarding; the process's other
+        // threads add a few points at most
+        double sidecar = b.get("time_weighted").get("mean_pct").asDouble();
+        double stamps = b.get("relay_thread_stamps").get("time_weighted").get("mean_pct").asDouble();
+        assertTrue(stamps >= 29, "forwarding thread with a 30 % burner: " + stamps + " %");
+        assertTrue(sidecar - stamps > -2 && sidecar - stamps < 8, "relay process " + sidecar
+                + " % vs its forwarding thread " + stamps + " %");
     }
 
     @Test
@@ -122,14 +132,7 @@ class CpuIT {
 
     @Test
     void sidecarSamplesRabbitMqLoadedByTheRun() throws Exception {
-        boolean present = ProcessHandle.allProcesses().anyMatch(p -> p.info().command()
-                .map(c -> c.endsWith("beam.smp")).orElse(false));
-        if (!present) {
-            if ("true".equals(System.getenv("CI"))) {
-                fail("RabbitMQ (beam.smp) must run under CI: rabbitmq-server -detached");
-            }
-            Assumptions.abort("RabbitMQ (beam.smp) is not running here; start it with rabbitmq-server -detached");
-        }
+        PushReceiverCpuIT.requireRabbitMq();
         // RabbitMQ loaded by the run itself through the AMQP driver, its CPU sampled by the sidecar
         // 5,000 msg/s: a rate RabbitMQ and the AMQP client keep up with on a loaded 2-core box
         String[] load = {"--count", "20000", "--rate", "5000", "--warmup", "2000", "--cpu-every", "200"};

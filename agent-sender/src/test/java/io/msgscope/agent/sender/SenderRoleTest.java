@@ -105,6 +105,7 @@ class SenderRoleTest {
             assertEquals(-1 - i, WireHeader.sequence(s, i * SIZE), "warm-up sequences count down from -1");
         }
         Map<Series, long[]> up = upload();
+        assertFalse(up.containsKey(Series.SENDER_WAIT_CPU_NS), "at full speed nothing is waited, no series");
         long[] sendNs = up.get(Series.SEND_NS);
         assertEquals(count, sendNs.length);
         long offset = WireHeader.sendTime(s, warmup * SIZE) - sendNs[0];
@@ -183,6 +184,16 @@ class SenderRoleTest {
         }
         assertEquals(count, CaptureDriver.WRITES.size());
         assertEquals(5, up.get(Series.SENDER_SAMPLE_NS).length, "windows at messages 0, 50, 100, 150 of 200, the final");
+        // issue 27: the CPU spent waiting for the send times, so far at each sample, within the thread's CPU
+        long[] u = up.get(Series.SENDER_THREAD_CPU_NS);
+        long[] waited = up.get(Series.SENDER_WAIT_CPU_NS);
+        assertEquals(u.length, waited.length);
+        assertEquals(0, waited[0], "nothing waited before the first message");
+        for (int k = 1; k < u.length; k++) {
+            assertTrue(waited[k] >= waited[k - 1], "waiting CPU only adds up, sample " + k);
+            assertTrue(waited[k] - waited[k - 1] <= u[k] - u[k - 1], "window " + k + " waited more CPU than it used");
+        }
+        assertTrue(waited[u.length - 1] > 0, "50 µs gaps are spun through: some CPU was spent waiting");
     }
 
     /**

@@ -127,6 +127,11 @@ public final class Comparison {
         return num(s.json().path("cpu").path(role).path("time_weighted").path("mean_pct"), "%.1f");
     }
 
+    /** The sender's CPU per message split into work and waiting for the send times (issue 27). */
+    private static String senderCpu(SummaryView s, String field) {
+        return num(s.json().path("cpu").path("sender").path("time_weighted").path(field), "%.0f");
+    }
+
     private static Row latency(String name, String field) {
         return new Row("latency " + name + " [µs]", s -> num(s.latencyUs(field), "%.1f"));
     }
@@ -159,10 +164,16 @@ public final class Comparison {
             new Row("CPU sender time-weighted [% core]", s -> cpuTimeWeighted(s, "sender")),
             new Row("CPU broker time-weighted [% core]", s -> cpuTimeWeighted(s, "broker")),
             new Row("CPU receiver time-weighted [% core]", s -> cpuTimeWeighted(s, "receiver")),
+            new Row("CPU sender work per message [ns]", s -> senderCpu(s, "work_ns_per_message")),
+            new Row("CPU sender waiting per message (--rate pacing) [ns]", s -> senderCpu(s, "waiting_ns_per_message")),
             new Row("CPU sender median per window [% core]", s -> cpu(s, "sender")),
             new Row("CPU broker median per window [% core]", s -> cpu(s, "broker")),
             new Row("CPU receiver median per window [% core]", s -> cpu(s, "receiver")),
-            new Row("client CPU per message [ns]", s -> num(s.clientCpuNsPerMessage(), "%.0f")),
+            // issue 27: the figure the console prints (the sampling period), then the whole probe's, each named
+            new Row("client process CPU per message, sampling period [ns]",
+                    s -> num(s.json().path("result").path("cpu").path("process").path("ns_per_message"), "%.0f")),
+            new Row("client process CPU per message, whole probe [ns]",
+                    s -> num(s.clientCpuNsPerMessage(), "%.0f")),
             new Row("distribution", s -> s.json().path("distribution").path("verdict").asText("–")));
 
     private static String md(String s) {

@@ -80,6 +80,20 @@ public final class ScenarioSummary {
                 LatencyFigures.of(o.intended), counters.getOrDefault("latency_clamped", 0L), counts, rates,
                 warmup, o.drainMs, counters.getOrDefault("sends_deferred", 0L), connections(o, counters), proxy,
                 broker);
+        List<String> warnings = new ArrayList<>();
+        String behind = ScenarioCaveats.fellBehind(figures.sendsDeferred(), figures.latency(), figures.intended());
+        if (behind != null) {
+            warnings.add(behind);
+            notes.add("warning: " + behind);
+        }
+        String connect = ScenarioCaveats.connectTime(o.connect == null ? 0 : o.connect.getTotalCount());
+        if (connect != null) {
+            notes.add(connect);
+        }
+        String pull = ScenarioCaveats.pullBatch(c, received, seconds);
+        if (pull != null) {
+            notes.add(pull);
+        }
         String failure = o.failure;
         if (failure == null && errors > 0) {
             failure = errors + " errors (" + byKind(counters) + ")"
@@ -111,7 +125,7 @@ public final class ScenarioSummary {
         Map<String, Object> spec = spec(c);
         // the envelope every mode shares (issue 15), once the verdict above is known
         Envelope envelope = Envelope.of("scenario", Long.toHexString(c.seed()), c.driver(), o.startedAt, failure,
-                o.failedDuring != null ? o.failedDuring : "measurement", List.of(), spec, hash(spec), o.environment);
+                o.failedDuring != null ? o.failedDuring : "measurement", warnings, spec, hash(spec), o.environment);
         ScenarioResult.Setup setup = new ScenarioResult.Setup(c.scenario().label(), qosLabel, c.publishers(),
                 c.subscribers(), c.rate(), c.warmupMs() / 1000.0, c.durationMs() / 1000.0, c.size(),
                 c.randomPadding() ? "random" : "zeros", o.broker, o.connectFailures, o.crossHost, o.clockOffsets);

@@ -99,4 +99,22 @@ class ComparisonTest {
         assertTrue(err.toString().contains("holds no summary.json"), err.toString());
         assertEquals(ExitCodes.USAGE, compare(new StringWriter(), new StringWriter(), a.toString()));
     }
+
+    /**
+     * Issue 27: the console prints the flow agent's process CPU per message over the sampling period (15.6 µs);
+     * compare printed the whole probe's (16,499 ns) under a name that did not say so. Now both, each named.
+     */
+    @Test
+    void throughputCpuPerMessageIsNamedByItsPeriod() throws IOException {
+        Path d = tmp.resolve("tp");
+        Files.createDirectories(d);
+        Files.writeString(d.resolve("summary.json"), """
+                {"mode": "throughput", "driver": "amqp", "status": "ok", "spec": {"size": 64},
+                 "result": {"client_cpu_ns_per_message": 16499,
+                            "cpu": {"process": {"pct_of_one_core": 40.1, "ns_per_message": 15600}}}}
+                """);
+        String md = Comparison.load(List.of(d)).markdown();
+        assertTrue(md.contains("| client process CPU per message, sampling period [ns] | 15600 |"), md);
+        assertTrue(md.contains("| client process CPU per message, whole probe [ns] | 16499 |"), md);
+    }
 }

@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.scenario;
 
+import io.msgscope.coordinator.result.LatencyFigures;
 import io.msgscope.core.scenario.Scenario;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -9,6 +10,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -102,5 +104,60 @@ class ScenarioSummaryTest {
                 + "group member), accepted by --allow-duplicates"), ok.notes().toString());
         assertEquals(403L, ok.results().counts().messagesReceived());
         assertNotEquals(failed.envelope().specHash(), ok.envelope().specHash(), "the allowance is part of the spec");
+    }
+
+    /**
+     * Issue 27: publishers that fell behind (deferred sends, intended-time p50 348 ms against 2 ms from the actual
+     * send) finish with every message sent, but a warning says so; on schedule (a 5 ms gap) or without deferrals no
+     * warning.
+     */
+    @Test
+    void publishersThatFellBehindAreWarnedOf() {
+        ScenarioOutcome o = new ScenarioOutcome();
+        o.publisherCounters.putAll(Map.of("messages_sent", 400L, "sends_deferred", 286_317L));
+        o.subscriberCounters.putAll(Map.of("messages_received", 400L));
+        o.latency = io.msgscope.core.LatencyRange.histogram();
+        o.intended = io.msgscope.core.LatencyRange.histogram();
+        for (int i = 0; i < 400; i++) {
+            o.latency.recordValue(2_000_000L);
+            o.intended.recordValue(348_000_000L);
+        }
+        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 2", true);
+        assertEquals("ok", r.envelope().status());
+        assertEquals(1, r.envelope().warnings().size(), r.envelope().warnings().toString());
+        String w = r.envelope().warnings().get(0);
+        assertTrue(w.startsWith("the publishers fell behind their schedule: 286,317 sends deferred"), w);
+        assertTrue(w.contains("intended_latency p50 348.") && w.contains("latency p50 2.0 ms"), w);
+        assertTrue(r.notes().contains("warning: " + w));
+
+        LatencyFigures twoMs = new LatencyFigures(2e3, 2e3, 2e3, 2e3, 2e3, 2e3, 2e3);
+        LatencyFigures sevenMs = new LatencyFigures(7e3, 7e3, 7e3, 7e3, 7e3, 7e3, 7e3);
+        assertNull(ScenarioCaveats.fellBehind(10, twoMs, sevenMs), "5 ms behind is within the 10 ms allowed");
+        assertNull(ScenarioCaveats.fellBehind(0, twoMs, new LatencyFigures(1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6)),
+                "nothing deferred");
+    }
+
+    /** Issue 27: a JetStream pull consumer's latency is its fetch batch's fill time, and a note says so. */
+    @Test
+    void aJetStreamPullConsumerNotesItsFetchBatch() {
+        ScenarioConfig c = new ScenarioConfig(Scenario.ROUND_ROBIN, new io.msgscope.core.Workload("nats", "",
+                Map.of("jetstream", "true", "consumer", "pull"), 64, io.msgscope.core.Padding.ZEROS, 1), 4, 2, 100,
+                1_000, 2_000, null, ScenarioConfig.Connections.DEFAULT);
+        // 400 msg/s over 2 subscribers: 200 each, a batch of 256 fills in 1.28 s, so the fetch's 1 s wait ends it
+        String note = ScenarioCaveats.pullBatch(c, 800, 2.0);
+        assertTrue(note.contains("at 200 msg/s per subscriber a batch takes 1000 ms"), note);
+        // 2,000 msg/s each: 128 ms
+        assertTrue(ScenarioCaveats.pullBatch(c, 8_000, 2.0).contains("takes 128 ms"));
+        assertNull(ScenarioCaveats.pullBatch(config("", Map.of(), 1), 800, 2.0), "not JetStream pull: no note");
+    }
+
+    /** Issue 27: connect_time says what it times, and that a handful of connections is mostly the cold start. */
+    @Test
+    void connectTimeSaysWhatItTimes() {
+        String few = ScenarioCaveats.connectTime(5);
+        assertTrue(few.startsWith("connect_time_*: each connection's open call") && few.contains("over 5 connections")
+                && few.contains("weighs heavily in every percentile"), few);
+        assertTrue(ScenarioCaveats.connectTime(2_000).endsWith("in the top percentiles and the max"));
+        assertNull(ScenarioCaveats.connectTime(0));
     }
 }
