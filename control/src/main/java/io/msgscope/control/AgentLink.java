@@ -141,7 +141,9 @@ public final class AgentLink implements AutoCloseable {
         }
         AgentLink[] self = new AgentLink[1];
         Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(timeoutMs, Integer.MAX_VALUE))
+                // what is left of the deadline: a second attempt does not start it again
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Math.max(1,
+                        TimeUnit.NANOSECONDS.toMillis(deadline - clock.nanoTime())), Integer.MAX_VALUE))
                 .option(ChannelOption.TCP_NODELAY, true)
                 // no reads before the link exists: an agent may write (e.g. "busy") as soon as we connect
                 .option(ChannelOption.AUTO_READ, false)
