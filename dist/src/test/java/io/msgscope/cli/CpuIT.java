@@ -86,12 +86,13 @@ class CpuIT {
         assertTrue(after >= 30_000 && after <= 30_000 + before + 5_000, "relay CPU per message " + before + " ns -> "
                 + after + " ns with a 30 µs burner");
         for (String side : List.of("sender", "receiver")) {
-            double a = median(idle.get("cpu").get(side));
-            double b = median(burn.get("cpu").get(side));
-            // the burner's CPU must not be attributed to the sender or receiver: they may not rise with it. (A fall
-            // is no misattribution: an idle run's receiver at 39 % against 7 % with the burner was seen once in a
-            // full suite, 3 of 3 runs alone right after were steady.)
-            assertTrue(b - a < 25, side + " CPU moved from " + a + " % to " + b + " %");
+            double a = idle.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
+            double b = burn.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
+            // the burner's 30 % must not be attributed to the sender or receiver: over the run they may not rise by
+            // a third of it. Time-weighted (issue 27): the per-window median is the typical 50 ms window, which on
+            // this loaded box once read 18.5 % idle and 99.7 % with the burner for the receiver (a fall is no
+            // misattribution either: 39 % against 7 % was seen once).
+            assertTrue(b - a < 10, side + " time-weighted CPU moved from " + a + " % to " + b + " %");
         }
         checkCpuColumns(tmp.resolve("burn").resolve("trace.dat"));
         assertTrue(Files.size(tmp.resolve("burn").resolve("cpu.gp")) > 0);
