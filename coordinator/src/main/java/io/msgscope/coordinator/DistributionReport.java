@@ -155,7 +155,7 @@ public final class DistributionReport {
         files.add(DistributionWriter.gnuplot(dir, "latency-distribution.gp", "latency-distribution.dat",
                 "latency-distribution.png", "Latency distribution up to p99 (" + humps.modeCount()
                         + (humps.modeCount() == 1 ? " mode" : " modes") + "; see summary.json distribution)",
-                "latency [us]", marks));
+                "latency [us]", marks, l.min() / 1e3, hi));
         if (peaks != null) {
             files.add(PeakPlots.writeMarks(dir.resolve("peaks.dat"), peaks.topPeaks()));
             files.add(envelope

@@ -29,7 +29,9 @@ public final class SearchPlot {
             return List.of();
         }
         Files.writeString(dir.resolve(DAT), data(r.probes()), StandardCharsets.US_ASCII);
-        Files.writeString(dir.resolve(GP), script(r.search()), StandardCharsets.US_ASCII);
+        long minF = r.probes().stream().mapToLong(ThroughputResult.Probe::inFlight).min().orElse(1);
+        long maxF = r.probes().stream().mapToLong(ThroughputResult.Probe::inFlight).max().orElse(1);
+        Files.writeString(dir.resolve(GP), script(r.search(), minF, maxF), StandardCharsets.US_ASCII);
         return List.of(DAT, GP);
     }
 
@@ -47,19 +49,45 @@ public final class SearchPlot {
         return sb.toString();
     }
 
+    /** Whether F lies in the right half of the log axis over [minF, maxF]. */
+    private static boolean rightHalf(long f, long minF, long maxF) {
+        return Math.log(Math.max(1, f)) > (Math.log(Math.max(1, minF)) + Math.log(Math.max(1, maxF))) / 2;
+    }
+
+    /** The label's justification: its text ends at the mark in the right half, starts there in the left. */
+    private static String side(long f, long minF, long maxF) {
+        return rightHalf(f, minF, maxF) ? "right" : "left";
+    }
+
+    private static String offset(long f, long minF, long maxF) {
+        return rightHalf(f, minF, maxF) ? "-1" : "1";
+    }
+
     /** A figure with one decimal, NaN when it was not measured (gnuplot skips it). */
     private static String oneDecimal(Double v) {
         return v == null ? "NaN" : String.format(Locale.ROOT, "%.1f", v);
     }
 
     static String script(SearchSection s) {
-        String marks = "";
+        return s == null ? script(null, 1, 1) : script(s, Math.min(s.knee().inFlight(), s.peak().inFlight()),
+                Math.max(s.knee().inFlight(), s.peak().inFlight()));
+    }
+
+    /**
+     * search.gp for probes of F in [minF, maxF]. Issue 29: a mark in the right half of the log axis has its word on
+     * its left, so "peak" and "knee" stay inside the frame (they were cut off at the right edge); the y axis starts
+     * at 0 (a rate) and leaves room above the highest bar for the words.
+     */
+    static String script(SearchSection s, long minF, long maxF) {
+        String marks = "set yrange [0:*]\nset offsets 0, 0, graph 0.12, 0\n";
         if (s != null) {
-            marks = String.format(Locale.ROOT, """
-                    set label 1 "peak" at first %d, first %.1f point pt 6 ps 2 offset 1,1
-                    set label 2 "knee" at first %d, first %.1f point pt 8 ps 2 offset 1,-1
+            marks += String.format(Locale.ROOT, """
+                    set label 1 "peak" at first %d, first %.1f %s point pt 6 ps 2 offset %s,1
+                    set label 2 "knee" at first %d, first %.1f %s point pt 8 ps 2 offset %s,-1
                     set object 1 rectangle from graph 0, first %.1f to graph 1, first %.1f fillcolor rgb "#dddddd" fillstyle solid 0.4 noborder behind
-                    """, s.peak().inFlight(), s.peak().median(), s.knee().inFlight(), s.knee().median(),
+                    """, s.peak().inFlight(), s.peak().median(), side(s.peak().inFlight(), minF, maxF),
+                    offset(s.peak().inFlight(), minF, maxF), s.knee().inFlight(), s.knee().median(),
+                    side(s.knee().inFlight(), minF, maxF), offset(s.knee().inFlight(), minF, maxF),
                     s.peak().samples().medianInterval().lower(), s.peak().samples().medianInterval().upper());
         }
         String curve = "";

@@ -62,7 +62,7 @@ public final class ThroughputSamples {
                 set ylabel "throughput [msg/s]"
                 set format y "%%.0f"
                 set yrange [0:*]
-                set key top right
+                set key outside right top
                 set object 1 rectangle from graph 0, first %.3f to graph 1, first %.3f fillcolor rgb "#dddddd" fillstyle solid 0.5 noborder behind
                 %s
                 plot "samples.dat" using 1:2 with linespoints pt 7 ps 0.6 title "sample", \\
@@ -76,13 +76,17 @@ public final class ThroughputSamples {
                 unset object 1
                 unset arrow 1
                 set autoscale
+                set xrange [%.3f:%.3f]
                 set yrange [0:*]
                 set style fill solid 0.6 border -1
                 width = %.6f
+                set boxwidth width
                 bin(x) = width * floor((x - %.6f) / width) + %.6f + width / 2
                 plot "samples.dat" using (bin($2)):(1.0) smooth frequency with boxes title "samples"
                 """, GnuplotScripts.TERMINAL, median, summary.medianInterval().lower(), summary.medianInterval().upper(),
-                changeMark(summary.stationarity()), median, bins, width, width, min, min);
+                changeMark(summary.stationarity()), median, bins, width,
+                // issue 29: a rate's axis never below 0 (autoscale once began it at -50,000 msg/s); one bin of margin
+                Math.max(0, min - width), max + width, width, min, min);
         Files.writeString(dir.resolve(GP), gp, StandardCharsets.UTF_8);
         return List.of(DAT, GP);
     }

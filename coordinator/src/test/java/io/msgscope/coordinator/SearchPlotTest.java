@@ -46,6 +46,21 @@ class SearchPlotTest {
         assertTrue(gp.endsWith("smooth unique with lines title \"\"\n"), gp);
     }
 
+    /**
+     * Issue 29: the peak at the largest F probed had its word to its right, cut off by the frame; now a mark in the
+     * right half of the log axis has its word on its left, one in the left half on its right, and the y axis of a
+     * rate starts at 0 with room above the highest median for the words.
+     */
+    @Test
+    void peakAndKneeWordsStayInsideTheFrame() {
+        String gp = SearchPlot.script(SearchSection.of(result(100_000, null), "m", "knee", true), 1, 10_000);
+        assertTrue(gp.contains("set label 1 \"peak\" at first 10000, first 100000.0 right point pt 6 ps 2 offset -1,1"), gp);
+        assertTrue(gp.contains("set label 2 \"knee\" at first 40, first 95000.0 left point pt 8 ps 2 offset 1,-1"), gp);
+        assertTrue(gp.contains("set yrange [0:*]\nset offsets 0, 0, graph 0.12, 0\n"), gp);
+        assertTrue(SearchPlot.script(SearchSection.of(result(100_000, null), "m", "knee", true), 1, 10_000_000_000L)
+                .contains("\"peak\" at first 10000, first 100000.0 left"), "F = 10,000 in the left half of 1 to 10^10");
+    }
+
     @Test
     void aPeakWellAboveThePlateauIsASecondRise() {
         SaturationFit fit = new SaturationFit(100_000, 30, 4, 0.01, 8);

@@ -237,6 +237,14 @@ class CliUsageTest {
         }
     }
 
+    /** Issue 29: report of a folder that does not exist says so, not that it holds no summary. */
+    @Test
+    void reportOfAMissingFolderSaysSo() {
+        Path missing = tmp.resolve("no-such-run");
+        assertUsageError(run("report", missing.toString()), "DIR", "no such folder: " + missing);
+        assertFalse(Files.exists(missing), "nothing written");
+    }
+
     /** Issue 14: a URI a client would read otherwise (a raw '@' in the password) is refused, the password never shown. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"mqtt tcp://user:p@ss-w0rd@127.0.0.1:1883", "nats nats://user:p@ss-w0rd@127.0.0.1:4222",
@@ -323,6 +331,31 @@ class CliUsageTest {
                     () -> "subcommand " + sub + " listed:\n" + r.err());
         }
         assertFalse(r.err().contains("Exception"));
+    }
+
+    /**
+     * Issue 29: every command's {@code --size} takes the syntax {@code sweep --sizes} takes (64, 1k = 1024,
+     * 1m = 1048576), so a size copied from a sweep's point into a run means the same bytes.
+     */
+    @Test
+    void everySizeOptionTakesTheSweepSyntax() {
+        CommandLine root = new CommandLine(new Main());
+        int checked = 0;
+        for (CommandLine sub : root.getSubcommands().values()) {
+            OptionSpec size = sub.getCommandSpec().findOption("--size");
+            if (size == null) {
+                continue;
+            }
+            for (String[] given : new String[][] {{"64", "64"}, {"1k", "1024"}, {"4K", "4096"}, {"1m", "1048576"}}) {
+                CommandLine.ParseResult parsed = new CommandLine(new Main()).parseArgs(sub.getCommandName(), "--size", given[0]);
+                assertEquals(Integer.parseInt(given[1]), parsed.subcommand().matchedOptionValue("--size", 0),
+                        sub.getCommandName() + " --size " + given[0]);
+            }
+            checked++;
+        }
+        assertEquals(3, checked, "run, throughput and scenario have --size");
+        assertUsageError(run("run", "--size", "1x", "--out", out()), "--size", "'1x' is not a size");
+        assertUsageError(run("run", "--size", "16", "--out", out()), "--size", "between 32", "got 16");
     }
 
     @Test

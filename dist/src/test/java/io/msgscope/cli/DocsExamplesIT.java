@@ -92,6 +92,13 @@ class DocsExamplesIT {
         return pages;
     }
 
+    /** The pages whose examples run, and BENCHMARKS.md (read, not run). */
+    static List<Path> pagesWithBenchmarks() throws IOException {
+        List<Path> pages = new ArrayList<>(pages());
+        pages.add(repoRoot().resolve("BENCHMARKS.md"));
+        return pages;
+    }
+
     static Path repoRoot() {
         Path p = Path.of("").toAbsolutePath();
         while (p != null && !Files.isRegularFile(p.resolve("README.md"))) {
@@ -309,8 +316,7 @@ class DocsExamplesIT {
     @Test
     void everyRelativeLinkPointsAtSomethingThatExists() throws IOException {
         Path root = repoRoot();
-        List<Path> pages = new ArrayList<>(pages());
-        pages.add(root.resolve("BENCHMARKS.md"));
+        List<Path> pages = pagesWithBenchmarks();
         List<String> broken = new ArrayList<>();
         for (Path page : pages) {
             List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
@@ -328,6 +334,54 @@ class DocsExamplesIT {
             }
         }
         assertTrue(broken.isEmpty(), () -> "links to nothing:\n" + String.join("\n", broken));
+    }
+
+    /**
+     * Issue 29: a clone has no {@code msgscope} on its PATH (a bare one exits 127), so every command in an sh block
+     * of README.md, BENCHMARKS.md and docs/ — run here or marked not run — is written {@code ./msgscope}; and the
+     * launcher, linked into a folder on the PATH as docs/commands.md says, finds its clone through the link.
+     */
+    @Test
+    void everyCommandIsTheClonesLauncherAndTheLauncherWorksThroughALink() throws Exception {
+        Path root = repoRoot();
+        List<Path> pages = pagesWithBenchmarks();
+        List<String> bare = new ArrayList<>();
+        for (Path page : pages) {
+            List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+            boolean inBlock = false;
+            boolean sh = false;
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher fence = FENCE.matcher(lines.get(i));
+                if (fence.find()) {
+                    sh = !inBlock && fence.group(1).equals("sh");
+                    inBlock = !inBlock;
+                } else if (inBlock && sh && lines.get(i).matches("^\\s*msgscope\\s.*")) {
+                    bare.add(root.relativize(page) + ":" + (i + 1) + ": " + lines.get(i).strip());
+                }
+            }
+        }
+        List<String> installs = new ArrayList<>();
+        for (Path page : pages) {
+            List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).matches(".*\\bmvnw\\b.*\\sinstall(\\s.*)?$")) {
+                    installs.add(root.relativize(page) + ":" + (i + 1) + ": " + lines.get(i).strip());
+                }
+            }
+        }
+        assertTrue(installs.isEmpty(), () -> "a recipe must not install into the user's ~/.m2:\n" + String.join("\n", installs));
+        assertTrue(bare.isEmpty(), () -> "a bare msgscope is not on a clone's PATH (exit 127):\n" + String.join("\n", bare));
+        String commands = Files.readString(root.resolve("docs/commands.md"), StandardCharsets.UTF_8);
+        assertTrue(commands.contains("ln -s \"$PWD/msgscope\" ~/.local/bin/msgscope"), "docs/commands.md says how");
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Files.createSymbolicLink(bin.resolve("msgscope"), root.resolve("msgscope"));
+        ProcessBuilder pb = new ProcessBuilder(bin.resolve("msgscope").toString(), "--version")
+                .directory(bin.toFile()).redirectErrorStream(true);
+        pb.environment().put("MSGSCOPE_NO_REBUILD", "1");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.startsWith("msgscope "), out);
     }
 
     /** Each page's examples, in order, in the page's own working folder; the same command runs once per page. */

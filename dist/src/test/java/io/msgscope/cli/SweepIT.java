@@ -59,6 +59,11 @@ class SweepIT {
         assertTrue(spread.get(1).startsWith("1024 2 "), spread.get(1));
         JsonNode j = new ObjectMapper().readTree(out.resolve("sweep.json").toFile());
         assertEquals(4, j.path("points").size());
+        ResultsDoc.assertFilesWritten("sweep.dat", out); // issue 29: every file docs/results.md names for a sweep
+        List<String> csv = Files.readAllLines(out.resolve("sweep.csv"), StandardCharsets.UTF_8);
+        assertEquals(5, csv.size(), csv::toString);
+        assertTrue(csv.get(0).startsWith("size,repeat,status,lat_mean_us,"), csv.get(0));
+        assertEquals(rows.get(2).replace(' ', ','), csv.get(3));
         assertTrue(j.path("timing").path("measuring_s").asDouble() > 0.5, j.path("timing").toString());
         for (String d : List.of("point-64-1", "point-64-2", "point-1024-1", "point-1024-2")) {
             assertTrue(Files.isRegularFile(out.resolve(d).resolve("summary.json")), d);

@@ -133,6 +133,7 @@ class TraceRunIT {
         try (BufferedReader r = Files.newBufferedReader(out.resolve("trace.dat"), StandardCharsets.US_ASCII)) {
             String header = r.readLine();
             assertTrue(header.contains("intended_ns") && header.contains("latency_corrected_ns"), header);
+            ResultsDoc.assertDocumentedColumns("trace.dat", List.of(header.substring(1).trim().split("\\s+")));
         }
         assertTrue(p.out().contains("from the intended send time"), p.out());
     }
@@ -177,6 +178,7 @@ class TraceRunIT {
             assertEquals(List.of("seq", "send_ns", "recv_ns", "latency_ns", "st_msg_s", "rt_msg_s", "cpu_sender_pct",
                     "cpu_broker_pct", "cpu_receiver_pct", "net_rx_bytes_s", "net_rx_packets_s", "st_window", "rt_window"),
                     List.of(cols));
+            ResultsDoc.assertDocumentedColumns("trace.dat", List.of(cols)); // issue 29: results.md lists them all
             String line;
             long rows = 0;
             while ((line = r.readLine()) != null) {

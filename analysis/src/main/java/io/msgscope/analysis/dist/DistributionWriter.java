@@ -100,6 +100,15 @@ public final class DistributionWriter {
         return script;
     }
 
+    /** As above, for a histogram over [xLo, xHi] (the mode numbers drawn are thinned over that range, issue 29). */
+    public static Path gnuplot(Path dir, String scriptName, String datFile, String pngName, String title,
+            String xLabel, List<Double> modeMarks, double xLo, double xHi) throws IOException {
+        Path script = dir.resolve(checkFileName(scriptName, ".gp"));
+        Files.writeString(script, script(scriptName, checkFileName(datFile, ""), checkFileName(pngName, ".png"),
+                title, xLabel, modeMarks, MESSAGES, xLo, xHi), StandardCharsets.UTF_8);
+        return script;
+    }
+
     static String script(String scriptName, String datFile, String pngName, String title, String xLabel,
             List<Double> modeMarks) {
         return script(scriptName, datFile, pngName, title, xLabel, modeMarks, MESSAGES);
@@ -107,9 +116,24 @@ public final class DistributionWriter {
 
     static String script(String scriptName, String datFile, String pngName, String title, String xLabel,
             List<Double> modeMarks, String yLabel) {
+        return script(scriptName, datFile, pngName, title, xLabel, modeMarks, yLabel, Double.NaN, Double.NaN);
+    }
+
+    /**
+     * The script, the modes marked by arrows numbered on the plot and listed with their positions in the key outside
+     * the frame (issue 29: a cluster of modes once piled its labels into an unreadable heap). A number is drawn only
+     * when it stands at least {@link #LABEL_GAP} of the x range {@code [xLo, xHi]} from the last number drawn at the
+     * same height (three heights in turn); NaN bounds take the marks' own span.
+     */
+    static String script(String scriptName, String datFile, String pngName, String title, String xLabel,
+            List<Double> modeMarks, String yLabel, double xLo, double xHi) {
         Objects.requireNonNull(title, "title");
         Objects.requireNonNull(xLabel, "xLabel");
-        List<Double> marks = modeMarks == null ? List.of() : modeMarks;
+        List<Double> marks = modeMarks == null ? List.of()
+                : modeMarks.stream().filter(m -> m != null && Double.isFinite(m)).sorted().toList();
+        double lo = Double.isNaN(xLo) ? (marks.isEmpty() ? 0 : marks.get(0)) : xLo;
+        double hi = Double.isNaN(xHi) ? (marks.isEmpty() ? 0 : marks.get(marks.size() - 1)) : xHi;
+        double gap = LABEL_GAP * (hi - lo);
         StringBuilder s = new StringBuilder(1024);
         s.append("# msgscope: ").append(oneLine(title)).append(" (from ").append(datFile).append(")\n");
         s.append("# Run from the folder of the data file: gnuplot ").append(scriptName).append('\n');
@@ -122,31 +146,47 @@ public final class DistributionWriter {
         s.append("set ylabel ").append(quote(yLabel)).append('\n');
         s.append("set yrange [0:*]\n");
         s.append("set style fill solid 0.6 border -1\n");
-        s.append("set key top right\n");
+        s.append(marks.isEmpty() ? "set key top right\n" : "set key outside right top\n");
         s.append("# box width = the step between bin centres (the bin width unless bins overlap)\n");
         s.append("stats ").append(quote(datFile)).append(" using 3 nooutput\n");
         s.append("step = (STATS_records > 1) ? (STATS_max - STATS_min) / (STATS_records - 1) : 0\n");
-        int i = 0;
-        for (Double mark : marks) {
-            if (mark == null || mark.isNaN() || mark.isInfinite()) {
-                continue;
-            }
-            i++;
-            String x = plain(mark);
-            s.append("set arrow ").append(i).append(" from first ").append(x).append(", graph 0.97 to first ")
+        double[] lastAt = new double[LABEL_HEIGHTS.length];
+        java.util.Arrays.fill(lastAt, Double.NEGATIVE_INFINITY);
+        int labels = 0;
+        for (int i = 1; i <= marks.size(); i++) {
+            String x = plain(marks.get(i - 1));
+            s.append("set arrow ").append(i).append(" from first ").append(x).append(", graph 0.87 to first ")
                     .append(x).append(", graph 0 head filled lw 2 lc rgb \"#d62728\" front\n");
-            s.append("set label ").append(i).append(" ").append(quote("mode " + i + ": " + Num.threeFigures(mark)))
-                    // three heights in turn, so the labels of modes close together do not overlap (issue 18)
-                    .append(" at first ").append(x).append(", graph ").append(LABEL_HEIGHTS[(i - 1) % LABEL_HEIGHTS.length])
-                    .append(" center tc rgb \"#d62728\" front\n");
+            int h = labels % LABEL_HEIGHTS.length;
+            if (marks.get(i - 1) - lastAt[h] >= gap) {
+                lastAt[h] = marks.get(i - 1);
+                labels++;
+                s.append("set label ").append(i).append(" ").append(quote(Integer.toString(i)))
+                        .append(" at first ").append(x).append(", graph ").append(LABEL_HEIGHTS[h])
+                        .append(" center tc rgb \"#d62728\" front\n");
+            }
         }
         s.append("plot ").append(quote(datFile))
                 .append(" using 3:4:(step > 0 ? step : $2 - $1) with boxes lc rgb \"#4c72b0\" title \"count\"");
-        if (i > 0) {
-            s.append(", \\\n     NaN with lines lw 2 lc rgb \"#d62728\" title \"modes (humpiness)\"");
+        if (!marks.isEmpty()) {
+            s.append(", \\\n     NaN with lines lw 2 lc rgb \"#d62728\" title \"modes (humpiness):\"");
+            for (int i = 1; i <= marks.size(); i++) {
+                s.append(", \\\n     NaN with lines lc rgb \"#ffffff\" title ")
+                        .append(quote(i + ": " + Num.threeFigures(marks.get(i - 1)) + " " + unitOf(xLabel)));
+            }
         }
         s.append('\n');
         return s.toString();
+    }
+
+    /** The smallest distance, as a share of the x range, between two mode numbers drawn at one height. */
+    static final double LABEL_GAP = 0.03;
+
+    /** The unit in an axis label "name [unit]", or "". */
+    private static String unitOf(String axisLabel) {
+        int a = axisLabel.lastIndexOf('[');
+        int b = axisLabel.lastIndexOf(']');
+        return a >= 0 && b > a ? axisLabel.substring(a + 1, b) : "";
     }
 
     /** A finite double as plain text gnuplot reads (shortest representation, no exponent). */

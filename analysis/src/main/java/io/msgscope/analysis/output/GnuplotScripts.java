@@ -117,7 +117,7 @@ public final class GnuplotScripts {
         String c1 = col(minColumn + 1, scale);
         String c2 = col(minColumn + 2, scale);
         return "\"" + q + "\" using 4:" + c0 + ":" + c2 + " with filledcurves fc rgb \"" + bandColour
-                + "\" fs solid 0.5 noborder title " + quote(label + " min-max per bucket") + ", \\\n"
+                + "\" fs transparent solid 0.35 noborder title " + quote(label + " min-max per bucket") + ", \\\n"
                 + "     \"" + q + "\" using 4:" + c1 + " with lines lw 1 lc rgb \"" + lineColour + "\" title "
                 + quote(label + " median per bucket");
     }
@@ -149,8 +149,9 @@ public final class GnuplotScripts {
                 + "set ylabel \"throughput [msg/s]\"\n"
                 + "set format y \"%.0f\"\n"
                 + "set key below\n"
-                + "plot " + envelopeElement(8, "", "ST (sent)", "#a1d99b", "#006d2c") + ", \\\n     "
-                + envelopeElement(11, "", "RT (received)", "#fdd0a2", "#d94801") + "\n";
+                // issue 29: RT first and wide, ST over it thin: where they agree, both stay visible; bands see-through
+                + "plot " + envelopeElement(11, "", "RT (received)", "#fdd0a2", "#d94801").replace("lw 1", "lw 4")
+                + ", \\\n     " + envelopeElement(8, "", "ST (sent)", "#a1d99b", "#006d2c") + "\n";
     }
 
     private static Path write(Path file, String text) throws IOException {
@@ -305,7 +306,8 @@ public final class GnuplotScripts {
                 + "set ylabel \"throughput [msg/s]\"\n"
                 + "set format y \"%.0f\"\n"
                 + "set key top right\n"
-                + "plot \"trace.dat\" using 1:5 with lines lw 1 title \"ST (sent)\", \\\n"
-                + "     \"trace.dat\" using 1:6 with lines lw 1 title \"RT (received)\"\n";
+                // issue 29: RT first, wide and see-through; ST over it thin, so neither hides the other
+                + "plot \"trace.dat\" using 1:6 with lines lw 4 lc rgb \"#60d94801\" title \"RT (received)\", \\\n"
+                + "     \"trace.dat\" using 1:5 with lines lw 1 lc rgb \"#006d2c\" title \"ST (sent)\"\n";
     }
 }

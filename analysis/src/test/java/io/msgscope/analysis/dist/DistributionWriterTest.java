@@ -81,9 +81,10 @@ class DistributionWriterTest {
             Locale.setDefault(Locale.GERMANY);
             String s = DistributionWriter.script("h.gp", "h.dat", "h.png", "Latency \"histogram\"", "latency [µs]",
                     List.of(150.25, 340.0));
-            assertTrue(s.contains("set arrow 1 from first 150.25, graph 0.97 to first 150.25, graph 0 head"), s);
-            assertTrue(s.contains("set arrow 2 from first 340, graph 0.97 to first 340, graph 0 head"), s);
-            assertTrue(s.contains("set label 1 \"mode 1: 150\" at first 150.25"), s);
+            assertTrue(s.contains("set arrow 1 from first 150.25, graph 0.87 to first 150.25, graph 0 head"), s);
+            assertTrue(s.contains("set arrow 2 from first 340, graph 0.87 to first 340, graph 0 head"), s);
+            assertTrue(s.contains("set label 1 \"1\" at first 150.25"), s);
+            assertTrue(s.contains("title \"1: 150 µs\"") && s.contains("title \"2: 340 µs\""), "positions in the key: " + s);
             // issue 18: neighbouring modes' labels at different heights; the y axis says what is counted
             assertTrue(s.contains("at first 150.25, graph 0.985") && s.contains("at first 340, graph 0.94"), s);
             assertTrue(s.contains("set ylabel \"messages per bin\""), s);
@@ -96,6 +97,39 @@ class DistributionWriterTest {
         } finally {
             Locale.setDefault(saved);
         }
+    }
+
+    /**
+     * Issue 29: twenty modes in a cluster (5 % of the range) once got twenty "mode i: x" labels in a heap. Now the
+     * key lists every position, and the numbers on the plot stand apart: two at one height at least 3 % of the range
+     * apart, all inside the frame.
+     */
+    @Test
+    void modeLabelsOfAClusterNeverPileUp() {
+        List<Double> marks = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            marks.add(500.0 + 2.5 * i);
+        }
+        marks.add(900.0);
+        String s = DistributionWriter.script("h.gp", "h.dat", "h.png", "t", "latency [µs]", marks,
+                DistributionWriter.MESSAGES, 0, 1000);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("set label \\d+ \"(\\d+)\" at first ([0-9.]+), graph ([0-9.]+)")
+                .matcher(s);
+        java.util.Map<String, Double> lastAtHeight = new java.util.HashMap<>();
+        int drawn = 0;
+        while (m.find()) {
+            double x = Double.parseDouble(m.group(2));
+            assertTrue(x >= 0 && x <= 1000 && Double.parseDouble(m.group(3)) < 1, "inside the frame: " + m.group());
+            Double last = lastAtHeight.put(m.group(3), x);
+            assertTrue(last == null || x - last >= 30, "labels " + last + " and " + x + " at one height pile up: " + s);
+            drawn++;
+        }
+        assertTrue(drawn >= 3 && drawn <= 8, drawn + " numbers drawn: " + s);
+        assertEquals(21, s.split("set arrow ").length - 1, "every mode still has its arrow");
+        for (int i = 1; i <= 21; i++) {
+            assertTrue(s.contains("title \"" + i + ": "), "mode " + i + " in the key: " + s);
+        }
+        assertTrue(s.contains("set key outside right top"), "the key beside the plot, not over the bars");
     }
 
     @Test

@@ -73,4 +73,47 @@ class GnuplotScriptsTest {
             assertEquals(java.util.List.of(dir.resolve("throughput.png")), Plotter.render(dir));
         }
     }
+
+    /** gnuplot is on PATH; under CI=true a missing one fails the test instead of skipping it (issue 29). */
+    static void assumeGnuplot() {
+        if (!Plotter.gnuplotAvailable() && "true".equals(System.getenv("CI"))) {
+            org.junit.jupiter.api.Assertions.fail("gnuplot-nox must be installed under CI (.ci/run installs it)");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(Plotter.gnuplotAvailable(), "gnuplot not installed");
+    }
+
+    /**
+     * Issue 29: where ST and RT agree (the usual case) the second curve drawn used to hide the first. Now RT is drawn
+     * first, wide and see-through, and ST over it, thin; the script renders.
+     */
+    @Test
+    void stIsNotHiddenUnderRt() throws Exception {
+        for (boolean envelope : new boolean[] {false, true}) {
+            GnuplotScripts.writeAll(dir, false, envelope);
+            String gp = Files.readString(dir.resolve(GnuplotScripts.THROUGHPUT));
+            assertTrue(gp.indexOf("RT (received)") < gp.indexOf("ST (sent)"), gp);
+            assertFalse(gp.contains("fs solid"), "bands see-through: " + gp);
+        }
+        String plain = GnuplotScripts.throughputScript();
+        java.util.regex.Matcher rt = java.util.regex.Pattern.compile("using 1:6 with lines lw (\\d+) lc rgb \"#([0-9a-f]{8})\"")
+                .matcher(plain);
+        java.util.regex.Matcher st = java.util.regex.Pattern.compile("using 1:5 with lines lw (\\d+) lc rgb \"#[0-9a-f]{6}\"")
+                .matcher(plain);
+        assertTrue(rt.find() && st.find(), plain);
+        assertTrue(Integer.parseInt(rt.group(1)) > Integer.parseInt(st.group(1)), "RT wider than ST: " + plain);
+        assertTrue(Integer.parseInt(rt.group(2).substring(0, 2), 16) > 0x20, "RT see-through (ARGB alpha): " + plain);
+        assumeGnuplot();
+        StringBuilder trace = new StringBuilder("# seq send_ns recv_ns latency_ns st_msg_s rt_msg_s\n");
+        for (int i = 0; i < 2000; i++) {
+            double rate = 100_000 + 20_000 * Math.sin(i / 50.0);
+            trace.append(i).append(' ').append(i * 10_000L).append(' ').append(i * 10_000L + 5_000).append(" 5000 ")
+                    .append(rate).append(' ').append(rate).append('\n');
+        }
+        Files.writeString(dir.resolve("trace.dat"), trace);
+        Files.writeString(dir.resolve("latency-histogram.dat"), "1 2 1.5 10\n2 3 2.5 5\n");
+        GnuplotScripts.writeAll(dir, false, false);
+        Files.delete(dir.resolve(GnuplotScripts.LATENCY));
+        Files.delete(dir.resolve(GnuplotScripts.LATENCY_HISTOGRAM));
+        assertEquals(List.of(dir.resolve("throughput.png")), Plotter.render(dir));
+    }
 }

@@ -2,6 +2,7 @@ package io.msgscope.coordinator.cli;
 
 import io.msgscope.analysis.output.PlotUnavailableException;
 import io.msgscope.analysis.output.Plotter;
+import io.msgscope.coordinator.report.ComparePage;
 import io.msgscope.coordinator.report.Comparison;
 import io.msgscope.coordinator.report.SweepComparison;
 import io.msgscope.core.SpecException;
@@ -21,7 +22,7 @@ import java.util.concurrent.Callable;
 
 /** {@code msgscope compare DIR1 DIR2 ...}: runs side by side. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Put results side by side (Markdown table; --out: compare.md/.dat/.gp). Run folders of any mode "
+        description = {"Put results side by side (Markdown table; --out: compare.md/.html/.dat/.gp). Run folders of any mode "
                                + "(run, throughput, scenario) of different drivers or brokers: the latency percentiles overlaid "
                                + "in compare.gp. Refuses results of different modes or settings (trace runs: size, count, rate; "
                                + "throughput: size, in-flight; scenarios: scenario, size, publishers, subscribers, rate, "
@@ -38,7 +39,8 @@ public final class CompareCommand implements Callable<Integer> {
             description = "At least two result folders (run, throughput, scenario), or sweep folders.")
     List<Path> dirs;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Also write compare.md, compare.dat, compare.gp here.")
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Also write compare.md, compare.html (a page), compare.dat, compare.gp here.")
     Path out;
 
     @Option(names = "--force", defaultValue = "false",
@@ -72,11 +74,13 @@ public final class CompareCommand implements Callable<Integer> {
             throw new SpecException("--plot", "needs --out DIR");
         }
         String files;
+        String markdown;
         java.util.function.Function<Path, List<Path>> writer;
         if (sweeps > 0) {
             SweepComparison c = SweepComparison.load(dirs);
-            stdout.print(c.markdown());
-            files = "compare.md, compare.dat, compare.gp (compare.png, compare-latency.png)";
+            markdown = c.markdown();
+            stdout.print(markdown);
+            files = "compare.md, compare.html, compare.dat, compare.gp (compare.png, compare-latency.png)";
             writer = d -> unchecked(() -> c.write(d));
         } else {
             Comparison c = Comparison.load(dirs);
@@ -88,8 +92,9 @@ public final class CompareCommand implements Callable<Integer> {
                 }
                 stdout.println("warning (--force): " + m.field() + " differs between the runs (" + m.values() + ")");
             }
-            stdout.print(c.markdown());
-            files = "compare.md, compare.dat, compare.gp";
+            markdown = c.markdown();
+            stdout.print(markdown);
+            files = "compare.md, compare.html, compare.dat, compare.gp";
             writer = d -> unchecked(() -> c.write(d));
         }
         if (out != null) {
@@ -97,6 +102,7 @@ public final class CompareCommand implements Callable<Integer> {
             writer.apply(dir);
             stdout.println();
             stdout.println("written in " + dir + ": " + files);
+            int code = ExitCodes.OK;
             if (plot) {
                 try {
                     for (Path p : Plotter.render(dir)) {
@@ -104,9 +110,14 @@ public final class CompareCommand implements Callable<Integer> {
                     }
                 } catch (PlotUnavailableException e) {
                     stdout.println(e.getMessage());
-                    stdout.flush();
-                    return ExitCodes.FAILED;
+                    code = ExitCodes.FAILED;
                 }
+            }
+            // issue 29: a page beside the table, with the plots rendered above (none without --plot)
+            stdout.println("page: " + ComparePage.write(dir, markdown));
+            if (code != ExitCodes.OK) {
+                stdout.flush();
+                return code;
             }
         }
         stdout.flush();

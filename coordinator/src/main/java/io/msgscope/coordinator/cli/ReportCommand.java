@@ -9,6 +9,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -21,7 +22,7 @@ import java.util.concurrent.Callable;
                                + "Missing PNGs are rendered when gnuplot is installed."},
         footer = {"",
                   "Exit codes: 0 ok, 1 the folder's summary.json is empty, not JSON or not a msgscope summary, 2 "
-                          + "bad usage (not a run or sweep folder)."})
+                          + "bad usage (no such folder, or not a run or sweep folder)."})
 public final class ReportCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -31,6 +32,9 @@ public final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new SpecException("DIR", "no such folder: " + dir);
+        }
         if (!HtmlReport.isRun(dir) && !HtmlReport.isSweep(dir)) {
             throw new SpecException("DIR", dir + " holds neither summary.json nor sweep.json");
         }

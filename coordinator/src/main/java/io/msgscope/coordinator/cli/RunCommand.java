@@ -63,8 +63,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--count", paramLabel = "N", description = "Measured messages (default: ${DEFAULT-VALUE}).")
     long count;
 
-    @Option(names = "--size", paramLabel = "BYTES",
-            description = "Bytes per message, 32-byte measurement header included (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--size", paramLabel = "BYTES", converter = SizeConverter.class,
+            description = "Bytes per message (k = 1024, m = 1048576), 32-byte measurement header included (default: ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--rate", paramLabel = "MSG/S",

@@ -104,8 +104,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "Warm-up seconds whose metrics are discarded (default: ${DEFAULT-VALUE}).")
     double warmup;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "256",
-            description = "Bytes per message, 32-byte header included (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--size", paramLabel = "BYTES", converter = SizeConverter.class, defaultValue = "256",
+            description = "Bytes per message (k = 1024, m = 1048576), 32-byte header included (default: ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--padding", paramLabel = "zeros|random", defaultValue = "random",

@@ -42,7 +42,7 @@ import java.util.regex.Pattern;
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run 'msgscope run' or 'msgscope throughput' over a parameter: tables, spread, plots. One run "
                                + "per value of the parameter and repeat, each into DIR/point-<value>-<repeat>/, then write "
-                               + "sweep.dat (one row per point and repeat), sweep-spread.dat (min/median/max over the repeats), "
+                               + "sweep.dat (one row per point and repeat) and the same table as sweep.csv, sweep-spread.dat (min/median/max over the repeats), "
                                + "sweep.json and the gnuplot scripts sweep-throughput.gp and sweep-latency.gp (M7). Every other "
                                + "option goes to each run unchanged, e.g. --count 100000."},
         footer = {"",

@@ -63,8 +63,8 @@ public final class ThroughputCommand implements Callable<Integer> {
                     + "(A6) (default: ${DEFAULT-VALUE}).")
     String inFlight;
 
-    @Option(names = "--size", paramLabel = "BYTES",
-            description = "Bytes per message, 32-byte header included, zero-padded (A3) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--size", paramLabel = "BYTES", converter = SizeConverter.class,
+            description = "Bytes per message (k = 1024, m = 1048576), 32-byte header included, zero-padded (A3) (default: ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--samples", paramLabel = "N", defaultValue = "100",

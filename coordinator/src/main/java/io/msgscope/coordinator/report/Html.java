@@ -129,8 +129,8 @@ final class Html {
             h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
             table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; display: block;
                     max-width: 100%; overflow-x: auto; }
-            td { overflow-wrap: anywhere; }
-            th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+            td { overflow-wrap: break-word; }
+            th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; } th { white-space: nowrap; }
             th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
             pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
             figure { margin: 1em 0; } img { max-width: 100%; border: 1px solid #ddd; }

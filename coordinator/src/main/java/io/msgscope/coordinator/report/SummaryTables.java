@@ -25,11 +25,40 @@ final class SummaryTables {
      */
     static List<List<String>> fields(JsonNode o) {
         List<List<String>> rows = new ArrayList<>();
+        addFields(rows, "", "", o);
+        return rows;
+    }
+
+    /**
+     * Issue 29: a nested object is not shown as raw JSON but as its own rows, each labelled "parent: field" and named
+     * {@code parent.field}; an array of numbers or words as its values, at most 12 of them.
+     */
+    private static void addFields(List<List<String>> rows, String labelPrefix, String keyPrefix, JsonNode o) {
         for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            rows.add(field(e.getKey(), e.getValue()));
+            JsonNode v = e.getValue();
+            if (v.isObject() && v.size() > 0) {
+                addFields(rows, labelPrefix + label(e.getKey()) + ": ", keyPrefix + e.getKey() + ".", v);
+            } else if (v.isArray()) {
+                rows.add(List.of(labelPrefix + label(e.getKey()), list(v), keyPrefix + e.getKey()));
+            } else {
+                rows.add(List.of(labelPrefix + label(e.getKey()), Html.value(v), keyPrefix + e.getKey()));
+            }
         }
-        return rows;
+    }
+
+    private static String list(JsonNode array) {
+        if (array.isEmpty()) {
+            return "none";
+        }
+        List<String> items = new ArrayList<>();
+        for (JsonNode n : array) {
+            if (items.size() == 12) {
+                return String.join(", ", items) + " … (" + array.size() + " in all)";
+            }
+            items.add(n.isContainerNode() ? "{…}" : Html.value(n));
+        }
+        return String.join(", ", items);
     }
 
     static List<String> field(String key, JsonNode value) {

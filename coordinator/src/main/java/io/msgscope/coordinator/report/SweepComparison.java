@@ -154,11 +154,44 @@ public final class SweepComparison {
         return min > 0 && max / min >= 100;
     }
 
+    /**
+     * A log axis fitted to the data (issue 29: gnuplot's log autoscale widened a sweep of 64 B to 1 KiB to whole empty
+     * decades), a quarter beyond the extremes: the parameter values for x ({@code figure} -1), else the figure's
+     * medians over every sweep; nothing (autoscale) when no value is positive.
+     */
+    private String fittedRange(String axis, int figure) {
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (String v : values) {
+            if (figure < 0) {
+                double d = Double.parseDouble(v);
+                lo = Math.min(lo, d);
+                hi = Math.max(hi, d);
+                continue;
+            }
+            for (Sweep sw : sweeps) {
+                double d = median(sw, v, FIGURES[figure][0]);
+                if (d > 0) {
+                    lo = Math.min(lo, d);
+                    hi = Math.max(hi, d);
+                }
+            }
+        }
+        if (!(lo > 0) || !(hi >= lo)) {
+            return "set autoscale " + axis + "\n";
+        }
+        return "set " + axis + "range [" + sixFigures(lo / 1.25) + ":" + sixFigures(hi * 1.25) + "]\n";
+    }
+
+    private static String sixFigures(double v) {
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+    }
+
     private String plot(String output, String title, String ylabel, int figure, boolean logY) {
         StringBuilder sb = new StringBuilder("set output \"" + output + "\"\n")
                 .append("set title \"").append(title).append("\"\n")
                 .append("set ylabel \"").append(ylabel).append("\"\n")
-                .append(logY ? "set logscale y 10\n" : "unset logscale y\nset yrange [0:*]\n")
+                .append(logY ? "set logscale y 10\n" + fittedRange("y", figure) : "unset logscale y\nset yrange [0:*]\n")
                 .append("plot ");
         String x = numeric ? "1" : "0";
         String tic = numeric ? "" : ":xtic(1)";
@@ -182,9 +215,9 @@ public final class SweepComparison {
                 + "set datafile missing NaN\n"
                 + "set grid\n"
                 + "set key top left\n"
-                + "set offsets graph 0.05, graph 0.05, 0, 0\n"
+                + (logAxis() ? "" : "set offsets graph 0.05, graph 0.05, 0, 0\n")
                 + "set xlabel \"" + parameter + "\"\n"
-                + (logAxis() ? "set logscale x 10\n" : "")
+                + (logAxis() ? "set logscale x 10\n" + fittedRange("x", -1) : "")
                 + plot("compare.png", "Receive throughput against " + parameter, "msg/s", 0, false)
                 + plot("compare-latency.png", "Latency p99 against " + parameter, "latency p99 [µs]", 2, true);
     }

@@ -197,6 +197,8 @@ public final class ScenarioWriters {
                 + "set ylabel 'msg/s'\n"
                 + "set y2label 'latency (us)'\n"
                 + "set ytics nomirror\nset y2tics\nset key outside\n"
+                // issue 29: a rate and a latency from 0, so 386-402 msg/s reads as steady, not as a zigzag
+                + "set yrange [0:*]\nset y2range [0:*]\n"
                 + "plot 'timeseries.dat' using 1:2 with lines title 'rate', \\\n"
                 + "     '' using 1:3 axes x1y2 with lines title 'p50', \\\n"
                 + "     '' using 1:4 axes x1y2 with lines title 'p99'\n";

@@ -201,7 +201,7 @@ public final class SweepParameter {
         return new SweepParameter(Kind.OPT, key, xs, raws, numeric);
     }
 
-    static double parseSize(String opt, String t) {
+    public static double parseSize(String opt, String t) {
         long mult = 1;
         String digits = t;
         char last = Character.toLowerCase(t.charAt(t.length() - 1));

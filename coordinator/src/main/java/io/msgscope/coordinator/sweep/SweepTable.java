@@ -142,6 +142,31 @@ public final class SweepTable {
         return sb.toString();
     }
 
+    /**
+     * sweep.csv (issue 29): sweep.dat's table as RFC 4180 CSV for a spreadsheet: the same header and rows,
+     * comma-separated, an unknown figure an empty cell (not NaN), a text cell quoted when it holds a comma or quote.
+     */
+    public String sweepCsv() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(csvCell(param.column())).append(",repeat,status");
+        for (Figure f : row) {
+            sb.append(',').append(f.column());
+        }
+        sb.append("\r\n");
+        for (Point p : points) {
+            sb.append(csvCell(p.label())).append(',').append(p.repeat()).append(',').append(status(p));
+            for (double v : row(p)) {
+                sb.append(',').append(Double.isNaN(v) ? "" : fmt(v));
+            }
+            sb.append("\r\n");
+        }
+        return sb.toString();
+    }
+
+    private static String csvCell(String s) {
+        return s.contains(",") || s.contains("\"") || s.contains("\n") ? '"' + s.replace("\"", "\"\"") + '"' : s;
+    }
+
     /** The distinct parameter values in first-seen order. */
     List<Double> values() {
         List<Double> vs = new ArrayList<>();
@@ -330,10 +355,11 @@ public final class SweepTable {
         }
     }
 
-    /** Writes sweep.dat, sweep-spread.dat, sweep-throughput.gp and sweep-latency.gp into dir. */
+    /** Writes sweep.dat, sweep.csv, sweep-spread.dat, sweep-throughput.gp and sweep-latency.gp into dir. */
     public List<Path> writeTables(Path dir) throws IOException {
         List<Path> files = new ArrayList<>();
         files.add(write(dir.resolve("sweep.dat"), sweepDat()));
+        files.add(write(dir.resolve("sweep.csv"), sweepCsv()));
         files.add(write(dir.resolve("sweep-spread.dat"), spreadDat()));
         files.add(write(dir.resolve("sweep-throughput.gp"), throughputScript()));
         files.add(write(dir.resolve("sweep-latency.gp"), latencyScript()));

@@ -83,6 +83,13 @@ class ComparisonTest {
         assertTrue(dat.contains("\n6 \"max\" 5000.0 5000.0\n"), dat);
         String gp = Files.readString(o.resolve("compare.gp"));
         assertTrue(gp.contains("using 1:3:xtic(2)") && gp.contains("using 1:4:xtic(2)"), gp);
+        // issue 29: and the same table as a page
+        String html = Files.readString(o.resolve("compare.html"));
+        assertTrue(html.contains("<thead><tr><th>field</th><th>tcp-a</th><th>amqp-b</th></tr></thead>"), html);
+        assertTrue(html.contains("<tr><td>latency p50 [µs]</td><td>100.0</td><td>300.0</td></tr>"), html);
+        assertTrue(html.contains("unimodal | tidy") && !html.contains("| driver |"), html);
+        assertTrue(html.contains("No plots: run compare with --plot"), html);
+        assertTrue(out.toString().contains("page: " + o.resolve("compare.html")), out.toString());
     }
 
     @Test

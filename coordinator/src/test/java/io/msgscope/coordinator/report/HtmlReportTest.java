@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 class HtmlReportTest {
     @TempDir
@@ -45,6 +46,30 @@ class HtmlReportTest {
         assertFalse(html.contains("http://") || html.contains("https://"), "no network references");
         assertTrue(html.contains("1,000 messages of 64 B at 20,000 msg/s over tcp: received at 20,000 msg/s"), html);
         assertTrue(html.contains("latency p50 147 µs, p99 900 µs, p99.9 2.00 ms, max 5.00 ms; 0 lost."), html);
+    }
+
+    /**
+     * Issue 29: the page in the order docs/commands.md gives: sentence, status, headline, warnings, the plots (not
+     * thousands of pixels down, after every table), then the tables and the spec.
+     */
+    @Test
+    void theRunPageIsInTheOrderTheDocsGive() throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "commands.md")).replaceAll("\\s+", " ");
+        assertTrue(doc.contains("in this order: the summary sentence, status, the headline table, warnings, the plots"),
+                "docs/commands.md gives the order");
+        Path d = ComparisonTest.run(tmp, "order", "tcp", 64, 1000, 20000, 146_799);
+        Files.writeString(d.resolve("summary.json"), Files.readString(d.resolve("summary.json"))
+                .replace("\"status\": \"ok\"", "\"status\": \"ok\", \"warnings\": [\"a warning\"]"));
+        Files.write(d.resolve("latency.png"), PNG);
+        String html = Files.readString(HtmlReport.write(d).index());
+        int at = -1;
+        for (String part : List.of("class=\"sentence\"", "Status: ", "<h2>Headline</h2>", "<h2>Warnings</h2>",
+                "<h2>Plots</h2>", "<img src=\"latency.png\"", "<h2>Latency (Q4)</h2>", "<h2>Throughput</h2>",
+                "<h2>Counters</h2>", "<h2>Run spec (to reproduce)</h2>")) {
+            int i = html.indexOf(part);
+            assertTrue(i > at, () -> part + " out of order in:\n" + html);
+            at = i;
+        }
     }
 
     /** Tables name each figure in words with its unit and keep the summary.json name beside it (issue 18). */

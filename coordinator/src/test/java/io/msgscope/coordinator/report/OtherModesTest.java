@@ -82,6 +82,23 @@ class OtherModesTest {
         assertTrue(Files.readString(d.resolve("samples.gp")).contains("set output \"samples-histogram.png\""));
     }
 
+    /**
+     * Issue 29: a nested object of the result is its own rows ("median 95 % interval: low [msg/s]"), never raw JSON
+     * in a cell; numbers grouped; headers kept on one line, cells wrapped only between words.
+     */
+    @Test
+    void throughputTablesShowNoRawJsonAndHeadersDoNotWrapLetterByLetter() throws IOException {
+        Path d = throughput(tmp, "tp-nested", "amqp", 64, 100, 50_000);
+        Files.writeString(d.resolve("summary.json"), Files.readString(d.resolve("summary.json")).replace(
+                "\"samples\": 4, \"messages_sent\"",
+                "\"samples\": 4, \"median_ci95\": {\"low_msg_s\": 49800.25, \"high_msg_s\": 50100.5}, \"messages_sent\""));
+        String html = Files.readString(HtmlReport.write(d).index());
+        assertFalse(html.matches("(?s).*<td>[\\[{].*"), "no JSON in a cell:\n" + html);
+        assertTrue(html.contains("<tr><td>median 95 % interval: low [msg/s]</td><td>49,800.3</td>"
+                + "<td>median_ci95.low_msg_s</td></tr>"), html);
+        assertTrue(html.contains("th { white-space: nowrap; }") && !html.contains("overflow-wrap: anywhere"), html);
+    }
+
     @Test
     void scenarioFolderReportShowsTheQ4Q5Q6FieldsAndSettings() throws IOException {
         Path d = scenario(tmp, "sc", "fan-in", 4, 400);
@@ -89,11 +106,11 @@ class OtherModesTest {
         assertTrue(html.contains("fan-in over mqtt @ QoS 1, 4 publisher(s) x 100 msg/s for 2.0 s, 1 subscriber(s), 64 B:"
                 + " received at 200 msg/s"), html);
         assertTrue(html.contains("delivery rate 1.000; 0 lost."), html);
-        // issue 18: the headline first, then the tables, then the plots
+        // issue 29 (as docs/commands.md says): the headline first, then the plots, then the tables
         assertTrue(html.contains("<tr><td>delivery rate</td><td>1.000</td></tr>"), html);
         assertTrue(html.contains("<tr><td>lost</td><td>0 of 400 (0.000 %)</td></tr>"), html);
-        assertTrue(html.indexOf("<h2>Headline</h2>") < html.indexOf("Results (Q4 latency")
-                && html.indexOf("Results (Q4 latency") < html.indexOf("<h2>Plots</h2>"), html);
+        assertTrue(html.indexOf("<h2>Headline</h2>") < html.indexOf("<h2>Plots</h2>")
+                && html.indexOf("<h2>Plots</h2>") < html.indexOf("Results (Q4 latency"), html);
         assertTrue(html.contains("<td>latency_p999_us</td>") && html.contains("<td>delivery_rate</td>"));
         assertTrue(html.contains("<li>broker CPU not sampled</li>"));
         assertTrue(html.contains("Scenario (to reproduce)") && html.contains("<td>rate_per_publisher</td>"));
@@ -160,6 +177,9 @@ class OtherModesTest {
         String gp = c.script();
         assertTrue(gp.contains("using 1:2 with linespoints") && gp.contains("using 1:5 with linespoints"), gp);
         assertTrue(gp.contains("using 1:4 with") && gp.contains("using 1:7 with"), gp);
+        // issue 29: the p99 plot's log axis fitted to the medians 90 to 1500 µs (a quarter beyond), no empty decades
+        String latency = gp.substring(gp.indexOf("set output \"compare-latency.png\""));
+        assertTrue(latency.contains("set logscale y 10\nset yrange [72:1875]\n"), latency);
 
         Path r = sweep(tmp, "rates", "rate", "[1000]", "[]");
         SpecException e = assertThrows(SpecException.class, () -> SweepComparison.load(List.of(a, r)));

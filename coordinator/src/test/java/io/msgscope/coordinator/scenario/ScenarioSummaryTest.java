@@ -70,6 +70,14 @@ class ScenarioSummaryTest {
         assertEquals(1.0, r.results().delivery().deliveryRate());
     }
 
+    /** Issue 29: the time series' rate (left) and latency (right) axes start at 0, not at the rate's own minimum. */
+    @Test
+    void theTimeSeriesAxesStartAtZero() {
+        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), new ScenarioOutcome(), "QoS 1", true);
+        String gp = ScenarioWriters.gnuplot(r);
+        assertTrue(gp.contains("set yrange [0:*]\nset y2range [0:*]\n") && gp.indexOf("set yrange") < gp.indexOf("\nplot "), gp);
+    }
+
     @Test
     void theSpecIsRecordedWithSecretsMaskedAndAStableHash() throws Exception {
         ScenarioConfig a = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 1);

@@ -78,11 +78,27 @@ class SweepTableTest {
         }
     }
 
+    /** Issue 29: sweep.csv is sweep.dat's table (golden) as CSV: commas, CRLF, an unknown figure an empty cell. */
+    @Test
+    void csvIsTheSweepTableWithEmptyCellsForUnknowns() throws IOException {
+        SweepTable t = new SweepTable(SweepParameter.Kind.SIZE, points());
+        List<String> dat = golden("sweep.dat").lines().skip(1).toList();
+        StringBuilder want = new StringBuilder(dat.get(0).substring(2).replace(' ', ',')).append("\r\n");
+        for (String row : dat.subList(1, dat.size())) {
+            want.append(String.join(",", java.util.Arrays.stream(row.split(" ")).map(c -> c.equals("NaN") ? "" : c)
+                    .toList())).append("\r\n");
+        }
+        assertEquals(want.toString(), t.sweepCsv());
+        assertTrue(t.sweepCsv().contains("\r\n1024,2,missing,,,"), t.sweepCsv());
+        t.writeTables(dir);
+        assertEquals(t.sweepCsv(), Files.readString(dir.resolve("sweep.csv")));
+    }
+
     @Test
     void scriptsPointAtTheRightColumnsAndJsonHoldsEveryPoint() throws IOException {
         SweepTable t = new SweepTable(SweepParameter.Kind.SIZE, points());
         List<Path> files = t.writeTables(dir);
-        assertEquals(4, files.size());
+        assertEquals(5, files.size());
         String tp = Files.readString(dir.resolve("sweep-throughput.gp"));
         assertTrue(tp.contains("using 1:4:3:5 axes x1y1"), tp);
         assertTrue(tp.contains("using 1:7:6:8 axes x1y2"), tp);
