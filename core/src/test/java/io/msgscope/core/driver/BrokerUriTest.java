@@ -46,6 +46,7 @@ class BrokerUriTest {
         SpecException host = assertThrows(SpecException.class,
                 () -> BrokerUri.parse("nats:///x", new BrokerUri.Schemes(List.of("nats"), List.of("tls"), 4222, 4222),
                         spec(Map.of())));
-        assertEquals("--uri: names no host: 'nats:///x'", host.getMessage());
+        assertEquals("--uri: names no host: nats:///x (write SCHEME://[USER:PASSWORD@]HOST[:PORT]..., "
+                + "e.g. amqp://guest:guest@127.0.0.1:5672/%2f)", host.getMessage());
     }
 }
