@@ -90,8 +90,11 @@ public final class ThroughputConsole {
     /** The fitted curve in a line: its plateau, the asymptotes' crossover, how far the points lie from it. */
     private static String fitted(io.msgscope.analysis.stats.SaturationFit f) {
         return f == null ? "" : String.format(Locale.ROOT, "\n  fitted curve: plateau %s msg/s, asymptotes cross at "
-                + "F = %.1f, corner k = %.2f, half the points within %.1f %% of it", HumanFormat.rate(f.plateau()), f.crossover(),
-                f.sharpness(), f.typicalErrorPercent());
+                + "F = %.1f, corner k = %.2f%s, half the points within %.1f %% of it; 90 %% of the plateau at F = %s "
+                + "[95%% interval %s, %s]", HumanFormat.rate(f.plateau()), f.crossover(), f.sharpness(),
+                f.atBound() ? " (at the grid's bound: the data did not fix the corner)" : "", f.typicalErrorPercent(),
+                HumanFormat.rate(f.kneeAt(1 - FSearch.KNEE_MARGIN)), HumanFormat.rate(f.kneeLow()),
+                HumanFormat.rate(f.kneeHigh()));
     }
 
     private static String oneDecimal(double v) {
