@@ -26,12 +26,20 @@ import java.util.function.IntSupplier;
 final class KneeFit {
     /** A fit with half its points further than this from the curve (per cent) is not used. */
     static final double MAX_FIT_ERROR_PERCENT = 25;
+    /**
+     * A fit whose plateau lies under this share of the peak's bar is not used (issue 27): least absolute deviations
+     * follow the majority of the points, and when most were measured in another regime than the peak (a system that
+     * changed during the search) the curve describes that regime, not the one the knee is for.
+     */
+    static final double MIN_PLATEAU_OF_FLOOR = 0.8;
     /** Rounds of shoulder probing, each followed by a refit. */
     static final int ROUNDS = 2;
     /** Multiples of F0 probed on the shoulder. */
     private static final double[] SHOULDER = {0.5, 1, 2, 4};
     /** An F within this factor of a measured point is that point. */
     private static final double NEIGHBOUR = 1.25;
+    /** The bootstrap's seed: the same points give the same interval on every machine. */
+    static final long BOOTSTRAP_SEED = 27;
     /** How many probes a shoulder point gets at most. */
     private static final int SHOULDER_PROBES = 2;
 
@@ -61,19 +69,25 @@ final class KneeFit {
 
     Knee find(SearchPoint peak, double floor) throws Exception {
         SaturationFit fit = fit(peak, floor);
-        for (int round = 0; round < ROUNDS && usable(fit); round++) {
+        for (int round = 0; round < ROUNDS && usable(fit, floor); round++) {
             if (!probeShoulder(fit, peak)) {
                 break;
             }
             fit = fit(peak, floor);
         }
-        if (!usable(fit)) {
+        if (!usable(fit, floor)) {
             String why = fit == null ? "fewer than 3 points up to the peak"
-                    : String.format(Locale.ROOT, "half the points lie over %.0f%% from the curve (at most %.0f%%)", fit.typicalErrorPercent(),
-                            MAX_FIT_ERROR_PERCENT);
+                    : fit.typicalErrorPercent() > MAX_FIT_ERROR_PERCENT
+                    ? String.format(Locale.ROOT, "half the points lie over %.0f%% from the curve (at most %.0f%%)",
+                            fit.typicalErrorPercent(), MAX_FIT_ERROR_PERCENT)
+                    : String.format(Locale.ROOT, "its plateau, %.0f msg/s, lies under %.0f%% of the peak's bar: it "
+                            + "follows other points than the peak's", fit.plateau(), 100 * MIN_PLATEAU_OF_FLOOR);
             return new Knee(smallestWithin(peak, floor), null, "measured: the smallest measured F whose median reaches "
                     + "the peak's bar (no saturation curve fits: " + why + ")");
         }
+        double[][] used = used(peak, floor);
+        // issue 27: the knee with its 95 % interval, from refits of the curve to its own resampled residuals
+        fit = fit.withKneeInterval(used[0], used[1], used[2], 1 - FSearch.KNEE_MARGIN, BOOTSTRAP_SEED);
         long f = kneeInFlight(fit, peak);
         SearchPoint knee = points.get(f);
         if (knee == null) {
@@ -94,6 +108,12 @@ final class KneeFit {
 
     /** The curve through every point up to the peak and every larger one still at or above the floor. */
     private SaturationFit fit(SearchPoint peak, double floor) {
+        double[][] u = used(peak, floor);
+        return SaturationFit.fit(u[0], u[1], u[2]);
+    }
+
+    /** The points the curve goes through: {F, throughput, weight}. */
+    private double[][] used(SearchPoint peak, double floor) {
         List<SearchPoint> used = new ArrayList<>();
         for (SearchPoint p : points.values()) {
             if (p.inFlight() <= peak.inFlight() || p.median() >= floor) {
@@ -110,11 +130,12 @@ final class KneeFit {
             x[i] = p == peak && p.confirmation() != null ? p.confirmation().median() : p.median();
             w[i] = p.measurements();
         }
-        return SaturationFit.fit(f, x, w);
+        return new double[][] {f, x, w};
     }
 
-    private static boolean usable(SaturationFit fit) {
-        return fit != null && fit.typicalErrorPercent() <= MAX_FIT_ERROR_PERCENT;
+    private static boolean usable(SaturationFit fit, double floor) {
+        return fit != null && fit.typicalErrorPercent() <= MAX_FIT_ERROR_PERCENT
+                && fit.plateau() >= MIN_PLATEAU_OF_FLOOR * floor;
     }
 
     /** One round on the shoulder; false when nothing was measured (every point there measured enough, or no budget). */

@@ -1,6 +1,7 @@
 package io.msgscope.coordinator;
 
 import io.msgscope.analysis.output.HumanFormat;
+import io.msgscope.analysis.stats.BlockSpread;
 import io.msgscope.analysis.stats.MedianInterval;
 import io.msgscope.analysis.stats.SampleSummary;
 import org.HdrHistogram.Histogram;
@@ -27,16 +28,7 @@ public final class ThroughputConsole {
                     + " (--pick); the search stopped: " + o.search.stopReason());
         }
         if (o.finalStats != null && o.finalStats.n() > 0) {
-            ThroughputStats fs = o.finalStats;
-            MedianInterval ci = fs.samples().medianInterval();
-            out.printf(Locale.ROOT, "%s messages of %d B, F = %s in flight at most (on average %s by Little's law, %s at "
-                            + "arrivals): median %s msg/s [95%% interval %s, %s] (%s B/s), mean %s, sd %s over %d samples; "
-                            + "%s msg/s over the sampling period%n",
-                    driver, g.size(), HumanFormat.count(o.finalResult.getInFlight()), oneDecimal(fs.littleInFlight()),
-                    oneDecimal(fs.countedInFlight()), HumanFormat.rate(fs.median()), HumanFormat.rate(ci.lower()),
-                    HumanFormat.rate(ci.upper()), HumanFormat.rate(fs.median() * g.size()),
-                    HumanFormat.rate(fs.samples().mean()), HumanFormat.rate(fs.samples().stddev()), fs.n(),
-                    HumanFormat.rate(fs.rateOverSampling()));
+            out.println(finalLine(driver, g.size(), o.finalStats));
         }
         Histogram lat = o.finalStats == null ? null : o.finalStats.latency();
         if (lat != null && lat.getTotalCount() > 0) {
@@ -59,6 +51,29 @@ public final class ThroughputConsole {
         out.flush();
     }
 
+    /**
+     * The final measurement in one line (issue 27): the headline is the rate delivered over the sampling period
+     * (messages / period) with its interval; the median of the windows follows as what a typical window looks like,
+     * then where another run's median is expected from the blocks' drift.
+     */
+    static String finalLine(String driver, int size, ThroughputStats fs) {
+        MedianInterval ci = fs.samples().medianInterval();
+        BlockSpread b = fs.blocks();
+        String interval = Double.isFinite(b.deliveredLow()) ? String.format(Locale.ROOT, " [95%% interval %s, %s]",
+                HumanFormat.rate(b.deliveredLow()), HumanFormat.rate(b.deliveredHigh())) : "";
+        String next = b.computed() ? String.format(Locale.ROOT, "; from the drift between %d blocks another run's "
+                + "median is expected in [%s, %s]", b.blocks(), HumanFormat.rate(b.nextRunMedianLow()),
+                HumanFormat.rate(b.nextRunMedianHigh())) : "";
+        return String.format(Locale.ROOT, "%s messages of %d B, F = %s in flight at most (on average %s by Little's "
+                        + "law, %s at arrivals): delivered %s msg/s%s (%s B/s) over the sampling period; a typical "
+                        + "window: median %s msg/s [95%% interval %s, %s], mean %s, sd %s over %d samples%s",
+                driver, size, HumanFormat.count(fs.inFlight()), oneDecimal(fs.littleInFlight()),
+                oneDecimal(fs.countedInFlight()), HumanFormat.rate(fs.rateOverSampling()), interval,
+                HumanFormat.rate(fs.rateOverSampling() * size), HumanFormat.rate(fs.median()),
+                HumanFormat.rate(ci.lower()), HumanFormat.rate(ci.upper()), HumanFormat.rate(fs.samples().mean()),
+                HumanFormat.rate(fs.samples().stddev()), fs.n(), next);
+    }
+
     /** A point of the search for the console: F, median with interval, latency, in flight. */
     static String describe(SearchPoint p) {
         MedianInterval ci = p.interval();
@@ -75,8 +90,11 @@ public final class ThroughputConsole {
     /** The fitted curve in a line: its plateau, the asymptotes' crossover, how far the points lie from it. */
     private static String fitted(io.msgscope.analysis.stats.SaturationFit f) {
         return f == null ? "" : String.format(Locale.ROOT, "\n  fitted curve: plateau %s msg/s, asymptotes cross at "
-                + "F = %.1f, corner k = %.2f, half the points within %.1f %% of it", HumanFormat.rate(f.plateau()), f.crossover(),
-                f.sharpness(), f.typicalErrorPercent());
+                + "F = %.1f, corner k = %.2f%s, half the points within %.1f %% of it; 90 %% of the plateau at F = %s "
+                + "[95%% interval %s, %s]", HumanFormat.rate(f.plateau()), f.crossover(), f.sharpness(),
+                f.atBound() ? " (at the grid's bound: the data did not fix the corner)" : "", f.typicalErrorPercent(),
+                HumanFormat.rate(f.kneeAt(1 - FSearch.KNEE_MARGIN)), HumanFormat.rate(f.kneeLow()),
+                HumanFormat.rate(f.kneeHigh()));
     }
 
     private static String oneDecimal(double v) {

@@ -74,7 +74,11 @@ class FSearchTest {
         assertTrue(r.knee().inFlight() <= r.peak().inFlight());
         if (r.fit() != null) {
             // read off the fitted curve: where it reaches 90 % of its plateau, measured there (never past the peak)
-            long fitted = KneeFit.kneeInFlight(r.fit(), r.peak());
+            // by hand from the fit's parameters (issue 36: not KneeFit.kneeInFlight, the code under test):
+            // F0 * 0.9 / (1 - 0.9^k)^(1/k), rounded up, at least 1, never past the peak
+            double k = r.fit().sharpness();
+            long fitted = Math.min(r.peak().inFlight(), Math.max(1,
+                    (long) Math.ceil(r.fit().crossover() * 0.9 / Math.pow(1 - Math.pow(0.9, k), 1 / k) - 1e-9)));
             assertTrue(r.fit().at(fitted) >= 0.9 * r.fit().plateau() - 1e-6 || fitted == r.peak().inFlight());
             assertTrue(fitted == 1 || r.fit().at(fitted - 1) < 0.9 * r.fit().plateau());
             assertEquals(fitted, r.knee().inFlight(), r.kneeRule());

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.LongToDoubleFunction;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -55,8 +56,12 @@ class KneeFitTest {
                 / v.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
     }
 
-    static void check(String name, LongToDoubleFunction curve, double probeSd, double kneeSpread, double crossSpread)
-            throws Exception {
+    /**
+     * @param kneeRange  the knees' allowed range: around the true 90 % point (35.26 for the pipe)
+     * @param crossRatio how far each crossover may lie from the true F0 = 30, as a factor
+     */
+    static void check(String name, LongToDoubleFunction curve, double probeSd, double kneeSpread, double crossSpread,
+                      double[] kneeRange, double crossRatio) throws Exception {
         List<Double> knees = new ArrayList<>();
         List<Double> crossovers = new ArrayList<>();
         for (FSearch.Result r : searches(curve, probeSd)) {
@@ -69,20 +74,24 @@ class KneeFitTest {
         System.out.println(seen);
         assertTrue(spread(knees) <= kneeSpread, seen);
         assertTrue(spread(crossovers) <= crossSpread, seen);
-        // never on the rising slope far below the corner, never far out on the plateau
-        assertTrue(knees.stream().allMatch(k -> k >= 20 && k <= 400), seen);
+        // issue 36: near the true 90 % point, not merely "somewhere between 20 and 400"; F0 near the true 30
+        assertTrue(knees.stream().allMatch(k -> k >= kneeRange[0] && k <= kneeRange[1]), seen);
+        assertTrue(crossovers.stream().allMatch(c -> c >= 30 / crossRatio && c <= 30 * crossRatio), seen);
     }
 
     @Test
     void withNoiseInsideProbesOnlyTheKneesAgreeWithinAFactorTwo() throws Exception {
-        check("pipe", KneeFitTest::pipe, 0, 2, 1.25);
-        check("creep", KneeFitTest::creep, 0, 2, 1.25);
+        // seen (issue 27's fit): pipe knees 30-42, F0 29.0-31.3; creep knees 42-70, F0 30.1-34.5 (the creep lifts
+        // the curve past the corner, so its 90 % point lies further out)
+        check("pipe", KneeFitTest::pipe, 0, 2, 1.25, new double[] {0.8 * 35.26, 1.3 * 35.26}, 1.1);
+        check("creep", KneeFitTest::creep, 0, 2, 1.25, new double[] {0.8 * 35.26, 2.3 * 35.26}, 1.2);
     }
 
     @Test
     void withProbesTenPercentApartTheCrossoverStillAgreesAndTheKneeStaysOnTheShoulder() throws Exception {
-        check("pipe", KneeFitTest::pipe, 0.1, 4, 1.5);
-        check("creep", KneeFitTest::creep, 0.1, 4, 1.5);
+        // seen: pipe knees 27-70, F0 23.8-33.2; creep knees 28-78, F0 27.7-34.0
+        check("pipe", KneeFitTest::pipe, 0.1, 4, 1.5, new double[] {0.7 * 35.26, 2.2 * 35.26}, 1.35);
+        check("creep", KneeFitTest::creep, 0.1, 4, 1.5, new double[] {0.7 * 35.26, 2.5 * 35.26}, 1.35);
     }
 
     private static FSearch.Probe flat(long f, double median) {
@@ -114,5 +123,52 @@ class KneeFitTest {
         assertTrue(k.rule().startsWith("measured") && k.rule().contains("from the curve"), k.rule());
         org.junit.jupiter.api.Assertions.assertEquals(2, k.point().inFlight(), "the smallest F at the bar");
         assertTrue(asked.isEmpty(), "nothing probed without a curve: " + asked);
+    }
+
+    /** A soft corner (k = 0.6, F0 = 100): throughput keeps creeping up for decades past F0. */
+    static double soft(long f) {
+        return 200_000.0 * f / Math.pow(Math.pow(f, 0.6) + Math.pow(100, 0.6), 1 / 0.6);
+    }
+
+    /**
+     * The true 90 % points, by hand from F0·r/(1 − r^k)^(1/k): sharp (F0 = 30, k = 4): 0.9^4 = 0.6561, 1 − 0.6561 =
+     * 0.3439, its fourth root 0.76579, 27 / 0.76579 = 35.258; soft (F0 = 100, k = 0.6): 0.9^0.6 = 0.938740,
+     * 1 − it = 0.061260, to the power 1/0.6 = 0.0095197, 90 / 0.0095197 = 9,454.
+     */
+    static final double SHARP_KNEE = 35.258;
+    static final double SOFT_KNEE = 9_454;
+
+    /** Issue 27: over ten seeds each, the knee's interval contains the true 90 % point on both shapes. */
+    @Test
+    void theKneesIntervalContainsTheTrue90PercentPointOnSharpAndSoftCurves() throws Exception {
+        assertEquals(SHARP_KNEE, 30 * 0.9 / Math.pow(1 - Math.pow(0.9, 4), 0.25), 0.001);
+        assertEquals(SOFT_KNEE, 100 * 0.9 / Math.pow(1 - Math.pow(0.9, 0.6), 1 / 0.6), 1);
+        int[] sharp = coverage(KneeFitTest::pipe, SHARP_KNEE, "sharp");
+        int[] soft = coverage(KneeFitTest::soft, SOFT_KNEE, "soft");
+        // seen: sharp 9 of 10, soft 7 of 10 — a residual bootstrap covers less than its 95 % (docs/limits.md); a
+        // knee from the bound, or an interval of noise only, would miss the soft one nearly always
+        assertTrue(sharp[0] >= 7 && soft[0] >= 7 && sharp[0] + soft[0] >= 16,
+                "the interval held the true knee in " + sharp[0] + " (sharp) and " + soft[0] + " (soft) of 10");
+        // widths (high / low, median of ten) ~2.3 and ~5: a soft corner gets a wide, honest interval
+        assertTrue(soft[1] >= 1.8 * sharp[1], "soft width x" + soft[1] / 100.0 + " vs sharp x" + sharp[1] / 100.0);
+    }
+
+    /** {searches whose knee interval holds the true knee, the median width ratio high/low x 100}. */
+    static int[] coverage(LongToDoubleFunction curve, double trueKnee, String name) throws Exception {
+        int in = 0;
+        List<Double> widths = new ArrayList<>();
+        for (long seed = 1; seed <= 10; seed++) {
+            FSearch.Result r = new FSearch(simulated(curve, 0.1, seed), p -> { }, 2, 40).run(5);
+            assertTrue(r.fit() != null, name + ": " + r.kneeRule());
+            if (r.fit().kneeLow() <= trueKnee && trueKnee <= r.fit().kneeHigh()) {
+                in++;
+            }
+            widths.add(r.fit().kneeHigh() / r.fit().kneeLow());
+            System.out.printf("%s seed %d: knee %.1f [%.1f, %.1f], k = %.2f, F0 = %.1f%n", name, seed,
+                    r.fit().kneeAt(0.9), r.fit().kneeLow(), r.fit().kneeHigh(), r.fit().sharpness(),
+                    r.fit().crossover());
+        }
+        widths.sort(null);
+        return new int[] {in, (int) Math.round(100 * widths.get(widths.size() / 2))};
     }
 }

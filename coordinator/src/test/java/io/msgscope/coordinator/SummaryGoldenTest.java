@@ -166,7 +166,7 @@ class SummaryGoldenTest {
     static FlowResult flow(long f, double rate, int seed) {
         FlowResult.Builder b = FlowResult.newBuilder().setInFlight(f);
         for (int i = 0; i < 20; i++) {
-            b.addSamples(rate * (1 + 0.01 * (((i + seed) % 5) - 2) / 2.0));
+            b.addSamples(rate * (1 + 0.01 * (((i + seed) % 5) - 2) / 2.0)).addSampleNs(10_000_000L); // 20 x 10 ms
         }
         Histogram h = LatencyRange.histogram();
         long latencyNs = Math.max(1_000, (long) (f / rate * 1e9));

@@ -76,7 +76,12 @@ class ThroughputIT {
         if (rule.startsWith("fitted")) {
             // read off the fitted curve: its 90 % point rounded up, never past the peak, and measured there
             JsonNode fit = search.get("fit");
-            long fitted = (long) Math.ceil(fit.get("knee_in_flight_fitted").asDouble() - 1e-9);
+            // by hand from the curve's parameters (issue 36: not the code's own knee_in_flight_fitted)
+            double k = fit.get("sharpness_k").asDouble();
+            double hand = fit.get("crossover_in_flight").asDouble() * 0.9 / Math.pow(1 - Math.pow(0.9, k), 1 / k);
+            assertEquals(hand, fit.get("knee_in_flight_fitted").asDouble(), 1e-6 * hand);
+            long fitted = (long) Math.ceil(hand - 1e-9);
+            assertEquals(2, fit.get("knee_in_flight_ci95").size(), fit.toString()); // issue 27
             assertEquals(Math.min(peak, Math.max(1, fitted)), knee, search.toString());
             assertTrue(fit.get("median_error_percent").asDouble() <= 25, search.toString());
             assertTrue(Files.readString(out.resolve("search.gp")).contains("curve(x) with lines"));
@@ -94,6 +99,11 @@ class ThroughputIT {
         assertTrue(r.get("stationarity").has("steady"));
         assertTrue(r.get("messages_in_flight").get("counted_at_arrivals").asDouble() > 0);
         assertTrue(r.get("sampling_period").get("rate_msg_s").asDouble() > 0);
+        // issue 27: the headline is messages / period, by hand from the sampling period's own counts
+        JsonNode period = r.get("sampling_period");
+        double delivered = period.get("messages").asDouble() / (period.get("elapsed_ms").asDouble() / 1e3);
+        assertEquals(delivered, r.get("delivered_msg_s").asDouble(), 0.005 * delivered);
+        assertEquals(r.get("window_median_msg_s").asDouble(), r.get("median_msg_s").asDouble(), 0.0);
         assertTrue(s.get("warmup").get("elapsed_ms").asDouble() >= 3000);
         List<String> lines = Files.readAllLines(out.resolve("search.dat"));
         assertEquals("# in_flight median_msg_s mean_msg_s stddev_msg_s samples phase ci_low_msg_s ci_high_msg_s "

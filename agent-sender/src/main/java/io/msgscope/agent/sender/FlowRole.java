@@ -71,6 +71,7 @@ public final class FlowRole implements AgentRole {
         long startNs;
         long thresholdNs;
         double[] samples;
+        long[] sampleNs;
         int taken;
         boolean sampling;
         long groupStartNs;
@@ -98,6 +99,7 @@ public final class FlowRole implements AgentRole {
             this.warmupNs = warmupNs;
             this.thresholdNs = thresholdNs;
             this.samples = new double[samples];
+            this.sampleNs = new long[samples];
             taken = 0;
             sampling = false;
             groupStartNs = 0;
@@ -152,6 +154,7 @@ public final class FlowRole implements AgentRole {
             groupCount++;
             final long span = t - groupStartNs;
             if (span >= thresholdNs) {
+                sampleNs[taken] = span;
                 samples[taken++] = groupCount * 1e9 / span;
                 sampledMessages += groupCount;
                 groupStartNs = t;
@@ -297,6 +300,7 @@ public final class FlowRole implements AgentRole {
         r.setHotThreadAllocatedBytes(alloc0 < 0 ? -1 : alloc - alloc0);
         for (int i = 0; i < c.taken; i++) {
             r.addSamples(c.samples[i]);
+            r.addSampleNs(c.sampleNs[i]);
         }
         if (c.sampling) {
             r.setWarmupReceived(c.warmupReceived).setWarmupElapsedNs(c.warmupElapsedNs);

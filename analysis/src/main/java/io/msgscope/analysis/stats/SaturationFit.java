@@ -30,16 +30,41 @@ import java.util.Locale;
  *                     0.02 ≈ half the points within 5 % of the curve
  * @param points       how many points were fitted
  */
-public record SaturationFit(double plateau, double crossover, double sharpness, double typicalLogError, int points) {
+public record SaturationFit(double plateau, double crossover, double sharpness, double typicalLogError, int points,
+                            double kneeLow, double kneeHigh) {
 
-    /** The sharpness grid: from a hyperbola (1) to two lines meeting almost at a point (16), geometric steps. */
-    static final double MIN_SHARPNESS = 1;
+    /**
+     * The sharpness grid (issue 27): from a corner softer than a hyperbola (0.25: the curve still 10 % under its
+     * plateau at 2·10^6 × F0) to two lines meeting almost at a point (16), geometric steps. The bound was 1, and every
+     * AMQP search landed on it: the knee then came from the bound, not the data. The criterion: neither bound may be
+     * where the data put k — {@link #atBound()} says when a fit lands there anyway.
+     */
+    static final double MIN_SHARPNESS = 0.25;
     static final double MAX_SHARPNESS = 16;
-    private static final int SHARPNESS_STEPS = 49;
+    private static final int SHARPNESS_STEPS = 61;
     /** log10 F0 grid step: 0.2 % in F0. */
     private static final double CROSSOVER_STEP = 0.001;
     /** The first pass's step: 2.3 % in F0. */
     private static final double COARSE_STEP = 0.01;
+    /**
+     * The bootstrap's coarser grid, through the fit's own k and F0: k times 1.15^j for j = −12..12 (×0.19 to ×5.4,
+     * within the bounds), log10 F0 in steps of 0.03 (7 %), no fine pass.
+     */
+    private static final int BOOT_SHARPNESS_STEPS = 12;
+    private static final double BOOT_SHARPNESS_RATIO = 1.15;
+    private static final double BOOT_STEP = 0.03;
+    /** Refits of the knee's bootstrap. */
+    public static final int BOOT_REPLICATES = 200;
+
+    /** A fit without a knee interval. */
+    public SaturationFit(double plateau, double crossover, double sharpness, double typicalLogError, int points) {
+        this(plateau, crossover, sharpness, typicalLogError, points, Double.NaN, Double.NaN);
+    }
+
+    /** True when k lies on the grid's lowest or highest value: the data did not fix the corner within the family. */
+    public boolean atBound() {
+        return sharpness <= MIN_SHARPNESS * 1.0001 || sharpness >= MAX_SHARPNESS * 0.9999;
+    }
 
     /** The curve at F. */
     public double at(double f) {
@@ -104,9 +129,9 @@ public record SaturationFit(double plateau, double crossover, double sharpness, 
         double lo = minLf / Math.log(10) - 1;
         double hi = maxLf / Math.log(10) + 1;
         // a coarse pass over the whole grid of log F0, then a fine one around its best: the error is smooth in log F0
-        Grid coarse = search(lf, lx, weight, wsum, lo, hi, COARSE_STEP, null);
+        Grid coarse = search(lf, lx, weight, wsum, lo, hi, COARSE_STEP, SHARPNESS_STEPS, null);
         Grid best = search(lf, lx, weight, wsum, coarse.logF0 - 2 * COARSE_STEP, coarse.logF0 + 2 * COARSE_STEP,
-                CROSSOVER_STEP, coarse);
+                CROSSOVER_STEP, SHARPNESS_STEPS, coarse);
         double[] distance = new double[n];
         for (int i = 0; i < n; i++) {
             distance[i] = Math.abs(lx[i] - logShape(lf[i], best.logF0 * Math.log(10), best.k) - best.logP) / Math.log(10);
@@ -115,20 +140,118 @@ public record SaturationFit(double plateau, double crossover, double sharpness, 
                 weightedMedian(distance, weight, wsum), n);
     }
 
+    /**
+     * This fit with a 95 % interval for its knee (the F reaching {@code reach} of the plateau), by a bootstrap of the
+     * residuals: {@link #BOOT_REPLICATES} times, each point's log residual from the curve is replaced by one drawn
+     * at random from all of them, the curve refitted on a coarser grid, and its knee kept; the interval is their 2.5th
+     * and 97.5th percentiles. A soft corner fixes the knee poorly and gets a wide interval; a sharp one, a narrow one.
+     *
+     * @param f, x, weight the points this fit was fitted to
+     * @param seed        the random draws' seed: the same points give the same interval
+     */
+    public SaturationFit withKneeInterval(double[] f, double[] x, double[] weight, double reach, long seed) {
+        int n = f.length;
+        double[] curve = new double[n];
+        double[] residual = new double[n];
+        double wsum = 0;
+        double minLf = Double.POSITIVE_INFINITY;
+        double maxLf = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            curve[i] = Math.log(at(f[i]));
+            residual[i] = Math.log(x[i]) - curve[i];
+            wsum += weight[i];
+            minLf = Math.min(minLf, Math.log(f[i]));
+            maxLf = Math.max(maxLf, Math.log(f[i]));
+        }
+        // a coarser grid through this fit's own k and F0 (a grid that missed them would bias every refit), over the
+        // same range of F0; its shapes do not depend on the data: computed once, each refit only subtracts and sorts
+        double fitted = Math.log10(crossover);
+        double lo = fitted - Math.ceil((fitted - (minLf / Math.log(10) - 1)) / BOOT_STEP) * BOOT_STEP;
+        int steps = (int) Math.ceil((maxLf / Math.log(10) + 1 - lo) / BOOT_STEP);
+        double[] ks = java.util.stream.IntStream.rangeClosed(-BOOT_SHARPNESS_STEPS, BOOT_SHARPNESS_STEPS)
+                .mapToDouble(j -> sharpness * Math.pow(BOOT_SHARPNESS_RATIO, j))
+                .filter(k -> k >= MIN_SHARPNESS * 0.9999 && k <= MAX_SHARPNESS * 1.0001).toArray();
+        double[][] shape = new double[ks.length * (steps + 1)][n];
+        for (int s = 0; s < ks.length; s++) {
+            for (int j = 0; j <= steps; j++) {
+                for (int i = 0; i < n; i++) {
+                    shape[s * (steps + 1) + j][i] = logShape(Math.log(f[i]), (lo + j * BOOT_STEP) * Math.log(10), ks[s]);
+                }
+            }
+        }
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        double[] knees = new double[BOOT_REPLICATES];
+        double[] lx = new double[n];
+        double[] r = new double[n];
+        double[] sortedR = new double[n];
+        double[] sortedW = new double[n];
+        for (int b = 0; b < BOOT_REPLICATES; b++) {
+            for (int i = 0; i < n; i++) {
+                lx[i] = curve[i] + residual[rnd.nextInt(n)];
+            }
+            double bestErr = Double.POSITIVE_INFINITY;
+            int best = 0;
+            for (int g = 0; g < shape.length; g++) {
+                for (int i = 0; i < n; i++) {
+                    r[i] = lx[i] - shape[g][i];
+                }
+                double logP = weightedMedianInPlace(r, weight, wsum, sortedR, sortedW);
+                double err = 0;
+                for (int i = 0; i < n; i++) {
+                    err += weight[i] * Math.abs(r[i] - logP);
+                }
+                if (err < bestErr - 1e-15) {
+                    bestErr = err;
+                    best = g;
+                }
+            }
+            double f0 = Math.pow(10, lo + (best % (steps + 1)) * BOOT_STEP);
+            knees[b] = new SaturationFit(1, f0, ks[best / (steps + 1)], 0, n).kneeAt(reach);
+        }
+        java.util.Arrays.sort(knees);
+        return new SaturationFit(plateau, crossover, sharpness, typicalLogError, points,
+                knees[(int) Math.floor(0.025 * (BOOT_REPLICATES - 1))], knees[(int) Math.ceil(0.975 * (BOOT_REPLICATES - 1))]);
+    }
+
+    /** The weighted median of {@link #weightedMedian}, by insertion sort into scratch arrays (a few dozen values). */
+    private static double weightedMedianInPlace(double[] values, double[] weight, double wsum, double[] v, double[] w) {
+        int n = values.length;
+        for (int i = 0; i < n; i++) {
+            double x = values[i];
+            double wx = weight[i];
+            int j = i - 1;
+            while (j >= 0 && v[j] > x) {
+                v[j + 1] = v[j];
+                w[j + 1] = w[j];
+                j--;
+            }
+            v[j + 1] = x;
+            w[j + 1] = wx;
+        }
+        double acc = 0;
+        for (int i = 0; i < n; i++) {
+            acc += w[i];
+            if (acc >= wsum / 2) {
+                return v[i];
+            }
+        }
+        return v[n - 1];
+    }
+
     /** The best point of one pass: log10 F0, k, the natural log of P and the weighted absolute error. */
     private record Grid(double logF0, double k, double logP, double err) {
     }
 
     /** Every k of the grid and log10 F0 from {@code lo} to {@code hi} in {@code step}; {@code start} to beat, or null. */
     private static Grid search(double[] lf, double[] lx, double[] weight, double wsum, double lo, double hi, double step,
-                               Grid start) {
+                               int kSteps, Grid start) {
         int n = lf.length;
         Grid best = start;
         double[] shape = new double[n];
         double[] residual = new double[n];
         int steps = (int) Math.round((hi - lo) / step);
-        for (int s = 0; s < SHARPNESS_STEPS; s++) {
-            double k = MIN_SHARPNESS * Math.pow(MAX_SHARPNESS / MIN_SHARPNESS, s / (double) (SHARPNESS_STEPS - 1));
+        for (int s = 0; s < kSteps; s++) {
+            double k = MIN_SHARPNESS * Math.pow(MAX_SHARPNESS / MIN_SHARPNESS, s / (double) (kSteps - 1));
             for (int j = 0; j <= steps; j++) {
                 double u = lo + j * step;
                 double lf0 = u * Math.log(10);

@@ -9,8 +9,9 @@ import java.util.Locale;
  * median) before it speaks, so that a long run does not warn about a 0.1 % drift:
  * <ul>
  *   <li><b>change point</b> (Pettitt's rank test): with r_i the ranks, U_t = 2·Σ_{i≤t} r_i − t(n+1);
- *       the most likely change is after the sample t* maximising |U_t|, with p ≈ 2·exp(−6K²/(n³+n²)),
- *       K = |U_t*|. It flags when p &lt; {@link #ALPHA} and the medians before and after differ by at
+ *       the most likely change is after the sample t* maximising |U_t|, with p ≈ 2·exp(−6K²·(m/n)/(n³+n²)),
+ *       K = |U_t*|, m the effective sample size of the noise around the two sides' medians (issue 27: correlated
+ *       samples inflate U's variance by n/m). It flags when p &lt; {@link #ALPHA} and the medians before and after differ by at
  *       least {@link #MIN_SHIFT}.</li>
  *   <li><b>split halves</b>: the medians of the first and the second half with their
  *       {@link MedianInterval}s (for the effective sample size); they disagree when the intervals
@@ -26,7 +27,9 @@ import java.util.Locale;
  * @param steady           no check flagged (true when not checked)
  * @param changePoint      the change-point check flagged
  * @param changeIndex      t*: samples [0, t*) before the change, [t*, n) after (0 when not checked)
- * @param pettittP         the approximate p-value of the change point
+ * @param pettittP         the approximate p-value of the change point, for the effective sample size
+ * @param pettittEffectiveN that effective sample size: n(1 − ρ)/(1 + ρ), ρ the lag-1 autocorrelation of the ranks of
+ *                         the samples taken relative to the median of their side of t* (n when ρ ≤ 0)
  * @param medianBefore     lower median of the samples before t*
  * @param medianAfter      lower median of the samples from t* on
  * @param halvesDisagree   the split-halves check flagged
@@ -41,6 +44,7 @@ import java.util.Locale;
  * @param rest             its median interval
  */
 public record Stationarity(boolean checked, boolean steady, boolean changePoint, int changeIndex, double pettittP,
+        double pettittEffectiveN,
         double medianBefore, double medianAfter, boolean halvesDisagree, MedianInterval firstHalf,
         MedianInterval secondHalf, double firstHalfMedian, double secondHalfMedian, boolean coldStart,
         double firstTenthMedian, MedianInterval firstTenth, double restMedian, MedianInterval rest) {
@@ -59,7 +63,7 @@ public record Stationarity(boolean checked, boolean steady, boolean changePoint,
     public static Stationarity of(double[] inOrder, double effectiveFraction) {
         int n = inOrder.length;
         if (n < MIN_SAMPLES) {
-            return new Stationarity(false, true, false, 0, Double.NaN, Double.NaN, Double.NaN, false, null, null,
+            return new Stationarity(false, true, false, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, false, null, null,
                     Double.NaN, Double.NaN, false, Double.NaN, null, Double.NaN, null);
         }
         double overall = lowerMedian(inOrder, 0, n);
@@ -77,16 +81,24 @@ public record Stationarity(boolean checked, boolean steady, boolean changePoint,
                 tStar = t;
             }
         }
-        double nn = n;
-        double p = Math.min(1, 2 * Math.exp(-6 * k * k / (nn * nn * nn + nn * nn)));
         double before = lowerMedian(inOrder, 0, tStar);
         double after = lowerMedian(inOrder, tStar, n);
+        // issue 27: U_t sums ranks; correlated samples inflate its variance by n / n_eff (the AR(1) factor
+        // (1 + ρ)/(1 − ρ)), so K² counts for n_eff / n of what it would for independent samples. ρ is that of the
+        // noise: the ranks' lag-1 autocorrelation once each side of t* is taken relative to its own median (a step
+        // in the level would otherwise show as correlation and hide itself)
+        double[] resid = new double[n];
+        for (int i = 0; i < n; i++) {
+            resid[i] = inOrder[i] - (i < tStar ? before : after);
+        }
+        double pettittN = SampleSummary.effectiveSize(n, Ranks.lag1(resid));
+        double p = pettittP(k, n, pettittN / n);
         boolean change = p < ALPHA && Math.abs(after - before) >= threshold;
 
         Split h = Split.at(inOrder, n / 2, effectiveFraction, threshold);
         Split c = n / 10 >= MIN_SAMPLES ? Split.at(inOrder, n / 10, effectiveFraction, threshold)
                 : new Split(null, null, Double.NaN, Double.NaN, false);
-        return new Stationarity(true, !change && !h.disagree && !c.disagree, change, tStar, p, before, after,
+        return new Stationarity(true, !change && !h.disagree && !c.disagree, change, tStar, p, pettittN, before, after,
                 h.disagree, h.first, h.second, h.firstMedian, h.secondMedian, c.disagree, c.firstMedian, c.first,
                 c.secondMedian, c.second);
     }
@@ -131,6 +143,17 @@ public record Stationarity(boolean checked, boolean steady, boolean changePoint,
                     rest.upper(), unit));
         }
         return sb.append("; a longer warm-up (or more samples) may help").toString();
+    }
+
+    /**
+     * Pettitt's approximate p-value for the largest |U_t| = {@code k} over {@code n} samples, with the effective sample
+     * size n_eff = {@code effectiveFraction}·n: p ≈ 2·exp(−6K²·(n_eff/n)/(n³ + n²)), at most 1. With independent
+     * samples (fraction 1) this is Pettitt's own approximation.
+     */
+    public static double pettittP(double k, int n, double effectiveFraction) {
+        double nn = n;
+        double f = effectiveFraction > 0 && effectiveFraction <= 1 ? effectiveFraction : 1;
+        return Math.min(1, 2 * Math.exp(-6 * k * k * f / (nn * nn * nn + nn * nn)));
     }
 
     static double lowerMedian(double[] values, int from, int to) {

@@ -101,4 +101,29 @@ class SaturationFitTest {
         assertThrows(IllegalArgumentException.class,
                 () -> SaturationFit.fit(new double[] {1, 10}, new double[] {1, 1, 2}, new double[] {1, 1, 1}));
     }
+
+    /**
+     * Issue 27: the knee's bootstrap interval, on the curve P = 300,000, F0 = 50, k = 4 with a fixed ±8 % zig-zag:
+     * it holds the knee the fit names, the same points give the same interval, and its cost is printed (200 refits on
+     * the coarse grid).
+     */
+    @Test
+    void theKneesIntervalHoldsItsKneeAndIsRepeatable() {
+        double[] x = curve(300_000, 50, 4);
+        for (int i = 0; i < x.length; i++) {
+            x[i] *= 1 + 0.08 * (i % 3 - 1);
+        }
+        SaturationFit fit = SaturationFit.fit(F, x, ones());
+        SaturationFit withCi = fit.withKneeInterval(F, x, ones(), 0.9, 27);
+        assertTrue(withCi.kneeLow() <= fit.kneeAt(0.9) && fit.kneeAt(0.9) <= withCi.kneeHigh(), withCi.toString());
+        for (int run = 0; run < 3; run++) { // the cost once compiled (the first call runs interpreted)
+            long t0 = System.nanoTime();
+            assertEquals(withCi, fit.withKneeInterval(F, x, ones(), 0.9, 27));
+            System.out.printf("knee %.1f [%.1f, %.1f], bootstrap of %d refits over %d points: %.0f ms%n",
+                    fit.kneeAt(0.9), withCi.kneeLow(), withCi.kneeHigh(), SaturationFit.BOOT_REPLICATES, F.length,
+                    (System.nanoTime() - t0) / 1e6);
+        }
+        assertEquals(fit.crossover(), withCi.crossover());
+        assertTrue(Double.isNaN(fit.kneeLow()), "no interval until one is computed");
+    }
 }

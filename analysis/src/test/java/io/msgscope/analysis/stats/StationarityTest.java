@@ -26,7 +26,12 @@ class StationarityTest {
         Stationarity s = Stationarity.of(v, 1);
         assertTrue(s.checked());
         assertEquals(5, s.changeIndex());
-        assertEquals(2 * Math.exp(-6 * 625.0 / 1100), s.pettittP(), 1e-12);
+        // issue 27: for the effective n. Each side relative to its median (3, 13): −2 −1 0 1 2 −2 −1 0 1 2, ranks
+        // 1.5 3.5 5.5 7.5 9.5 (twice), deviations from 5.5: −4 −2 0 2 4 (twice); Σd² = 80, Σ d_i·d_i+1 = 8 + 0 + 0 + 8
+        // − 16 + 8 + 0 + 0 + 8 = 16; ρ = 0.2, n_eff = 10·0.8/1.2 = 6.667; p = 2 exp(−6·625·(6.667/10)/1100) = 0.2061
+        assertEquals(10 * 0.8 / 1.2, s.pettittEffectiveN(), 1e-12);
+        assertEquals(2 * Math.exp(-6 * 625.0 * (0.8 / 1.2) / 1100), s.pettittP(), 1e-12);
+        assertEquals(2 * Math.exp(-6 * 625.0 / 1100), Stationarity.pettittP(25, 10, 1), 1e-12); // raw n: 0.06619
         assertEquals(3, s.medianBefore());
         assertEquals(13, s.medianAfter());
         assertFalse(s.changePoint(), "p = 0.066 is not below 0.01");

@@ -151,6 +151,7 @@ public final class Comparison {
                     + " @ " + s.json().path("delivery").asText("?") : "–"),
             new Row("receive [msg/s]", s -> num(s.msgPerS(), "%.0f")),
             new Row("receive [bytes/s]", s -> num(s.bytesPerS(), "%.0f")),
+            new Row("median of the throughput windows [msg/s]", s -> num(s.windowMedianMsgPerS(), "%.0f")),
             new Row("throughput samples sd [msg/s]", s -> num(s.sampleSdMsgPerS(), "%.0f")),
             new Row("lost", s -> num(s.lost(), "%.0f")),
             new Row("delivery rate", s -> num(s.json().path("results").path("delivery_rate"), "%.4f")),

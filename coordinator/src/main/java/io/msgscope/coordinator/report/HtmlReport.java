@@ -260,7 +260,7 @@ public final class HtmlReport {
         List<List<String>> rows = new ArrayList<>();
         String reason = v.envelope().failed() ? ": " + v.envelope().failureReason() : "";
         rows.add(List.of("verdict", v.status() + reason));
-        rows.add(List.of(v.mode() == SummaryView.Mode.THROUGHPUT ? "throughput (median of the samples)"
+        rows.add(List.of(v.mode() == SummaryView.Mode.THROUGHPUT ? "delivered (messages / sampling period)"
                 : "received", rate(v.msgPerS()) + (Double.isNaN(v.bytesPerS()) ? "" : " (" + bytes(v.bytesPerS()) + "/s)")));
         for (String[] p : new String[][] {{"p50", "latency p50"}, {"p99", "latency p99"}, {"p999", "latency p99.9"},
                 {"max", "latency max"}}) {
@@ -326,7 +326,7 @@ public final class HtmlReport {
     /** A throughput run (A5-A7): the result, latency at F, counters, the F search and its probes. */
     private static void throughputSections(Html h, JsonNode s) throws IOException {
         JsonNode r = s.path("result");
-        h.el("h2", "Result (A7: median, mean and standard deviation of the samples)");
+        h.el("h2", "Result (A7: the rate delivered over the sampling period; median, mean and sd of the samples)");
         List<List<String>> rows = new ArrayList<>();
         for (List<String> f : fields(r)) {
             if (!List.of("latency", "counters", "sample_values_msg_s").contains(f.get(2).split("\\.")[0])) {
@@ -382,7 +382,7 @@ public final class HtmlReport {
         if (v.mode() == SummaryView.Mode.THROUGHPUT) {
             List<Double> samples = new ArrayList<>();
             v.json().path("result").path("sample_values_msg_s").forEach(n -> samples.add(n.asDouble()));
-            ThroughputSamples.write(dir, samples, v.msgPerS());
+            ThroughputSamples.write(dir, samples, v.windowMedianMsgPerS());
         }
     }
 

@@ -70,22 +70,43 @@ public final class SummaryView {
         return n.isNumber() ? n.asDouble() : Double.NaN;
     }
 
-    /** Messages per second received: the run's whole-run rate, the median sample (A7), or Q6's receive rate. */
+    /**
+     * Messages per second received: the run's whole-run rate, the rate delivered over the sampling period (issue 27:
+     * messages / period; a summary before it holds the same figure as {@code sampling_period.rate_msg_s}), or Q6's
+     * receive rate.
+     */
     public double msgPerS() {
         return switch (mode) {
             case RUN -> num(s.path("throughput").path("receive_msg_s"));
-            case THROUGHPUT -> num(s.path("result").path("median_msg_s"));
+            case THROUGHPUT -> deliveredMsgPerS();
             case SCENARIO -> num(s.path("results").path("receive_rate"));
         };
+    }
+
+    private double deliveredMsgPerS() {
+        JsonNode r = s.path("result");
+        return r.has("delivered_msg_s") ? num(r.path("delivered_msg_s"))
+                : num(r.path("sampling_period").path("rate_msg_s"));
     }
 
     /** Bytes per second received, as {@link #msgPerS()}. */
     public double bytesPerS() {
         return switch (mode) {
             case RUN -> num(s.path("throughput").path("receive_bytes_s"));
-            case THROUGHPUT -> num(s.path("result").path("median_bytes_s"));
+            case THROUGHPUT -> s.path("result").path("delivered_bytes_s").isNumber()
+                    ? num(s.path("result").path("delivered_bytes_s"))
+                    : deliveredMsgPerS() * num(s.path("settings").path("size"));
             case SCENARIO -> num(s.path("results").path("receive_bytes_rate"));
         };
+    }
+
+    /**
+     * Throughput mode: the median of the samples, what a typical window looks like ({@code window_median_msg_s}, or
+     * {@code median_msg_s} in a summary before issue 27); NaN otherwise.
+     */
+    public double windowMedianMsgPerS() {
+        JsonNode r = s.path("result");
+        return num(r.has("window_median_msg_s") ? r.path("window_median_msg_s") : r.path("median_msg_s"));
     }
 
     /** Throughput samples' mean and standard deviation (throughput mode; NaN otherwise). */
@@ -245,8 +266,8 @@ public final class SummaryView {
             case THROUGHPUT -> b.append("Throughput of ").append(size()).append(" B messages over ").append(driver())
                     .append(" with ").append(s.path("result").path("in_flight").asText("?"))
                     .append(" in flight (").append(s.path("settings").path("in_flight").asText("?"))
-                    .append(" requested): median of ").append(s.path("result").path("samples").asText("?"))
-                    .append(" samples ");
+                    .append(" requested): delivered over the sampling period of ")
+                    .append(s.path("result").path("samples").asText("?")).append(" samples at ");
             case SCENARIO -> b.append(s.path("scenario").asText("?")).append(" over ").append(driver()).append(" @ ")
                     .append(s.path("delivery").asText("?")).append(", ").append(s.path("publishers").asText("?"))
                     .append(" publisher(s) x ").append(s.path("rate_per_publisher").asText("?"))

@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.result;
 
+import io.msgscope.analysis.stats.BlockSpread;
 import io.msgscope.analysis.stats.SampleSummary;
 import io.msgscope.coordinator.SummaryJson;
 import io.msgscope.coordinator.ThroughputStats;
@@ -19,6 +20,8 @@ import java.util.TreeMap;
  *
  * @param inFlight               F of the final measurement
  * @param samples                median, interval, mean, sd and the stationarity checks of its samples
+ * @param blocks                 the samples in consecutive blocks: the delivered rate's interval, the block medians
+ * @param size                   the message size, bytes
  * @param medianBytesS           the median times the message size; null when there are no samples
  * @param period                 warm-up, sampling period, messages in flight, CPU
  * @param counters               the driver's counters, by name
@@ -28,7 +31,8 @@ import java.util.TreeMap;
  * @param producerAllocatedBytes what the producer thread allocated
  * @param sampleValues           the samples in msg/s, in the order taken
  */
-public record FinalMeasurement(long inFlight, SampleSummary samples, Double medianBytesS, ProbePeriod period,
+public record FinalMeasurement(long inFlight, SampleSummary samples, BlockSpread blocks, int size,
+                               Double medianBytesS, ProbePeriod period,
                                long messagesSent, long messagesReceived, SortedMap<String, Long> counters,
                                Latency latency, long clientProcessCpuNs, Double clientCpuNsPerMessage,
                                long producerAllocatedBytes, List<Double> sampleValues) {
@@ -58,7 +62,8 @@ public record FinalMeasurement(long inFlight, SampleSummary samples, Double medi
     /** The final measurement of messages of {@code size} bytes: what the agent reported and its statistics. */
     public static FinalMeasurement of(FlowResult r, ThroughputStats st, int size) {
         long received = r.getReceived();
-        return new FinalMeasurement(r.getInFlight(), st.samples(), SummaryJson.finite(st.median() * size),
+        return new FinalMeasurement(r.getInFlight(), st.samples(), st.blocks(), size,
+                SummaryJson.finite(st.median() * size),
                 ProbePeriod.of(st), r.getSent(), received, new TreeMap<>(r.getCountersMap()), Latency.of(st.latency()),
                 r.getProcessCpuNs(), received > 0 ? (double) r.getProcessCpuNs() / received : null,
                 r.getHotThreadAllocatedBytes(), r.getSamplesList());
@@ -67,8 +72,11 @@ public record FinalMeasurement(long inFlight, SampleSummary samples, Double medi
     public Map<String, Object> toMap() {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("in_flight", inFlight);
+        r.putAll(SamplesJson.headline(period.rateMsgS(), blocks, samples, size));
         r.putAll(SamplesJson.samples(samples));
         r.put("median_bytes_s", medianBytesS);
+        r.put("deprecated", SamplesJson.deprecated());
+        r.put("between_blocks", SamplesJson.blocks(blocks, samples.n()));
         r.put("stationarity", SamplesJson.stationarity(samples.stationarity()));
         r.putAll(period.toMap());
         r.put("messages_sent", messagesSent);

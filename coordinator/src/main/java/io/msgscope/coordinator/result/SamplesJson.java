@@ -2,6 +2,7 @@ package io.msgscope.coordinator.result;
 
 import static io.msgscope.coordinator.SummaryJson.finite;
 
+import io.msgscope.analysis.stats.BlockSpread;
 import io.msgscope.analysis.stats.MedianInterval;
 import io.msgscope.analysis.stats.SampleSummary;
 import io.msgscope.analysis.stats.Stationarity;
@@ -34,6 +35,57 @@ public final class SamplesJson {
         return m;
     }
 
+    /**
+     * The headline of a measurement (issue 27): the rate delivered over the sampling period ({@code rate}, messages /
+     * period) with its batch-means interval, then the median of the windows beside it, under its own name.
+     */
+    public static Map<String, Object> headline(Double rate, BlockSpread b, SampleSummary s, int size) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("delivered_msg_s", rate);
+        m.put("delivered_ci95_msg_s", Double.isFinite(b.deliveredLow()) && rate != null
+                ? List.of(b.deliveredLow(), b.deliveredHigh()) : null);
+        m.put("delivered_bytes_s", rate == null ? null : rate * size);
+        m.put("delivered_note", "the headline: messages delivered in the sampling period / its length (as "
+                + "sampling_period.rate_msg_s); its 95% interval by batch means over " + BlockSpread.BLOCKS
+                + " consecutive blocks, so drift within the run widens it (null below " + BlockSpread.MIN_SAMPLES
+                + " samples or without the samples' spans)");
+        m.put("window_median_msg_s", finite(s.median()));
+        m.put("window_median_note", "the median of the samples (windows of >= the threshold): what a typical "
+                + "window looks like, not the rate delivered; median_ci95_msg_s is its interval");
+        return m;
+    }
+
+    /** Fields kept one release under their old meaning (issue 27), each with what to read instead. */
+    public static Map<String, Object> deprecated() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("median_msg_s", "deprecated, removed in the next release: the median of the windows, no longer the "
+                + "headline; read window_median_msg_s for it and delivered_msg_s for the rate delivered");
+        return m;
+    }
+
+    /** The medians (and delivered rates) of consecutive blocks and where another run's median is expected. */
+    public static Map<String, Object> blocks(BlockSpread b, int n) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("blocks", b.blocks());
+        if (!b.computed()) {
+            m.put("note", "fewer than " + BlockSpread.MIN_SAMPLES + " samples: no blocks");
+            return m;
+        }
+        m.put("samples_per_block", n / b.blocks());
+        m.put("block_medians_msg_s", java.util.Arrays.stream(b.blockMedians()).boxed().toList());
+        m.put("block_median_range_msg_s", List.of(b.blockMedianMin(), b.blockMedianMax()));
+        m.put("block_median_sd_msg_s", finite(b.blockMedianSd()));
+        m.put("block_median_lag1", finite(b.blockLag1()));
+        m.put("block_delivered_msg_s", b.blockRates().length == 0 ? null
+                : java.util.Arrays.stream(b.blockRates()).boxed().toList());
+        m.put("next_run_median_95_msg_s", List.of(b.nextRunMedianLow(), b.nextRunMedianHigh()));
+        m.put("note", "median_ci95_msg_s answers: how precisely do these samples fix this run's median (noise, "
+                + "widened for lag-1 autocorrelation)? next_run_median_95_msg_s answers: where would another run of "
+                + "this length put its median, if the level drifts between runs as it did between these blocks "
+                + "(median +- t(0.975, k-1) x sd of the block medians x sqrt(2/k x (1 + r)/(1 - r)), r = block_median_lag1)?");
+        return m;
+    }
+
     /** The stationarity checks: change point, split halves, cold start (each when checked), and the rule. */
     public static Map<String, Object> stationarity(Stationarity st) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -44,6 +96,7 @@ public final class SamplesJson {
             c.put("flagged", st.changePoint());
             c.put("from_sample", st.changeIndex());
             c.put("pettitt_p", st.pettittP());
+            c.put("pettitt_effective_samples", st.pettittEffectiveN());
             c.put("median_before_msg_s", st.medianBefore());
             c.put("median_after_msg_s", st.medianAfter());
             m.put("change_point", c);

@@ -112,6 +112,11 @@ public record SearchSection(String method, String pick, long chosenInFlight, Poi
         m.put("points", f.points());
         m.put("knee_reach", 1 - FSearch.KNEE_MARGIN);
         m.put("knee_in_flight_fitted", f.kneeAt(1 - FSearch.KNEE_MARGIN));
+        m.put("knee_in_flight_ci95", Double.isFinite(f.kneeLow()) ? List.of(f.kneeLow(), f.kneeHigh()) : null);
+        m.put("knee_ci_method", "2.5th and 97.5th percentiles of the knee over " + SaturationFit.BOOT_REPLICATES
+                + " refits to the curve plus resampled residuals (a bootstrap of the residuals, on a coarser grid); a soft "
+                + "corner fixes the knee poorly and its interval says so");
+        m.put("sharpness_at_bound", f.atBound());
         m.put("note", "crossover_in_flight: where the rising asymptote (throughput in proportion to F) meets the "
                 + "plateau, the most repeatable figure of the search; the knee is where the curve reaches knee_reach "
                 + "of the plateau");

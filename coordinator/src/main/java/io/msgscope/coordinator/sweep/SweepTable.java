@@ -60,6 +60,8 @@ public final class SweepTable {
 
     /** Throughput mode adds the samples' mean and deviation and the client's CPU per message (A7). */
     private static final List<Figure> THROUGHPUT = List.of(
+            new Figure("tp_window_median_msg_s", "median of the throughput windows [msg/s]",
+                    SummaryView::windowMedianMsgPerS),
             new Figure("tp_mean_msg_s", "mean of the throughput samples [msg/s]", SummaryView::sampleMeanMsgPerS),
             new Figure("tp_sd_msg_s", "standard deviation of the throughput samples [msg/s]",
                     SummaryView::sampleSdMsgPerS),
