@@ -39,6 +39,7 @@ final class ChildRun {
         cmd.addAll(args);
         cmd.add("--out");
         cmd.add(dir.toString());
+        cmd.add("--out-made-by-parent"); // its run.log is in the folder before the child looks at it
         Files.createDirectories(dir);
         Path log = dir.resolve(LOG);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
