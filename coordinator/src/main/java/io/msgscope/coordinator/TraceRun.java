@@ -39,6 +39,7 @@ public final class TraceRun {
     private final int egressPort;
     private final PrintStream log;
     private boolean forcePingPong;
+    private boolean verbose = true;
     private LiveMetrics metrics;
     private io.msgscope.control.ControlCredentials credentials = io.msgscope.control.ControlCredentials.NONE;
 
@@ -62,6 +63,12 @@ public final class TraceRun {
     /** Live metrics to keep current (null: none). */
     public TraceRun metrics(LiveMetrics m) {
         this.metrics = m;
+        return this;
+    }
+
+    /** Whether a failure's course (the failure, the upload of what was recorded) is logged as it happens. */
+    public TraceRun verbose(boolean v) {
+        this.verbose = v;
         return this;
     }
 
@@ -227,10 +234,14 @@ public final class TraceRun {
                 out.failure = f.getMessage();
                 out.failedDuring = out.phase;
                 out.usageFailure = f.usage();
-                log.println("run failed: " + f.getMessage());
+                if (verbose) {
+                    log.println("run failed: " + f.getMessage());
+                }
             }
             out.phase = "upload";
-            log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));
+            if (out.failure == null || verbose) {
+                log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));
+            }
             uploadAll(hub, out, sender, receiver, probe);
             out.countFromTraces();
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {

@@ -48,8 +48,12 @@ public final class OutputOptions {
     @Option(names = "--out-made-by-parent", hidden = true, defaultValue = "false")
     boolean madeByParent;
 
+    /** Whether {@link #prepare()} made the folder (it did not exist): {@link #discard} then removes it too. */
+    private boolean created;
+
     /** The folder of {@code --out}, or a new one named after the command; created and write-checked. */
     Path prepare() {
+        created = out == null || !Files.exists(out);
         if (out != null && !madeByParent && Files.isDirectory(out) && !isEmpty(out)) {
             if (!overwrite) {
                 throw new SpecException("--out", out + " already holds files (another run's?); give another folder, "
@@ -132,6 +136,25 @@ public final class OutputOptions {
             return false;
         }
         return false;
+    }
+
+    /**
+     * Takes back what {@link #prepare()} gave after a usage error found once the run started (e.g. an agent's port
+     * in use): what was written in it is deleted, and the folder too when this run made it, so that bad usage
+     * leaves no results folder (issue 29); a sweep's or batch's child keeps its folder. Best effort: a file that cannot be deleted stays.
+     */
+    void discard(Path dir) {
+        if (madeByParent) {
+            return; // the sweep's or batch's: its run.log says why the run was refused
+        }
+        try {
+            empty(dir);
+            if (created) {
+                Files.deleteIfExists(dir);
+            }
+        } catch (SpecException | IOException e) {
+            // what stays is a failed placeholder; the usage error is said either way
+        }
     }
 
     /** Deletes what {@code dir} holds, never following a symbolic link (a link is removed, not its target). */
