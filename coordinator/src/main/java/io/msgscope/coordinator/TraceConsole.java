@@ -18,7 +18,9 @@ public final class TraceConsole {
     public static void print(PrintWriter out, TraceResults.Written w, Set<String> saidAtStart, Path dir, boolean verbose) {
         TraceResult outcome = w.result();
         AnalysisResult a = w.analysis();
-        if (outcome.failed()) {
+        if (outcome.interrupted()) {
+            out.println("INTERRUPTED: " + outcome.failureReason());
+        } else if (outcome.failed()) {
             out.println("FAILED: " + outcome.failureReason());
             if (!verbose) {
                 out.println("results in " + dir + " (summary.json; --verbose prints the counts and warnings)");

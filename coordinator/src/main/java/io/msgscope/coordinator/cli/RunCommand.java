@@ -43,7 +43,8 @@ import java.util.concurrent.Callable;
                                + "its own JVM on this box, raw TCP over loopback. Per-message O_n/I_n in memory, statistics after "
                                + "the run (seed 001: M1-M6, M9, M12)."},
         footer = {"",
-                  "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage."})
+                  "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage, 130 interrupted",
+                  "(Ctrl-C or SIGTERM: what was measured is written, status \"interrupted\"; a second Ctrl-C aborts at once)."})
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -292,8 +293,11 @@ public final class RunCommand implements Callable<Integer> {
                 outcome = TraceRun.notStarted(spec, runId, "cannot start the agents: " + e.getMessage());
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
             }
-            outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
-                    .verbose(verboseOption.verbose).forcePingPong(forcePingPong).metrics(metrics).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
+            TraceRun run = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
+                    .verbose(verboseOption.verbose).forcePingPong(forcePingPong).metrics(metrics);
+            try (Interrupts signals = Interrupts.install(run::interrupt, log)) {
+                outcome = run.run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
+            }
         }
         return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
     }
@@ -308,7 +312,7 @@ public final class RunCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         // the analysis timing of a failed run only with --verbose
-        PrintStream analysisLog = outcome.failed() && !verboseOption.verbose ? QUIET : log;
+        PrintStream analysisLog = outcome.failed() && !outcome.interrupted() && !verboseOption.verbose ? QUIET : log;
         TraceResults.Options opt = new TraceResults.Options(Math.round(windowMinTimeMs * 1e6), envelopeAbove,
                 envelopeBuckets, bins, overlap, allowDuplicates);
         TraceResults.Written written;
@@ -323,6 +327,9 @@ public final class RunCommand implements Callable<Integer> {
             PlotCommand.render(dir, stdout);
         }
         TraceResult judged = written.result();
+        if (judged.interrupted()) {
+            return ExitCodes.INTERRUPTED;
+        }
         if (judged.failed()) {
             return judged.failure().usage() ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
