@@ -41,7 +41,7 @@ public final class OutputOptions {
 
     @Option(names = "--overwrite", defaultValue = "false",
             description = "Empty an existing --out folder first; only a folder of msgscope results (one holding "
-                    + "summary.json, sweep.json or batch.json, or run folders that do) is emptied.")
+                    + "summary.json, sweep.json or batch.json, or run folders that do) is emptied (default: ${DEFAULT-VALUE}).")
     boolean overwrite;
 
     /** Set by {@code sweep} and {@code batch} on their child: the folder was made for this run, its run.log in it. */
