@@ -35,6 +35,13 @@ public interface AgentRole {
     default void senderFinished(long sent) {
     }
 
+    /**
+     * End the current phase now and report it done with what was sent so far (sender only; the run was interrupted,
+     * issue 29); a role that has nothing to cut short ignores it.
+     */
+    default void endEarly() {
+    }
+
     /** Streams the recorded series to the coordinator. */
     void upload(TraceSink sink) throws Exception;
 

@@ -301,12 +301,11 @@ public final class AgentServer implements AutoCloseable {
 
     /** Stops when the process {@code pid} exits (a coordinator that started this agent and died). */
     public void stopWhenProcessExits(long pid) {
-        java.util.Optional<ProcessHandle> p = ProcessHandle.of(pid);
-        if (p.isEmpty() || !p.get().isAlive()) {
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            io.msgscope.core.ParentProcess.whenGone(pid, () -> stop("the parent process " + pid + " exited"));
+        } else {
             stop("the parent process " + pid + " is not running");
-            return;
         }
-        p.get().onExit().thenRun(() -> stop("the parent process " + pid + " exited"));
     }
 
     /** Why the server stopped without serving (no coordinator within the deadline, parent gone), else null. */

@@ -177,6 +177,12 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     r.senderFinished(env.getSenderFinished().getSent());
                 }
             }
+            case STOP -> {
+                AgentRole r = requirePrepared(ch, "stop");
+                if (r != null) {
+                    r.endEarly();
+                }
+            }
             case UPLOAD_REQUEST -> {
                 AgentRole r = requirePrepared(ch, "upload");
                 if (r != null) {

@@ -43,6 +43,9 @@ public final class ConsoleSummary {
 
     public static String sentence(TraceResult out, AnalysisResult a) {
         StringBuilder sb = new StringBuilder();
+        if (out.interrupted() && out.sentKnown()) { // the part that ran (issue 29)
+            sb.append(HumanFormat.count(out.counts().sent())).append(" of ");
+        }
         sb.append(HumanFormat.count(out.spec().count())).append(" messages of ").append(out.spec().size()).append(" B");
         if (out.spec().rate() > 0) {
             sb.append(" at ").append(HumanFormat.rate(out.spec().rate())).append(" msg/s");

@@ -45,7 +45,7 @@ public final class SummaryJson {
         TraceResult.Failure f = r.failure();
         Envelope envelope = Envelope.of("trace", r.runId(), r.spec().driver(), startedAt, r.failureReason(),
                 f == null ? null : f.during(), r.warnings(), spec, sha256(spec.toString()),
-                traceEnvironment(r, coordinatorEnv));
+                traceEnvironment(r, coordinatorEnv), r.interrupted());
         Map<String, Object> root = envelope.toMap();
         root.put("topology", topology(r));
         root.put("counters", counters(r, a));

@@ -70,6 +70,8 @@ final class TraceCollector {
     /** The phase a failure ended ({@code failed_during}, as in scenarios); null: the coordinator's analysis. */
     String failedDuring;
     boolean usageFailure;
+    /** The signal that interrupted the run (SIGINT, SIGTERM), null when none did (issue 29). */
+    String interruptedBy;
 
     TraceCollector(RunSpec spec, String runId) {
         this.spec = spec;
@@ -151,7 +153,12 @@ final class TraceCollector {
     /** What the run brought back, as the writers and the command read it: a failure without a phase is analysis's. */
     TraceResult result() {
         TraceResult.Failure f = failure == null ? null
-                : new TraceResult.Failure(failure, failedDuring != null ? failedDuring : "analysis", usageFailure);
+                : new TraceResult.Failure(failure, failedDuring != null ? failedDuring : "analysis", usageFailure,
+                interruptedBy != null);
+        if (interruptedBy != null && f == null) {
+            f = new TraceResult.Failure("interrupted by " + interruptedBy + " after " + sent + " of " + spec.count()
+                    + " measured messages were sent; every figure is over the part that ran", "measurement", false, true);
+        }
         TraceResult.Sidecar sidecar = sidecarOffset == null ? null
                 : new TraceResult.Sidecar(sidecarSource, sidecarOffset, sidecarOffsetAfter, sidecarSameBox);
         return new TraceResult(spec, runId, f, warnings, agents, destination,

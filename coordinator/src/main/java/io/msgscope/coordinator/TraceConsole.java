@@ -11,10 +11,23 @@ public final class TraceConsole {
     private TraceConsole() {
     }
 
-    /** @param saidAtStart warnings already printed when the run started (summary.json has them all; each is said once) */
-    public static void print(PrintWriter out, TraceResults.Written w, Set<String> saidAtStart, Path dir) {
+    /**
+     * @param saidAtStart warnings already printed when the run started (summary.json has them all; each is said once)
+     * @param verbose     a failed run says its counts and warnings too; otherwise its cause, then where the results are
+     */
+    public static void print(PrintWriter out, TraceResults.Written w, Set<String> saidAtStart, Path dir, boolean verbose) {
         TraceResult outcome = w.result();
         AnalysisResult a = w.analysis();
+        if (outcome.interrupted()) {
+            out.println("INTERRUPTED: " + outcome.failureReason());
+        } else if (outcome.failed()) {
+            out.println("FAILED: " + outcome.failureReason());
+            if (!verbose) {
+                out.println("results in " + dir + " (summary.json; --verbose prints the counts and warnings)");
+                out.flush();
+                return;
+            }
+        }
         out.println(ConsoleSummary.sentence(outcome, a));
         if (a.latencyNs().n() >= 10) {
             out.println("latency distribution: " + w.distribution().humpiness().verdict());
@@ -32,7 +45,7 @@ public final class TraceConsole {
             out.println("warning: the M12 identity RO-SO = L'(n) does not hold on " + a.identity().violations()
                     + " windows");
         }
-        out.println((outcome.failed() ? "FAILED: " + outcome.failureReason() + "; " : "") + "results in " + dir);
+        out.println("results in " + dir);
         out.flush();
     }
 }

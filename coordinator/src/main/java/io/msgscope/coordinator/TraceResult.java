@@ -60,11 +60,21 @@ public record TraceResult(RunSpec spec, String runId, Failure failure, List<Stri
      *               checks ({@code failed_during})
      * @param usage  the user's input was at fault (exit code 2)
      */
-    public record Failure(String reason, String during, boolean usage) {
+    public record Failure(String reason, String during, boolean usage, boolean interrupted) {
         public Failure {
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(during, "during");
         }
+
+        /** A failure that is not an interruption (issue 29: SIGINT or SIGTERM stops a run, {@code interrupted}). */
+        public Failure(String reason, String during, boolean usage) {
+            this(reason, during, usage, false);
+        }
+    }
+
+    /** Stopped by SIGINT or SIGTERM: the figures are over the part that ran (issue 29). */
+    public boolean interrupted() {
+        return failure != null && failure.interrupted();
     }
 
     /**

@@ -39,6 +39,11 @@ public final class TraceRun {
     private final int egressPort;
     private final PrintStream log;
     private boolean forcePingPong;
+    private boolean verbose = true;
+    /** The signal that interrupted the run, null while none did; set from the signal's thread (issue 29). */
+    private volatile String interruptedBy;
+    /** The sender's link once connected: where an interrupt sends its Stop. */
+    private volatile AgentLink senderLink;
     private LiveMetrics metrics;
     private io.msgscope.control.ControlCredentials credentials = io.msgscope.control.ControlCredentials.NONE;
 
@@ -65,9 +70,38 @@ public final class TraceRun {
         return this;
     }
 
+    /** Whether a failure's course (the failure, the upload of what was recorded) is logged as it happens. */
+    public TraceRun verbose(boolean v) {
+        this.verbose = v;
+        return this;
+    }
+
     public TraceRun forcePingPong(boolean force) {
         this.forcePingPong = force;
         return this;
+    }
+
+    /**
+     * SIGINT or SIGTERM (issue 29), from any thread: a measurement under way ends now — the sender is told to stop,
+     * the receiver drains what was sent, the traces are uploaded and analysed as usual, and the result says it was
+     * interrupted; before the measurement the run ends with nothing measured; after it, the run completes as it is.
+     */
+    public void interrupt(String signal) {
+        interruptedBy = signal;
+        AgentLink s = senderLink;
+        if (s != null) {
+            s.send(Envelope.newBuilder().setStop(io.msgscope.proto.Stop.getDefaultInstance()).build());
+        }
+    }
+
+    /** Ends a run interrupted before its measurement started: nothing was measured. */
+    private void checkInterrupted(TraceCollector out) throws AgentFailure {
+        String signal = interruptedBy;
+        if (signal != null) {
+            out.interruptedBy = signal;
+            throw new AgentFailure("msgscope", "interrupted by " + signal + " during the " + out.phase
+                    + "; nothing was measured", false);
+        }
     }
 
     /** The agents' addresses and how to tell that one died; {@code probe} is null unless in sidecar mode. */
@@ -100,6 +134,7 @@ public final class TraceRun {
                         ep.receiver()::deathReason);
                 sender = AgentLink.connect(hub, Role.SENDER, ep.sender().host(), ep.sender().port(), HANDSHAKE_MS,
                         ep.sender()::deathReason);
+                senderLink = sender;
                 if (ep.probe() != null) {
                     probe = AgentLink.connect(hub, Role.PROBE, ep.probe().host(), ep.probe().port(), HANDSHAKE_MS,
                             ep.probe()::deathReason);
@@ -142,6 +177,7 @@ public final class TraceRun {
                     hub.await(probe, READY_MS, "the probe's warm-up", Envelope.BodyCase.PHASE_DONE);
                 }
 
+                checkInterrupted(out);
                 out.phase = "warm-up";
                 if (metrics != null) {
                     metrics.phase("warm-up");
@@ -166,6 +202,7 @@ public final class TraceRun {
                     log.println("warning: " + w);
                 }
 
+                checkInterrupted(out);
                 out.phase = "measurement";
                 if (metrics != null) {
                     metrics.phase("measurement");
@@ -188,6 +225,10 @@ public final class TraceRun {
                 }
                 if (metrics != null) {
                     metrics.phase("upload");
+                }
+                out.interruptedBy = interruptedBy; // stopped early by it, or it came too late to matter
+                if (out.interruptedBy != null && sent.getSent() >= spec.count()) {
+                    out.interruptedBy = null;
                 }
                 out.sent = sent.getSent();
                 out.sentReported = true;
@@ -227,10 +268,14 @@ public final class TraceRun {
                 out.failure = f.getMessage();
                 out.failedDuring = out.phase;
                 out.usageFailure = f.usage();
-                log.println("run failed: " + f.getMessage());
+                if (verbose) {
+                    log.println("run failed: " + f.getMessage());
+                }
             }
             out.phase = "upload";
-            log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));
+            if (out.failure == null || verbose) {
+                log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));
+            }
             uploadAll(hub, out, sender, receiver, probe);
             out.countFromTraces();
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {

@@ -137,6 +137,9 @@ public final class AgentCommand implements Callable<Integer> {
                 .firstSessionDeadlineMs(once ? connectDeadlineS * 1000L : 0));
         if (parentPid != null) {
             server.stopWhenProcessExits(parentPid);
+            // Ctrl-C reaches the whole foreground process group: the coordinator that started this agent handles it
+            // (stops the run, keeps what was measured, issue 29); this agent stops when told, or when it is gone
+            sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         }
         String security = tls != null && secret != null ? " (mutual TLS and shared secret required)"
                 : tls != null ? " (mutual TLS required)" : secret != null ? " (shared secret required)" : "";

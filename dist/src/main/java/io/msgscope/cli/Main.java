@@ -31,6 +31,7 @@ public final class Main implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        io.msgscope.coordinator.cli.ParentWatch.startFromProperty(); // a sweep's or batch's point: gone with its parent
         System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

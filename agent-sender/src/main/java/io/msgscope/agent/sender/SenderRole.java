@@ -44,6 +44,8 @@ public final class SenderRole implements AgentRole {
     private Clock clock;
     private CpuSampler sampler; // null when --cpu-every 0
     private volatile boolean stopped;
+    /** Stopped by the coordinator's Stop (an interrupted run): the phase ends done, not failed. */
+    private volatile boolean endedEarly;
 
     public SenderRole(Drivers drivers) {
         this(drivers, NanoClock.SYSTEM);
@@ -120,7 +122,7 @@ public final class SenderRole implements AgentRole {
                     done.setSamples(sampler.samples()).setSamplingNs(sampler.samplingNs());
                 }
                 done.setHotThreadAllocatedBytes(allocated < 0 ? -1 : thread.allocatedBytes() - allocated);
-                if (stopped) {
+                if (stopped && !endedEarly) {
                     listener.failed("sender stopped after " + done.getSent() + " messages");
                 } else {
                     listener.done(done.build());
@@ -296,6 +298,12 @@ public final class SenderRole implements AgentRole {
             cpu.addWaiting(c1 - c0);
         }
         return now;
+    }
+
+    @Override
+    public void endEarly() {
+        endedEarly = true;
+        stopped = true; // the send loops look at it every STOP_CHECK messages (every 1,024 at a rate)
     }
 
     @Override

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * One measuring command run as a child process of a command that runs several ({@code sweep}, {@code batch}):
  * {@code msgscope ARGS --out DIR} with this distribution's class path, its console output in {@code DIR/run.log}.
  * A child that outlives its timeout is killed with its agents and counts as failed; the parent stopped by
- * Ctrl-C or a kill takes the child (and its agents) with it.
+ * Ctrl-C or a kill takes the child (and its agents) with it: a shutdown hook stops the child, and the child
+ * watches this process ({@link ParentWatch}) for a SIGKILL, which runs no hook.
  */
 final class ChildRun {
     /** The main class the child runs (a test may point it elsewhere). */
@@ -33,12 +34,14 @@ final class ChildRun {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add(COORDINATOR_JIT);
+        cmd.add("-D" + ParentWatch.PROPERTY + "=" + ProcessHandle.current().pid()); // gone with its parent, even on SIGKILL
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(MAIN_CLASS);
         cmd.addAll(args);
         cmd.add("--out");
         cmd.add(dir.toString());
+        cmd.add("--out-made-by-parent"); // its run.log is in the folder before the child looks at it
         Files.createDirectories(dir);
         Path log = dir.resolve(LOG);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -43,7 +43,8 @@ import java.util.concurrent.Callable;
                                + "its own JVM on this box, raw TCP over loopback. Per-message O_n/I_n in memory, statistics after "
                                + "the run (seed 001: M1-M6, M9, M12)."},
         footer = {"",
-                  "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage."})
+                  "Exit codes: 0 ok, 1 run failed (results still written, status \"failed\"), 2 bad usage, 130 interrupted",
+                  "(Ctrl-C or SIGTERM: what was measured is written, status \"interrupted\"; a second Ctrl-C aborts at once)."})
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -158,6 +159,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Mixin
     PlotOption plotOption;
+
+    @Mixin
+    VerboseOption verboseOption = new VerboseOption();
 
     @Option(names = "--plot-envelope-above", paramLabel = "N", defaultValue = "100000",
             description = "Runs of more than N messages are plotted per message through trace-envelope.dat (min, "
@@ -289,33 +293,51 @@ public final class RunCommand implements Callable<Integer> {
                 outcome = TraceRun.notStarted(spec, runId, "cannot start the agents: " + e.getMessage());
                 return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
             }
-            outcome = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
-                    .forcePingPong(forcePingPong).metrics(metrics).run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
+            TraceRun run = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
+                    .verbose(verboseOption.verbose).forcePingPong(forcePingPong).metrics(metrics);
+            try (Interrupts signals = Interrupts.install(run::interrupt, log)) {
+                outcome = run.run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
+            }
         }
         return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
     }
 
     private int finish(PrintWriter stdout, PrintStream log, Path dir, TraceResult outcome, BrokerCpu brokerCpu,
                        String startedAt, long startEpochMs, ResultsFolder folder) throws IOException {
+        if (outcome.failed() && outcome.failure().usage()) {
+            // bad input an agent found (e.g. --opt port taken): one line, exit 2, and no results folder (issue 29)
+            output.discard(dir);
+            commandSpec.commandLine().getErr().println(commandSpec.qualifiedName() + ": " + outcome.failureReason());
+            commandSpec.commandLine().getErr().flush();
+            return ExitCodes.USAGE;
+        }
+        // the analysis timing of a failed run only with --verbose
+        PrintStream analysisLog = outcome.failed() && !outcome.interrupted() && !verboseOption.verbose ? QUIET : log;
         TraceResults.Options opt = new TraceResults.Options(Math.round(windowMinTimeMs * 1e6), envelopeAbove,
                 envelopeBuckets, bins, overlap, allowDuplicates);
         TraceResults.Written written;
         try {
-            written = TraceResults.write(dir, folder, outcome, brokerCpu, opt, startedAt, startEpochMs, log);
+            written = TraceResults.write(dir, folder, outcome, brokerCpu, opt, startedAt, startEpochMs, analysisLog);
         } catch (TraceResults.NotWritten e) {
             folder.sayFailed(e.failure(), e.known(), stdout);
             return ExitCodes.FAILED;
         }
-        TraceConsole.print(stdout, written, saidAtStart, dir);
+        TraceConsole.print(stdout, written, saidAtStart, dir, verboseOption.verbose);
         if (plotOption.plot) {
             PlotCommand.render(dir, stdout);
         }
         TraceResult judged = written.result();
+        if (judged.interrupted()) {
+            return ExitCodes.INTERRUPTED;
+        }
         if (judged.failed()) {
             return judged.failure().usage() ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
         return ExitCodes.OK;
     }
+
+    /** Where what a failed run would log goes without --verbose. */
+    private static final PrintStream QUIET = new PrintStream(java.io.OutputStream.nullOutputStream());
 
     /** A relay option given for a run whose messages go through no relay is refused, not silently dropped. */
     private void requireRelay(String option, boolean given) {

@@ -75,6 +75,9 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Mixin
     PlotOption plotOption = new PlotOption();
 
+    @Mixin
+    VerboseOption verboseOption = new VerboseOption();
+
     @Option(names = "--allow-duplicates", defaultValue = "false",
             description = "Do not fail the run when more deliveries arrive than the scenario expects (duplicates at an "
                     + "at-least-once QoS); they are reported either way (default: ${DEFAULT-VALUE}).")
@@ -275,7 +278,10 @@ public final class ScenarioCommand implements Callable<Integer> {
             folder.sayFailed(e, Map.of("results", r.results().toMap()), stdout);
             return ExitCodes.FAILED;
         }
-        stdout.print(ScenarioWriters.markdown(r));
+        stdout.println(io.msgscope.coordinator.scenario.ScenarioAnswer.sentence(r));
+        if (verboseOption.verbose) { // the per-second table is summary.md's (issue 29)
+            stdout.print(ScenarioWriters.markdown(r));
+        }
         stdout.println("status: " + r.envelope().status()
                 + (r.envelope().failed() ? " (" + r.envelope().failureReason() + ")" : ""));
         stdout.println("results: " + dir + " (" + files.size() + " files)");

@@ -31,10 +31,12 @@ import java.util.Objects;
  * @param specHash SHA-256 of the spec, hex; each mode keeps the hash function its earlier summaries used, so that a
  *                 spec loaded back from any of them hashes the same
  * @param environment the coordinator's and the agents' machines, as the mode records them
+ * @param interrupted the run was stopped by SIGINT or SIGTERM (issue 29): status {@code interrupted}, its failure
+ *                    reason says so, and every figure is over the part that ran
  */
 public record Envelope(String toolVersion, String mode, String runId, String driver, String startedAt,
                        String failureReason, String failedDuring, List<String> warnings, Map<String, Object> spec,
-                       String specHash, Map<String, Object> environment) {
+                       String specHash, Map<String, Object> environment, boolean interrupted) {
     public static final String TOOL_NAME = "msgscope";
     /** Turns a summary's spec and environment back into plain maps; thread-safe, as it is never reconfigured. */
     private static final ObjectMapper PLAIN = new ObjectMapper();
@@ -47,24 +49,46 @@ public record Envelope(String toolVersion, String mode, String runId, String dri
         if (failureReason == null && failedDuring != null) {
             throw new IllegalArgumentException("failed_during " + failedDuring + " on a run that did not fail");
         }
+        if (interrupted && failureReason == null) {
+            throw new IllegalArgumentException("an interrupted run says so in its failure reason");
+        }
+    }
+
+    /** A summary of a run that was not interrupted. */
+    public Envelope(String toolVersion, String mode, String runId, String driver, String startedAt, String failureReason,
+                    String failedDuring, List<String> warnings, Map<String, Object> spec, String specHash,
+                    Map<String, Object> environment) {
+        this(toolVersion, mode, runId, driver, startedAt, failureReason, failedDuring, warnings, spec, specHash,
+                environment, false);
     }
 
     /** A summary this version writes. */
     public static Envelope of(String mode, String runId, String driver, String startedAt, String failureReason,
                               String failedDuring, List<String> warnings, Map<String, Object> spec, String specHash,
                               Map<String, Object> environment) {
+        return of(mode, runId, driver, startedAt, failureReason, failedDuring, warnings, spec, specHash, environment,
+                false);
+    }
+
+    /** A summary this version writes, {@code interrupted} by a signal or not. */
+    public static Envelope of(String mode, String runId, String driver, String startedAt, String failureReason,
+                              String failedDuring, List<String> warnings, Map<String, Object> spec, String specHash,
+                              Map<String, Object> environment, boolean interrupted) {
         return new Envelope(Version.TOOL, mode, runId, driver, startedAt, failureReason,
-                failureReason == null ? null : failedDuring, warnings, spec, specHash, environment);
+                failureReason == null ? null : failedDuring, warnings, spec, specHash, environment, interrupted);
     }
 
     public boolean failed() {
         return failureReason != null;
     }
 
-    /** {@code ok} or {@code failed}, as summary.json spells it. */
+    /** {@code ok}, {@code failed} or {@code interrupted}, as summary.json spells it. */
     public String status() {
-        return failed() ? "failed" : "ok";
+        return interrupted ? INTERRUPTED : failed() ? "failed" : "ok";
     }
+
+    /** The status of a run stopped by SIGINT or SIGTERM, its figures over the part that ran (issue 29). */
+    public static final String INTERRUPTED = "interrupted";
 
     /** The tool as summary.json writes it: {@code {"name": "msgscope", "version": ...}}, always in that order. */
     public static Map<String, Object> tool(String version) {
@@ -105,14 +129,15 @@ public record Envelope(String toolVersion, String mode, String runId, String dri
                 : null;
         String mode = s.path("mode").asText("trace");
         String failure = text(s.path("failure_reason"));
-        if (failure == null && "failed".equals(s.path("status").asText())) {
-            failure = "failed (no reason recorded)";
+        boolean interrupted = INTERRUPTED.equals(s.path("status").asText());
+        if (failure == null && ("failed".equals(s.path("status").asText()) || interrupted)) {
+            failure = interrupted ? "interrupted (no reason recorded)" : "failed (no reason recorded)";
         }
         List<String> warnings = new ArrayList<>();
         s.path("warnings").forEach(w -> warnings.add(w.asText()));
         return new Envelope(version, mode, text(s.path("run_id")), text(s.path("driver")), text(s.path("started_at")),
                 failure, failure == null ? null : text(s.path("failed_during")), warnings, plain(s.path("spec")),
-                text(s.path("spec_hash")), plain(s.path("environment")));
+                text(s.path("spec_hash")), plain(s.path("environment")), interrupted);
     }
 
     private static String text(JsonNode n) {

@@ -46,6 +46,16 @@ class EnvelopeTest {
     }
 
     @Test
+    void anInterruptedRunSaysSoAndReadsBack() {
+        Envelope e = Envelope.of("trace", "r", "tcp", "t", "interrupted by SIGINT after 5 of 10 measured messages were sent",
+                "measurement", List.of(), Map.of(), "h", Map.of(), true);
+        assertEquals("interrupted", e.toMap().get("status"));
+        assertEquals(e, Envelope.read(OM.valueToTree(e.toMap())));
+        assertThrows(IllegalArgumentException.class, () -> Envelope.of("trace", "r", "tcp", "t", null, null, List.of(),
+                Map.of(), "h", Map.of(), true));
+    }
+
+    @Test
     void isImmutable() {
         Envelope e = failed();
         assertThrows(UnsupportedOperationException.class, () -> e.warnings().add("x"));
