@@ -140,6 +140,9 @@ public final class AgentLink implements AutoCloseable {
             target = new java.net.InetSocketAddress(loopback[0], port);
         }
         AgentLink[] self = new AgentLink[1];
+        // kept here, not looked up in the pipeline later: a peer that hangs up at once (a plain agent meeting TLS)
+        // has the channel closed and its handlers removed before the handshake is awaited
+        SslHandler[] sslHandler = new SslHandler[1];
         Bootstrap b = new Bootstrap().group(hub.group()).channel(NioSocketChannel.class)
                 // what is left of the deadline: a second attempt does not start it again
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Math.max(1,
@@ -154,6 +157,7 @@ public final class AgentLink implements AutoCloseable {
                             SslHandler h = ca != null ? ca.coordinatorHandler(ch.alloc(), credentials.tlsName(host), port)
                                     : ControlTls.unverifiedClientContext().newHandler(ch.alloc(), host, port);
                             h.setHandshakeTimeoutMillis(Math.max(1, timeoutMs));
+                            sslHandler[0] = h;
                             ch.pipeline().addLast("tls", h);
                         }
                         ControlCodec.install(ch.pipeline(), ControlCodec.HANDSHAKE_MAX_FRAME);
@@ -174,7 +178,7 @@ public final class AgentLink implements AutoCloseable {
         try {
             byte[] binding = new byte[0];
             if (tls) {
-                SslHandler ssl = ch.pipeline().get(SslHandler.class);
+                SslHandler ssl = sslHandler[0];
                 io.netty.util.concurrent.Future<Channel> hs = ssl.handshakeFuture();
                 if (!hs.awaitUninterruptibly(link.left(deadline), TimeUnit.MILLISECONDS)) {
                     throw new AgentFailure(name, "no TLS handshake within " + timeoutMs + " ms", false);
