@@ -50,7 +50,8 @@ def perftest(name, size, extra):
     received = rate * seconds
     if "-u" in extra:
         rabbitmqctl("delete_queue", extra[extra.index("-u") + 1])
-    return {"msg_s": rate, "p50_us": float(lat.group(2)) if lat else None, "cpu_us_per_msg": cpu * 1e6 / received}
+    return {"msg_s": rate, "p50_us": float(lat.group(2)) if lat else None, "cpu_us_per_msg": cpu * 1e6 / received,
+            "load1": os.getloadavg()[0]}
 
 def msgscope(name, size, opts):
     d = f"{out}/{name}"
@@ -65,7 +66,7 @@ def msgscope(name, size, opts):
     return {"msg_s": r.get("delivered_msg_s", r["sampling_period"]["rate_msg_s"]),
             "window_median_msg_s": r.get("window_median_msg_s", r["median_msg_s"]), "p50_us": r["latency"]["latency_p50_us"],
             "cpu_us_per_msg": r["client_cpu_ns_per_message"] / 1e3, "in_flight": r["in_flight"],
-            "search_probes": len(s["probes"])}
+            "search_probes": len(s["probes"]), "load1": os.getloadavg()[0]}
 
 cases = {"A_32B_autoack": (32, ["-a"], ["auto_ack=true"]),
          "B_1000B_ack_prefetch100": (1000, ["-q", "100"], ["prefetch=100"]),
@@ -88,7 +89,7 @@ for case, r in results.items():
     print(f"## {case} ({repeats} alternating runs each, load1 at the end {os.getloadavg()[0]:.2f})")
     for tool in ("perftest", "msgscope"):
         print(f"  {tool:9s} msg/s {[round(x['msg_s']) for x in r[tool]]}  p50 us {[x['p50_us'] for x in r[tool]]}"
-              f"  CPU us/msg {[round(x['cpu_us_per_msg'], 2) for x in r[tool]]}"
+              f"  CPU us/msg {[round(x['cpu_us_per_msg'], 2) for x in r[tool]]}  load1 {[round(x['load1'], 1) for x in r[tool]]}"
               + (f"  F {[x['in_flight'] for x in r[tool]]}" if tool == "msgscope" else ""))
     print(f"  ratios (medians): throughput msgscope/perftest {med('msgscope','msg_s')/med('perftest','msg_s'):.2f}, "
           f"client CPU per message msgscope/perftest {med('msgscope','cpu_us_per_msg')/med('perftest','cpu_us_per_msg'):.2f}, "

@@ -29,20 +29,14 @@ warmup="${4:-50000}"
 size="${SIZE:-64}"
 mkdir -p "$out"
 if missing "$jar" "$root/driver-kafka/target/test-classes"; then package -pl dist -am; fi
-(cd "$root" && ./mvnw -q -B -f benchmarks/scripts/kafka-tools-pom.xml dependency:build-classpath \
-  -Dmdep.outputFile="$out/kafka-tools.cp" >/dev/null)
-broker_pid=""
-cleanup() { if [ -n "$broker_pid" ]; then kill "$broker_pid" 2>/dev/null || true; wait "$broker_pid" 2>/dev/null || true; fi; }
-trap cleanup EXIT
+trap stop_embedded_kafka EXIT
 uri="${KAFKA_URI:-}"
 if [ -z "$uri" ]; then
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-  java -cp "$root/driver-kafka/target/test-classes:$(cat "$out/kafka-tools.cp")" \
-    io.msgscope.driver.kafka.EmbeddedKafka "$port" >"$out/broker.log" 2>&1 &
-  broker_pid=$!
-  for _ in $(seq 1 120); do grep -qs "ready" "$out/broker.log" && break; sleep 0.5; done
-  grep -q "ready" "$out/broker.log" || { echo "kafka-peers.sh: the broker did not start (see $out/broker.log)" >&2; exit 1; }
-  uri="kafka://127.0.0.1:$port"
+  embedded_kafka "$out"
+  uri="$kafka_uri"
+else
+  (cd "$root" && ./mvnw -q -B -f benchmarks/scripts/kafka-tools-pom.xml dependency:build-classpath \
+    -Dmdep.outputFile="$out/kafka-tools.cp" >/dev/null)
 fi
 python3 - "$out" "$rounds" "$count" "$warmup" "$size" "$uri" "$jar" "$(cat "$out/kafka-tools.cp")" <<'PY'
 import csv, datetime, json, statistics, subprocess, sys, time

@@ -194,8 +194,12 @@ public final class AnalysisResult {
      * latency_p99_us, latency_p999_us, in that order. NaN when nothing was received.
      */
     public LinkedHashMap<String, Double> q4Fields() {
+        return q4Fields(latencyNs);
+    }
+
+    /** Q4's latency fields of a latency series in ns, in µs: min, max, mean, p50, p95, p99, p99.9. */
+    public static LinkedHashMap<String, Double> q4Fields(SeriesStats l) {
         LinkedHashMap<String, Double> fields = new LinkedHashMap<>();
-        SeriesStats l = latencyNs;
         fields.put("latency_min_us", l.min() / 1_000d);
         fields.put("latency_max_us", l.max() / 1_000d);
         fields.put("latency_mean_us", l.mean() / 1_000d);

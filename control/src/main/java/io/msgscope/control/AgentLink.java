@@ -99,15 +99,24 @@ public final class AgentLink implements AutoCloseable {
                                     Supplier<String> deathCheck, ControlCredentials credentials) throws AgentFailure {
         long deadline = hub.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         long backoffMs = 50;
+        AgentFailure lastDrop = null; // why the attempts before this one failed, said if the deadline ends this one
+        int drops = 0;
         while (true) {
             boolean[] dropped = new boolean[1];
             try {
                 return connectOnce(hub, role, host, port, timeoutMs, deadline, deathCheck, credentials, dropped);
             } catch (AgentFailure e) {
                 long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - hub.clock().nanoTime());
+                if (!dropped[0] && lastDrop != null && !e.usage()) { // cut by the deadline after being dropped
+                    String before = lastDrop.getMessage().substring(lastDrop.agent().length() + 2);
+                    throw new AgentFailure(e.agent(), e.getMessage().substring(e.agent().length() + 2) + " (the "
+                            + drops + " attempt(s) before: " + before + ")", false, e.kind());
+                }
                 if (!dropped[0] || leftMs <= backoffMs) {
                     throw e;
                 }
+                lastDrop = e;
+                drops++;
             }
             try {
                 Thread.sleep(backoffMs);

@@ -42,6 +42,14 @@ public interface AgentRole {
     default void endEarly() {
     }
 
+    /**
+     * The measurement's clock starts at {@code originNs} (this agent's monotonic ns): apply the spec's faults at their
+     * times from it (probe only, issue 32); a role without faults ignores it. Called on the control channel's event
+     * loop: must not block.
+     */
+    default void startFaults(long originNs) {
+    }
+
     /** Streams the recorded series to the coordinator. */
     void upload(TraceSink sink) throws Exception;
 

@@ -177,6 +177,13 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                     r.senderFinished(env.getSenderFinished().getSent());
                 }
             }
+            case FAULTS_GO -> {
+                long received = System.nanoTime();
+                AgentRole r = requirePrepared(ch, "faults-go");
+                if (r != null) {
+                    r.startFaults(received + env.getFaultsGo().getStartInNs());
+                }
+            }
             case STOP -> {
                 AgentRole r = requirePrepared(ch, "stop");
                 if (r != null) {

@@ -1,5 +1,6 @@
 package io.msgscope.control;
 
+import io.msgscope.core.driver.DefaultDrivers;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
@@ -17,6 +18,6 @@ public final class DriverSpecs {
 
     /** The driver a spec names; tcp when it names none. */
     public static Driver driverOf(Drivers drivers, RunSpec spec) {
-        return drivers.get(spec.getDriver().isEmpty() ? "tcp" : spec.getDriver());
+        return drivers.get(spec.getDriver().isEmpty() ? DefaultDrivers.MEASURING : spec.getDriver());
     }
 }

@@ -70,8 +70,4 @@ public final class RoleThread {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         return mx.isThreadCpuTimeSupported() ? mx.getThreadCpuTime(thread.getId()) : -1;
     }
-
-    public boolean isCurrent() {
-        return Thread.currentThread() == thread;
-    }
 }

@@ -2,6 +2,8 @@ package io.msgscope.control;
 
 import io.msgscope.core.Padding;
 import io.msgscope.core.Workload;
+import io.msgscope.core.timeline.LoadPhase;
+import io.msgscope.core.timeline.Timeline;
 import io.msgscope.proto.RunSpec;
 
 /**
@@ -29,7 +31,28 @@ public final class RunSpecs {
                 .setCpuEvery(spec.cpuEvery())
                 .setRate(spec.sender().rate()).setSendBatch(spec.sender().sendBatch())
                 .setDrainTimeoutMs(spec.receiver().drainTimeoutMs())
-                .setRelayBurnNs(spec.relay().burnNs()).build();
+                .setRelayBurnNs(spec.relay().burnNs()).addAllPhases(phases(spec.timeline())).build();
+    }
+
+    /** The timeline's phases as the sender (or a scenario's publishers) read them; none for a run at one rate. */
+    public static java.util.List<io.msgscope.proto.LoadPhase> phases(Timeline timeline) {
+        return timeline == null ? java.util.List.of() : timeline.phases().stream()
+                .map(p -> io.msgscope.proto.LoadPhase.newBuilder().setName(p.name()).setDurationNs(p.durationNs())
+                        .setFromRate(p.fromRate()).setToRate(p.toRate()).setConsumersPaused(p.consumersPaused())
+                        .setTargetMessages(p.targetMessages()).build())
+                .toList();
+    }
+
+    /** The sender's and receiver's timeline from its run spec, or null when the spec has one rate. */
+    public static Timeline timeline(RunSpec spec) {
+        return timeline(spec.getPhasesList());
+    }
+
+    /** The timeline of {@code phases} (a run spec's, a scenario plan's), or null when there are none. */
+    public static Timeline timeline(java.util.List<io.msgscope.proto.LoadPhase> phases) {
+        return phases.isEmpty() ? null : new Timeline(phases.stream()
+                .map(p -> new LoadPhase(p.getName(), p.getDurationNs(), p.getFromRate(), p.getToRate(),
+                        p.getConsumersPaused(), p.getTargetMessages())).toList());
     }
 
     /**

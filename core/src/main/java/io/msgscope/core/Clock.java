@@ -10,9 +10,16 @@ import java.time.Instant;
  */
 public final class Clock {
     private final long epochMinusMono;
+    /** The test hook's shift of the epoch clock (issue 33), null in every normal run. */
+    private final io.msgscope.core.clock.ClockShift shift;
 
     private Clock(long epochMinusMono) {
+        this(epochMinusMono, null);
+    }
+
+    private Clock(long epochMinusMono, io.msgscope.core.clock.ClockShift shift) {
         this.epochMinusMono = epochMinusMono;
+        this.shift = shift;
     }
 
     private static Clock process;
@@ -23,7 +30,12 @@ public final class Clock {
      */
     public static synchronized Clock process() {
         if (process == null) {
-            process = calibrate();
+            io.msgscope.core.clock.ClockShift hook = io.msgscope.core.clock.ClockShift.fromEnvironment();
+            process = new Clock(calibrate().epochMinusMono, hook);
+            if (hook != null) {
+                System.err.println("msgscope: TEST HOOK " + io.msgscope.core.clock.ClockShift.ENV + ": this agent's "
+                        + "epoch clock is shifted (" + hook + ")");
+            }
         }
         return process;
     }
@@ -55,8 +67,14 @@ public final class Clock {
         return System.nanoTime();
     }
 
+    /** The epoch time of {@code monoNs}: with the test hook (issue 33), shifted. */
     public long toEpoch(long monoNs) {
-        return monoNs + epochMinusMono;
+        return monoNs + epochMinusMono + (shift == null ? 0 : shift.at(monoNs));
+    }
+
+    /** The test hook's shift (issue 33), null in every normal run: stamps taken from {@link #epochMinusMono} add it. */
+    public io.msgscope.core.clock.ClockShift shift() {
+        return shift;
     }
 
     public long toMono(long epochNs) {

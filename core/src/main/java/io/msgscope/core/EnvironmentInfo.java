@@ -12,9 +12,17 @@ public record EnvironmentInfo(String jvm, String os, String cpuModel, int logica
     /**
      * This boot's id: two processes with the same id share CLOCK_MONOTONIC (R1); "" when unknown. The
      * environment variable {@code MSGSCOPE_BOOT_ID} replaces it, so that agents in network namespaces of
-     * one machine (the network lab) can play separate boxes and exercise the cross-host clock offsets.
+     * one machine (the network lab) can play separate boxes and exercise the cross-host clock offsets. An agent
+     * whose epoch clock the test hook shifts (issue 33) adds {@link io.msgscope.core.clock.ClockShift#BOOT_ID_SUFFIX}:
+     * it is then another box, whatever it shares.
      */
     public static String readBootId() {
+        String id = kernelBootId();
+        return System.getenv(io.msgscope.core.clock.ClockShift.ENV) == null ? id
+                : id + io.msgscope.core.clock.ClockShift.BOOT_ID_SUFFIX;
+    }
+
+    private static String kernelBootId() {
         String forced = System.getenv("MSGSCOPE_BOOT_ID");
         if (forced != null && !forced.isBlank()) {
             return forced.trim();

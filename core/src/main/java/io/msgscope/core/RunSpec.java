@@ -26,8 +26,9 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
      *
      * @param rate      msg/s the sender aims at; 0 = full speed
      * @param sendBatch messages coalesced per write (1 = one write per message)
+     * @param timeline  the load phases the sender follows instead of one rate (issue 31), or null
      */
-    public record Sender(double rate, int sendBatch) {
+    public record Sender(double rate, int sendBatch, io.msgscope.core.timeline.Timeline timeline) {
     }
 
     /** @param drainTimeoutMs quiet time the receiver waits after the sender finished before the rest counts as lost */
@@ -61,6 +62,11 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
     /** The sender's rate, msg/s; 0 = full speed. */
     public double rate() {
         return sender.rate();
+    }
+
+    /** The load phases the sender follows (issue 31), or null for one rate. */
+    public io.msgscope.core.timeline.Timeline timeline() {
+        return sender.timeline();
     }
 
     /** The sender's messages per write. */
@@ -115,7 +121,7 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
     public Builder toBuilder() {
         return new Builder().count(count).warmupCount(warmupCount).workload(workload).rate(rate())
                 .window(window).pin(pin).drainTimeoutMs(drainTimeoutMs()).socketBuffer(socketBuffer)
-                .sendBatch(sendBatch()).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs());
+                .sendBatch(sendBatch()).cpuEvery(cpuEvery).relayBurnNs(relayBurnNs()).timeline(timeline());
     }
 
     /** The URI without its password, for results and logs. */
@@ -138,7 +144,8 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
         private long seed = 42;
         private int cpuEvery = DEFAULT_CPU_EVERY;
         private long relayBurnNs = 0;
-        private String driver = "tcp";
+        private io.msgscope.core.timeline.Timeline timeline;
+        private String driver = io.msgscope.core.driver.DefaultDrivers.MEASURING;
         private String uri = "";
         private java.util.Map<String, String> driverOptions = java.util.Map.of();
 
@@ -155,6 +162,8 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
         public Builder seed(long v) { seed = v; return this; }
         public Builder cpuEvery(int v) { cpuEvery = v; return this; }
         public Builder relayBurnNs(long v) { relayBurnNs = v; return this; }
+        /** Load phases instead of one rate: the measured count becomes the timeline's messages (issue 31). */
+        public Builder timeline(io.msgscope.core.timeline.Timeline v) { timeline = v; return this; }
         public Builder driver(String v) { driver = v; return this; }
         public Builder uri(String v) { uri = v; return this; }
         public Builder driverOptions(java.util.Map<String, String> v) { driverOptions = v; return this; }
@@ -166,6 +175,19 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
         }
 
         public RunSpec build() {
+            if (timeline != null) {
+                if (rate > 0) {
+                    throw new SpecException("--phases", "gives each phase its rate: leave out --rate");
+                }
+                if (sendBatch != 1) {
+                    throw new SpecException("--send-batch", "must be 1 with --phases (each message is sent at its own time)");
+                }
+                if (timeline.messages() > MAX_COUNT) {
+                    throw new SpecException("--phases", "schedules " + timeline.messages() + " messages, more than "
+                            + MAX_COUNT + "; shorten the phases or lower their rates");
+                }
+                count = timeline.messages();
+            }
             if (count < 1 || count > MAX_COUNT) {
                 throw new SpecException("--count", "must be between 1 and " + MAX_COUNT + ", got " + count);
             }
@@ -199,7 +221,7 @@ public record RunSpec(long count, long warmupCount, Workload workload, Sender se
             if (relayBurnNs < 0 || relayBurnNs > 1_000_000_000L) {
                 throw new SpecException("--relay-burn-ns", "must be between 0 and 1000000000, got " + relayBurnNs);
             }
-            return new RunSpec(count, warmupCount, workload, new Sender(rate, sendBatch), new Receiver(drainTimeoutMs),
+            return new RunSpec(count, warmupCount, workload, new Sender(rate, sendBatch, timeline), new Receiver(drainTimeoutMs),
                     new Relay(relayBurnNs), window, pin, socketBuffer, cpuEvery);
         }
     }

@@ -66,6 +66,13 @@ public final class AgentCommand implements Callable<Integer> {
                     + "from the same CA (default: none).")
     java.nio.file.Path tlsDir;
 
+    @Option(names = io.msgscope.core.fault.FaultTargets.OPTION, paramLabel = "NAME=PIDFILE|NAME=pid:PID|NAME=restart:CMD|NAME=netns:NS[/DEV]",
+            description = "Probe role: a target whose faults (issue 32) this agent may apply — kill, pause, resume the "
+                    + "process of the pid file (or pid), restart by the command (run with /bin/sh -c), partition, "
+                    + "heal, degrade the links of the network namespace (all but lo, or DEV; root); repeat for "
+                    + "more targets; a coordinator asking for any other target or action is refused (default: none).")
+    java.util.List<String> faultTargets;
+
     @Option(names = "--parent-pid", paramLabel = "PID",
             description = "Exit when this process exits (what a coordinator that starts its own agents passes: "
                     + "no agent outlives it, SIGKILL included) (default: none).")
@@ -122,11 +129,17 @@ public final class AgentCommand implements Callable<Integer> {
         if (maxFrame < 1024 || maxFrame > (256 << 20)) {
             throw new SpecException("--max-frame", "must be between 1024 and 268435456, got " + maxFrame);
         }
+        if (faultTargets != null && !faultTargets.isEmpty() && r != Role.PROBE) {
+            throw new SpecException(io.msgscope.core.fault.FaultTargets.OPTION, "only the probe role applies faults");
+        }
         Drivers drivers = Drivers.load();
         Supplier<AgentRole> factory = switch (r) {
             case SENDER -> () -> new SenderRole(drivers);
             case RECEIVER -> () -> new ReceiverRole(drivers);
-            case PROBE -> SidecarRole::new;
+            case PROBE -> {
+                io.msgscope.core.fault.FaultTargets ft = io.msgscope.core.fault.FaultTargets.parse(faultTargets);
+                yield () -> new SidecarRole(ft);
+            }
             case FLOW -> () -> new FlowRole(drivers);
             case PUBLISHERS -> () -> new PublishersRole(drivers);
             case SUBSCRIBERS -> () -> new SubscribersRole(drivers);

@@ -5,6 +5,7 @@ import io.msgscope.coordinator.cli.PlotCommand;
 import io.msgscope.coordinator.cli.RunCommand;
 import io.msgscope.coordinator.cli.ThroughputCommand;
 import io.msgscope.coordinator.cli.SweepCommand;
+import io.msgscope.coordinator.cli.CapacityCommand;
 import io.msgscope.coordinator.cli.ReportCommand;
 import io.msgscope.coordinator.cli.CompareCommand;
 import io.msgscope.core.SpecException;
@@ -18,9 +19,9 @@ import java.util.concurrent.Callable;
 /** The msgscope command line: {@code run}, {@code agent}, {@code plot}, {@code certs}, ... */
 @Command(name = "msgscope", mixinStandardHelpOptions = true, version = "msgscope " + Version.TOOL,
         subcommands = {RunCommand.class, ThroughputCommand.class, AgentCommand.class, PlotCommand.class,
-                SweepCommand.class, ReportCommand.class, CompareCommand.class,
+                SweepCommand.class, CapacityCommand.class, ReportCommand.class, CompareCommand.class,
                 io.msgscope.coordinator.cli.ScenarioCommand.class, io.msgscope.coordinator.cli.BatchCommand.class,
-                io.msgscope.coordinator.cli.CleanCommand.class,
+                io.msgscope.coordinator.cli.CleanCommand.class, io.msgscope.coordinator.cli.HistoryCommand.class,
                 CertsCommand.class},
         description = "Measures messaging systems message by message: nanosecond traces, honest statistics, "
                 + "gnuplot-ready results.",

@@ -153,4 +153,10 @@ class Amqp10IT {
             assertTrue(s.get("counters").get("messages_received").asLong() > 0, s::toString);
         }
     }
+
+    /** A kill on the timeline needs clients that reconnect: refused without --opt reconnect=true (issue 32 item 3). */
+    @Test
+    void withoutReconnectAKillIsRefusedNamingTheOption() throws Exception {
+        Usage.assertKillRefusedWithoutReconnect(tmp, "amqp10");
+    }
 }

@@ -2,8 +2,8 @@ package io.msgscope.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.msgscope.core.test.Ci;
 import io.msgscope.driver.amqp.EmbeddedQpid;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,12 +13,13 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The flow-controlled throughput mode and its F search (A5-A7) against both AMQP brokers: the real
  * RabbitMQ and an embedded Qpid Broker-J, through the real CLI. Coarse settings keep it short; the
- * search must converge (interval under 1 % of its mean) and the final probe must keep its window.
+ * search must converge (stop for one of its own reasons, not because the probe budget ran out; when it says
+ * the interval is under 1 % of its mean, its bounds must show it) and the final probe must keep its window
+ * (F is the knee, and no sampled message arrived with more than F in flight).
  */
 class AmqpThroughputIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -40,6 +41,11 @@ class AmqpThroughputIT {
         long knee = s.get("search").get("knee").get("in_flight").asLong();
         assertTrue(knee <= peak, knee + " > " + peak);
         assertEquals(knee, s.get("result").get("in_flight").asLong(), "the final measurement at the knee");
+        assertConverged(s.get("search"));
+        JsonNode window = s.get("result").get("messages_in_flight");
+        assertEquals(knee, window.get("window_f").asLong(), "the final probe's window is the knee: " + window);
+        assertTrue(window.get("counted_at_arrivals").isNumber()
+                && window.get("counted_at_arrivals").asDouble() <= knee, "more than F in flight: " + window);
         // a server-named queue: amq.gen-... on RabbitMQ, tmp_... on Qpid
         assertTrue(!s.get("destination").asText().isEmpty(), "no server-named queue reported");
         JsonNode r = s.get("result");
@@ -48,6 +54,21 @@ class AmqpThroughputIT {
         assertEquals(r.get("messages_sent").asLong(), r.get("messages_received").asLong(), "drained");
         assertTrue(r.get("latency").get("latency_p50_us").asDouble() > 0);
         return s;
+    }
+
+    /**
+     * The search stopped for one of FSearch's converged reasons: not the probe budget, and an A6 stop whose
+     * bounds really lie within 1 % of their mean (or are neighbouring whole F).
+     */
+    static void assertConverged(JsonNode search) {
+        String stop = search.get("stop_reason").asText();
+        assertTrue(search.get("stop_reason").isTextual() && !stop.startsWith("the probe budget"),
+                "the search did not converge: " + stop + " after " + search.get("probes_taken") + " probes");
+        if (stop.startsWith("the interval is under 1%")) {
+            long lo = search.get("bounds").get(0).asLong();
+            long hi = search.get("bounds").get(1).asLong();
+            assertTrue(hi - lo <= 1 || hi - lo < 0.01 * (lo + hi) / 2.0, "bounds " + search.get("bounds") + ": " + stop);
+        }
     }
 
     @Test
@@ -59,12 +80,7 @@ class AmqpThroughputIT {
         } catch (Exception e) {
             up = false;
         }
-        if (!up) {
-            if ("true".equals(System.getenv("CI"))) {
-                fail("RabbitMQ must listen on 127.0.0.1:5672 under CI=true");
-            }
-            Assumptions.abort("RabbitMQ is not listening on 127.0.0.1:5672; start it with rabbitmq-server -detached");
-        }
+        Ci.require(up, "RabbitMQ must listen on 127.0.0.1:5672 (rabbitmq-server -detached)", "the RabbitMQ search skipped");
         search("rabbit", "amqp://guest:guest@127.0.0.1:5672/%2f", "--opt", "auto_ack=true");
     }
 

@@ -31,13 +31,14 @@ class CliUsageTest {
     Path tmp;
 
     /** The outcome of one CLI invocation. */
-    private record Result(int code, String out, String err) {
+    record Result(int code, String out, String err) {
         List<String> errLines() {
             return err.lines().filter(l -> !l.isBlank()).toList();
         }
     }
 
-    private static Result run(String... args) {
+    /** One in-process CLI invocation (also HistoryUsageTest's). */
+    static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
@@ -78,6 +79,25 @@ class CliUsageTest {
     @Test
     void negativeCount() {
         assertUsageError(run("run", "--count", "-5", "--out", out()), "--count", "between 1 and 500000000", "-5");
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written for a rejected run");
+    }
+
+    /** Issue 34: compare's --store is read for --against-last only, which takes no --baseline and needs a run folder. */
+    @Test
+    void compareAgainstTheStoreIsRefusedWhenHalfGiven() {
+        assertUsageError(run("compare", "--store", tmp.resolve("h.db").toString(), "a", "b"), "--store",
+                "only with --against-last");
+        assertUsageError(run("compare", "--against-last", "3", "--baseline", "a", "--candidate", "b"), "--baseline",
+                "either --baseline or --against-last");
+        assertUsageError(run("compare", "--against-last", "3"), "DIR", "judges the run folders given");
+        assertUsageError(run("compare", "--against-last", "3", tmp.toString()), "DIR", "holds no summary.json");
+    }
+
+    /** Issue 29: the latency histogram's bins are log-spaced or linear, nothing else, refused before anything runs. */
+    @Test
+    void histogramScaleIsLogOrLinear() {
+        assertUsageError(run("run", "--histogram-scale", "sqrt", "--out", out()), "--histogram-scale", "log or linear",
+                "sqrt");
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written for a rejected run");
     }
 
@@ -173,6 +193,14 @@ class CliUsageTest {
         assertUsageError(run("scenario", "--driver", "mqtt", "--publishers", "100001", "--out", out()),
                 "--publishers", "between 1 and 100000");
         assertUsageError(run("scenario", "--driver", "tcp", "--out", out()), "--driver", "scenario mode needs a driver with topics");
+        // issue 31 item 1: the in-flight wait's timeout without a delivery
+        assertUsageError(run("scenario", "--driver", "mqtt", "--drain-timeout", "-1", "--out", out()), "--drain-timeout",
+                "must be between 0 and 600000 ms, got -1");
+        // issue 33: a duration or a percentage of p50, nothing else
+        assertUsageError(run("scenario", "--driver", "mqtt", "--max-clock-error", "5 parsecs", "--out", out()),
+                "--max-clock-error", "'5 parsecs' is neither a duration (e.g. 2ms, 500us) nor a percentage of p50");
+        assertUsageError(run("scenario", "--driver", "mqtt", "--max-clock-error", "10", "--out", out()),
+                "--max-clock-error", "is neither");
         assertUsageError(run("run", "--agent", "sender=127.0.0.1:7000", "--agent", "sender=127.0.0.1:7001",
                 "--out", out()), "--agent", "sender is given 2 times");
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written");

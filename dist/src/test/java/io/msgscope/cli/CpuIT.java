@@ -89,10 +89,12 @@ class CpuIT {
             double a = idle.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
             double b = burn.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
             // the burner's 30 % must not be attributed to the sender or receiver: over the run they may not rise by
-            // a third of it. Time-weighted (issue 27): the per-window median is the typical 50 ms window, which on
-            // this loaded box once read 18.5 % idle and 99.7 % with the burner for the receiver (a fall is no
-            // misattribution either: 39 % against 7 % was seen once).
-            assertTrue(b - a < 10, side + " time-weighted CPU moved from " + a + " % to " + b + " %");
+            // half of it (misattribution moves a side by the whole 30). Time-weighted (issue 27): the per-window
+            // median is the typical 50 ms window, which on this loaded box once read 18.5 % idle and 99.7 % with the
+            // burner for the receiver (a fall is no misattribution either: 39 % against 7 % was seen once). A third
+            // of it was too tight on two shared cores: a CI run saw the sender move 32.6 % -> 42.7 % (most of the
+            // sender's CPU at a fixed rate is its wait for send times, which contention lengthens).
+            assertTrue(b - a < 15, side + " time-weighted CPU moved from " + a + " % to " + b + " %");
         }
         checkCpuColumns(tmp.resolve("burn").resolve("trace.dat"));
         assertTrue(Files.size(tmp.resolve("burn").resolve("cpu.gp")) > 0);

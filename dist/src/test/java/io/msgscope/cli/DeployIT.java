@@ -43,5 +43,8 @@ class DeployIT {
     void theLabScriptsParse() throws Exception {
         run(DEPLOY, "bash", "-n", "netlab/netlab.sh");
         run(DEPLOY, "bash", "-n", "netlab/m11.sh");
+        run(DEPLOY, "bash", "-n", "rabbitmq-cluster.sh");
+        run(DEPLOY, "bash", "-n", "rabbitmq-mqtt.sh");
+        run(DEPLOY, "bash", "-n", "kafka-cluster.sh");
     }
 }

@@ -232,13 +232,17 @@ class DocsExamplesIT {
             // and a second of warm-up before it: a client ramping up (publisher confirms) falls behind at first
             scaleOption(a, "--warmup", scale, Math.max(1_000, oneSecond));
             if (!spec) {
-                addIfAbsent(a, "--count", (long) Math.max(Math.max(10_000, fiveSeconds), 1_000_000 * scale));
+                if (!a.contains("--phases")) { // phases schedule their own count (and last as written)
+                    addIfAbsent(a, "--count", (long) Math.max(Math.max(10_000, fiveSeconds), 1_000_000 * scale));
+                }
                 addIfAbsent(a, "--warmup", (long) Math.max(Math.max(1_000, oneSecond), 50_000 * scale));
             }
         }
         if (cmd.equals("scenario")) {
-            scaleOption(a, "--duration", scale, 2);
-            addIfAbsent(a, "--duration", (long) Math.max(2, Math.ceil(60 * scale)));
+            if (!a.contains("--phases")) { // phases last as written (issue 31)
+                scaleOption(a, "--duration", scale, 2);
+                addIfAbsent(a, "--duration", (long) Math.max(2, Math.ceil(60 * scale)));
+            }
             scaleOption(a, "--warmup", scale, 1);
             addIfAbsent(a, "--warmup", (long) Math.max(1, Math.ceil(5 * scale)));
         }
@@ -304,10 +308,14 @@ class DocsExamplesIT {
                 shrunk(List.of("run", "--count", "200000", "--rate", "20k"), 0.01), "five seconds at the rate");
         assertEquals(List.of("run", "--count", "25000", "--rate", "5000", "--warmup", "5000"),
                 shrunk(List.of("run", "--count", "100000", "--rate", "5000"), 0.01), "JetStream's example");
+        assertEquals(List.of("run", "--phases", "a:2s@2k", "--warmup", "1000"), shrunk(List.of("run", "--phases",
+                "a:2s@2k"), 0.01), "phases schedule their own count");
         assertEquals(List.of("run", "--count", "5000", "--warmup", "1000"), shrunk(List.of("run", "--count", "5000"),
                 0.01), "never more than written");
         assertEquals(List.of("scenario", "--duration", "2", "--warmup", "1"), shrunk(List.of("scenario"), 0.01));
         assertEquals(List.of("scenario", "--duration", "60"), shrunk(List.of("scenario", "--duration", "60"), 1));
+        assertEquals(List.of("scenario", "--phases", "a:2s@2k", "--warmup", "1"),
+                shrunk(List.of("scenario", "--phases", "a:2s@2k"), 0.01), "scenario phases last as written");
     }
 
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s#]+)(#[^)\\s]*)?\\)");
@@ -428,8 +436,10 @@ class DocsExamplesIT {
             switch (driver) {
                 case "amqp" -> ScenarioIT.requireBroker(5672, "RabbitMQ");
                 case "amqp10" -> io.msgscope.driver.amqp10.RabbitAmqp10.require(); // enables rabbitmq_amqp1_0 when off
+                case "rabbitmq-stream" -> RabbitStreams.require(); // enables rabbitmq_stream when off
                 case "mqtt" -> ScenarioIT.requireBroker(1883, "Mosquitto");
                 case "nats" -> ScenarioIT.requireBroker(4222, "nats-server");
+                case "redis" -> ScenarioIT.requireBroker(6379, "Redis");
                 case "kafka" -> args = toOwnKafka(args);
                 default -> { }
             }

@@ -31,6 +31,28 @@ final class MsgscopeProcess {
         return Path.of(p);
     }
 
+    /** The class-data sharing archive dist/pom.xml builds beside the jar, null when there is none or it is older. */
+    static Path sharingArchive() {
+        Path archive = jar().resolveSibling("msgscope.jsa");
+        try {
+            return Files.isRegularFile(archive)
+                    && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar())) >= 0 ? archive : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The JVM options the {@code msgscope} launcher gives a {@code command}: its JIT and the sharing archive. */
+    static List<String> launcherOptions(String command) {
+        List<String> opts = new ArrayList<>();
+        if (!command.equals("agent")) {
+            opts.add("-XX:TieredStopAtLevel=1");
+        }
+        Path archive = sharingArchive();
+        opts.addAll(io.msgscope.coordinator.agents.LocalAgents.sharingArchive(archive == null ? null : archive.toString()));
+        return opts;
+    }
+
     static MsgscopeProcess start(Path workDir, String... args) throws IOException {
         return start(java.util.Map.of(), workDir, args);
     }
@@ -39,6 +61,7 @@ final class MsgscopeProcess {
     static MsgscopeProcess start(java.util.Map<String, String> env, Path workDir, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(launcherOptions(args.length > 0 ? args[0] : ""));
         cmd.add("-jar");
         cmd.add(jar().toString());
         cmd.addAll(List.of(args));
@@ -50,6 +73,10 @@ final class MsgscopeProcess {
         b.environment().putAll(env);
         Process p = b.start();
         return new MsgscopeProcess(p, out, err);
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
     }
 
     int waitFor(long timeoutSeconds) throws InterruptedException, IOException {

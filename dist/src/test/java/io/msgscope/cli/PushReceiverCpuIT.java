@@ -1,7 +1,7 @@
 package io.msgscope.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.Assumptions;
+import io.msgscope.core.test.Ci;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Issue 27 item 1: a push driver delivers on its client library's thread (AMQP 0-9-1: the consumer thread
@@ -55,12 +54,7 @@ class PushReceiverCpuIT {
     static void requireRabbitMq() {
         boolean present = ProcessHandle.allProcesses().anyMatch(h -> h.info().command()
                 .map(c -> c.endsWith("beam.smp")).orElse(false));
-        if (!present) {
-            if ("true".equals(System.getenv("CI"))) {
-                fail("RabbitMQ (beam.smp) must run under CI: rabbitmq-server -detached");
-            }
-            Assumptions.abort("RabbitMQ (beam.smp) is not running here; start it with rabbitmq-server -detached");
-        }
+        Ci.require(present, "RabbitMQ (beam.smp) must run (rabbitmq-server -detached)", "RabbitMQ tests skipped");
     }
 
     /** {System.nanoTime(), the consumer thread's ns on CPU} every 50 ms until msgscope exits. */

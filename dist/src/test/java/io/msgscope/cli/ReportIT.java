@@ -97,6 +97,50 @@ class ReportIT {
     }
 
     /**
+     * Issue 31 item 2: the report of a phased run (on the relay: a step up, a pause, a step down) embeds the latency and
+     * throughput plots with the phases as bands behind them — the rendered PNGs hold the band's grey (#d9d9d9 at 35 %
+     * on white: #f2f2f2) across the shaded phases' share of the width, where a run without phases has none — and lists
+     * the phases in a table with units.
+     */
+    @Test
+    void aPhasedRunsReportDrawsThePhasesAsBandsAndListsThem() throws Exception {
+        if (!TraceRunIT.gnuplotOnPath() && Ci.on()) {
+            fail("gnuplot-nox must be installed under CI (.ci/run installs it)");
+        }
+        Assumptions.assumeTrue(TraceRunIT.gnuplotOnPath(), "gnuplot not installed: the report would have no images");
+        Path run = tmp.resolve("phased");
+        MsgscopeProcess r = MsgscopeProcess.start(tmp.resolve("w1"), "run", "--phases",
+                "low:1s@2k, rest:500ms@0, high:1s@6k", "--warmup", "2000", "--out", run.toString());
+        assertEquals(0, r.waitFor(300), () -> TraceRunIT.safe(r::err));
+        MsgscopeProcess rep = MsgscopeProcess.start(tmp.resolve("w2"), "report", run.toString());
+        assertEquals(0, rep.waitFor(300), () -> TraceRunIT.safe(rep::err));
+        String html = Files.readString(run.resolve("index.html"), StandardCharsets.UTF_8);
+        assertTrue(html.contains("<h2>Phases</h2>"), html);
+        assertTrue(html.contains("<tr><td>low</td><td>0.000 s – 1.000 s</td><td>2,000 msg/s</td><td>consuming</td>"
+                + "<td>2,000</td><td>2,000</td><td>0</td>"), html);
+        assertTrue(html.contains("<tr><td>rest</td><td>1.000 s – 1.500 s</td><td>0 msg/s</td><td>consuming</td>"
+                + "<td>0</td><td>0</td><td>0</td><td>–</td><td>–</td></tr>"), html);
+        assertTrue(html.contains("<tr><td>high</td><td>1.500 s – 2.500 s</td><td>6,000 msg/s</td>"), html);
+        assertFalse(html.contains("<h2>Backlog</h2>"), "no consumers paused, no backlog table");
+        // every other phase that sends is shaded (a pause is a dashed line): low, 2,000 of 8,000 messages on an axis
+        // gnuplot ends at 8,000 or 10,000, 20-25 % of the plot's width; the image's mid-height row crosses it and
+        // the white of the rest of the plot and the margins (seen: 18 % of a 30,000-message run's row for 20 %)
+        for (String png : List.of("latency.png", "throughput.png")) {
+            assertTrue(html.contains("<img src=\"" + png + "\""), png);
+            java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(run.resolve(png).toFile());
+            int band = 0;
+            int white = 0;
+            for (int x = 0; x < img.getWidth(); x++) {
+                int rgb = img.getRGB(x, img.getHeight() / 2) & 0xffffff;
+                band += rgb == 0xf2f2f2 ? 1 : 0;
+                white += rgb == 0xffffff ? 1 : 0;
+            }
+            double shaded = band / (double) (band + white);
+            assertTrue(shaded > 0.12 && shaded < 0.3, png + ": " + band + " band columns, " + white + " white");
+        }
+    }
+
+    /**
      * Issue 18: each kind of page (a throughput run, a scenario, a run that failed) opens in Chromium with the
      * headline first, every image loaded, nothing wider than the window, and no "NaN" or "?" for what is unknown.
      */

@@ -38,5 +38,10 @@ class ScenarioConsoleIT {
         assertTrue(answer.contains(r.get("connections_opened").asLong() + " of " + r.get("connections_target").asLong()
                 + " connections"), answer + " / " + r);
         assertTrue(!p.out().contains("| metric | value |"), "no table without --verbose: " + p.out());
+        // issue 29: the warm-up's progress line counts the warm-up's deliveries (it said 0 msg/s), on stderr as plain
+        // lines when stderr is no terminal
+        List<String> warm = p.err().lines().filter(l -> l.contains("(warm-up)")).toList();
+        assertTrue(!warm.isEmpty() && warm.stream().allMatch(l -> !l.contains("  0 msg/s")), "warm-up lines: " + warm
+                + " / stderr: " + p.err());
     }
 }

@@ -45,9 +45,11 @@ class SpecFileIT {
 
     @Test
     void aScenariosSpecLoadsBackUnchangedEvenWhereTheScenarioChoseDriverOptions() throws Exception {
-        // zmq (no broker): the scenario adds pattern and via for the agents; the spec keeps what was given
+        // zmq (no broker): the scenario adds pattern and via for the agents; the spec keeps what was given (a drain
+        // timeout other than the default too, issue 31 item 1)
         JsonNode first = run("s1", "scenario", "--driver", "zmq", "--publishers", "2", "--rate", "50", "--duration",
-                "2", "--warmup", "1");
+                "2", "--warmup", "1", "--drain-timeout", "7000");
+        assertEquals(7000, first.get("spec").get("drain_timeout_ms").asLong(), first::toString);
         assertSameSpec(first, run("s2", "scenario", "--spec", tmp.resolve("s1").resolve("summary.json").toString()));
     }
 }

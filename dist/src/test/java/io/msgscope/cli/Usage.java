@@ -31,4 +31,20 @@ final class Usage {
         int code = p.waitFor(60);
         return assertUsageError(code, p.out(), p.err(), named);
     }
+
+    /**
+     * Issue 32 item 3: a run of {@code driver} with a kill on its timeline but clients that do not reconnect is
+     * refused, naming {@code --faults} and {@code --opt reconnect=true}, and writes no results folder.
+     */
+    static void assertKillRefusedWithoutReconnect(java.nio.file.Path tmp, String driver) throws Exception {
+        java.nio.file.Path pidFile = tmp.resolve("self.pid");
+        java.nio.file.Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
+        java.nio.file.Path out = tmp.resolve("refused");
+        MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", driver, "--rate", "1000", "--count", "2000",
+                "--broker-pid", "" + ProcessHandle.current().pid(), "--fault-target", "node1=" + pidFile,
+                "--faults", "1s:kill:node1", "--out", out.toString());
+        String line = assertUsageError(p, "--faults");
+        assertTrue(line.contains("--opt reconnect=true"), line);
+        assertFalse(java.nio.file.Files.exists(out), "a usage error writes no results folder");
+    }
 }

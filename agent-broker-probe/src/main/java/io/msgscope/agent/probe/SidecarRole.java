@@ -49,6 +49,8 @@ public final class SidecarRole implements AgentRole {
 
     private final Path procRoot;
     private final Path cgroupRoot;
+    private final io.msgscope.core.fault.FaultTargets faultTargets;
+    private FaultInjector faults;
 
     private RoleThread thread;
     private CpuTimeSource broker;
@@ -73,13 +75,23 @@ public final class SidecarRole implements AgentRole {
 
     /** Reads /proc and /sys/fs/cgroup. */
     public SidecarRole() {
-        this(Path.of("/proc"), Path.of("/sys/fs/cgroup"));
+        this(io.msgscope.core.fault.FaultTargets.NONE);
+    }
+
+    /** Reads /proc and /sys/fs/cgroup, and may apply faults to {@code faultTargets} only (issue 32). */
+    public SidecarRole(io.msgscope.core.fault.FaultTargets faultTargets) {
+        this(Path.of("/proc"), Path.of("/sys/fs/cgroup"), faultTargets);
     }
 
     /** Reads the given roots (tests point them at fixtures). */
     public SidecarRole(Path procRoot, Path cgroupRoot) {
+        this(procRoot, cgroupRoot, io.msgscope.core.fault.FaultTargets.NONE);
+    }
+
+    private SidecarRole(Path procRoot, Path cgroupRoot, io.msgscope.core.fault.FaultTargets faultTargets) {
         this.procRoot = procRoot;
         this.cgroupRoot = cgroupRoot;
+        this.faultTargets = faultTargets;
     }
 
     @Override
@@ -95,6 +107,7 @@ public final class SidecarRole implements AgentRole {
                     + MAX_PERIOD_US + " µs, got " + periodUs + " µs");
         }
         periodNs = periodUs * 1_000L;
+        faults = FaultInjector.of(faultTargets, spec); // refuses a target or action it was not given, before anything
         String period = "sampled every " + duration(periodUs);
         try {
             String brokerNote = openBroker(spec);
@@ -242,7 +255,7 @@ public final class SidecarRole implements AgentRole {
                 }
             }
         } catch (NoSuchProcessException e) {
-            if (!stopped) {
+            if (!stopped && !killedByAFault()) {
                 failure = "the broker " + e.getMessage() + " after " + count + " samples";
             }
         } catch (IOException | RuntimeException e) {
@@ -252,6 +265,28 @@ public final class SidecarRole implements AgentRole {
         } finally {
             finished.countDown();
         }
+    }
+
+    /**
+     * Whether a kill this agent applied ended the broker it samples (issue 32 item 3: clients that reconnect survive
+     * it): its CPU is then known up to the kill, and the run goes on. The signal goes out just before the kill is
+     * noted, so a sampler that saw the process go first waits a little for the note.
+     */
+    private boolean killedByAFault() {
+        if (faults == null) {
+            return false;
+        }
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        do {
+            for (io.msgscope.proto.FaultApplied a : faults.applied()) {
+                if (a.getError().isEmpty() && io.msgscope.core.fault.FaultAction.of(a.getStep().getAction())
+                        == io.msgscope.core.fault.FaultAction.KILL) {
+                    return true;
+                }
+            }
+            LockSupport.parkNanos(10_000_000L);
+        } while (System.nanoTime() < deadline);
+        return false;
     }
 
     private void grow() {
@@ -266,6 +301,13 @@ public final class SidecarRole implements AgentRole {
     }
 
     @Override
+    public void startFaults(long originNs) {
+        if (faults != null) {
+            faults.start(originNs);
+        }
+    }
+
+    @Override
     public void start(Phase phase, PhaseListener listener) {
         String f = failure;
         if (f != null) {
@@ -273,7 +315,11 @@ public final class SidecarRole implements AgentRole {
             return;
         }
         long a0 = allocatedAtStart;
-        listener.done(PhaseDone.newBuilder().setPhase(phase).setSamples(count).setSamplingNs(samplingNs)
+        if (faults != null && phase == Phase.MEASURE) {
+            faults.stop(); // the measurement ended: a fault not yet due is not applied (the run was cut short)
+        }
+        listener.done(PhaseDone.newBuilder().setPhase(phase)
+                .addAllFaults(faults == null || phase != Phase.MEASURE ? java.util.List.of() : faults.applied()).setSamples(count).setSamplingNs(samplingNs)
                 .setNote(note).setHotThreadAllocatedBytes(a0 < 0 || thread == null ? -1 : thread.allocatedBytes() - a0)
                 .build());
     }
@@ -309,6 +355,9 @@ public final class SidecarRole implements AgentRole {
             return;
         }
         closed = true;
+        if (faults != null) {
+            faults.stop();
+        }
         try {
             stopSampling();
         } catch (InterruptedException e) {

@@ -30,6 +30,10 @@ import java.nio.ByteBuffer;
  */
 public final class ReceiverRole implements AgentRole {
     private static final long POLL_MS = 50;
+    /** At most this many messages before the first pause align the receiver's timeline on the sender's. */
+    private static final long ALIGN_MESSAGES = 10_000;
+    /** The receiver pauses and resumes this long (at most) before the timeline's boundary, never after it. */
+    private static final long LEAD_NS = 1_000_000;
     private static final long NET_MIN_INTERVAL_NS = 10_000_000L;
 
     private final Drivers drivers;
@@ -47,6 +51,18 @@ public final class ReceiverRole implements AgentRole {
     private final java.util.concurrent.CompletableFuture<PhaseListener> measureListener =
             new java.util.concurrent.CompletableFuture<>();
     private final Handler handler = new Handler();
+    /** The load phases when some pause the consumers (issue 31), else null: the receive loop follows their clock. */
+    private io.msgscope.core.timeline.Timeline timeline;
+    /** When the measurement's timeline starts on this clock by the go (as the sender's: its go plus 1 ms); 0 = not yet. */
+    private volatile long timelineStartNs;
+    /**
+     * The sender's timeline start as its messages before the first pause tell it, on this clock: the least of
+     * (send time less due time) over them, which is the start plus the sender's least lateness; MAX_VALUE = none yet.
+     * It replaces the go's estimate, which leads the sender's by the control channel's delay.
+     */
+    private volatile long alignedStartNs = Long.MAX_VALUE;
+    /** The broker's backlog read during a run with paused consumers, when the driver can read it; else null. */
+    private BacklogSampler backlog;
 
     public ReceiverRole(Drivers drivers) {
         this.drivers = drivers;
@@ -66,6 +82,8 @@ public final class ReceiverRole implements AgentRole {
         CpuSampler cpu;
         long[] brokerNs;
         long[] brokerCpuNs;
+        long alignBelow; // measured messages below this sequence align the receiver's timeline (0: none)
+        long epochMinusMono;
         NetDevReader net; // null: network not sampled
         final long[] netNow = new long[4];
         long[][] netSeries; // rx bytes, rx packets, tx bytes, tx packets per sample slot
@@ -80,6 +98,9 @@ public final class ReceiverRole implements AgentRole {
                 warmupReceived++;
             } else {
                 recorder.recordReceive(seq, t);
+                if (seq < alignBelow) {
+                    align(buffer, offset, seq);
+                }
                 if (seq >= nextSample) {
                     sampleAt(buffer, offset, seq);
                 } else if (seq == lastSeq) {
@@ -87,6 +108,14 @@ public final class ReceiverRole implements AgentRole {
                 }
             }
             lastArrivalNs = t;
+        }
+
+        /** See {@link #alignedStartNs}: one look at a message sent before the first pause. */
+        private void align(ByteBuffer buffer, int offset, long seq) {
+            long start = WireHeader.sendTime(buffer, offset) - epochMinusMono - timeline.dueNs(seq);
+            if (start < alignedStartNs) {
+                alignedStartNs = start;
+            }
         }
 
         private void sampleAt(ByteBuffer buffer, int offset, long seq) {
@@ -153,10 +182,25 @@ public final class ReceiverRole implements AgentRole {
             handler.nextSample = 0;
             handler.lastSeq = spec.getCount() - 1;
         }
+        io.msgscope.core.timeline.Timeline t = io.msgscope.control.RunSpecs.timeline(spec);
+        timeline = t != null && t.pausesConsumers() ? t : null;
+        if (timeline != null) {
+            int firstPaused = 0;
+            while (!timeline.phases().get(firstPaused).consumersPaused()) {
+                firstPaused++;
+            }
+            handler.alignBelow = Math.min(ALIGN_MESSAGES, timeline.firstMessage(firstPaused));
+            handler.epochMinusMono = io.msgscope.core.Clock.calibrate().epochMinusMono();
+        }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
         subscriber = DriverSpecs.driverOf(drivers, spec).openSubscriber(DriverSpecs.of(spec));
         if (handler.cpu != null) {
             openNetwork();
+        }
+        if (timeline != null) {
+            io.msgscope.core.driver.BacklogProbe probe = DriverSpecs.driverOf(drivers, spec)
+                    .openBacklogProbe(DriverSpecs.of(spec), subscriber.destination());
+            backlog = probe == null ? null : new BacklogSampler(probe, timeline.durationNs() + 60_000_000_000L);
         }
         primeSubscriber();
         return thread.ready().setRole(Role.RECEIVER).setDestination(subscriber.destination()).build();
@@ -214,6 +258,10 @@ public final class ReceiverRole implements AgentRole {
     @Override
     public void start(Phase phase, PhaseListener listener) {
         if (phase == Phase.MEASURE) {
+            timelineStartNs = System.nanoTime() + 1_000_000; // the sender starts its schedule 1 ms after its go
+            if (backlog != null) {
+                backlog.start();
+            }
             measureListener.complete(listener); // the receive loop is already running
             return;
         }
@@ -222,7 +270,10 @@ public final class ReceiverRole implements AgentRole {
 
     @Override
     public void senderFinished(long sent) {
-        if (warmupOver) {
+        // the measurement's, once its go came (the coordinator sends the warm-up's before it, on the same ordered
+        // channel): the receive loop may have counted the whole warm-up before the warm-up's own SenderFinished came,
+        // which then ended the measurement after the drain timeout of silence — a backlog's pause (issue 31)
+        if (warmupOver && measureListener.isDone()) {
             senderSent = sent;
         } else {
             warmupSent = true;
@@ -253,7 +304,7 @@ public final class ReceiverRole implements AgentRole {
                 if (rec.complete()) {
                     break;
                 }
-                int n = sub.poll(h, POLL_MS);
+                int n = sub.poll(h, timeline == null ? POLL_MS : followTimeline(sub));
                 if (n < 0) {
                     eof = true;
                     break;
@@ -275,6 +326,14 @@ public final class ReceiverRole implements AgentRole {
             fail(warmupReported ? null : warmupListener, "receiving failed after " + rec.received()
                     + " measured messages: " + io.msgscope.control.AgentSession.describe(e));
             return;
+        }
+        if (backlog != null) {
+            try {
+                sub.settleConsumed(); // the last read then counts what was received (Kafka: its commit)
+            } catch (java.io.IOException | RuntimeException e) {
+                // the last read counts what the broker was told before
+            }
+            backlog.stop();
         }
         if (stopped) {
             return;
@@ -313,6 +372,42 @@ public final class ReceiverRole implements AgentRole {
         }
     }
 
+    private boolean paused;
+
+    /**
+     * Pauses or resumes the subscriber as the phase at this instant of the timeline asks (issue 31), on the receiving
+     * thread between polls, and returns how long the next poll may wait: until the next phase boundary less
+     * {@link #LEAD_NS}, at least 1 ms and at most {@link #POLL_MS}, so each boundary is followed up to 1 ms early. The timeline's clock is the sender's:
+     * from the measurement's go (the two go messages leave the coordinator together), then, once messages sent before
+     * the first pause arrive, from their send times ({@link #alignedStartNs}; the send time is on the epoch clock,
+     * which two processes on one host read alike).
+     */
+    private long followTimeline(Subscriber sub) throws java.io.IOException {
+        final long aligned = alignedStartNs;
+        final long start = aligned != Long.MAX_VALUE ? aligned : timelineStartNs;
+        if (start == 0) {
+            return POLL_MS;
+        }
+        // switch up to LEAD_NS before the boundary, never after it: a poll (a JetStream fetch) that overran a pause's
+        // start would hand over messages sent inside the pause
+        final long ahead = Math.max(0, System.nanoTime() - start) + LEAD_NS;
+        final boolean want = timeline.consumersPausedAt(ahead);
+        if (want != paused) {
+            if (want) {
+                sub.pause();
+            } else {
+                sub.resume();
+            }
+            paused = want;
+        }
+        int k = timeline.phaseAt(ahead);
+        if (k == timeline.phases().size() - 1) {
+            return POLL_MS;
+        }
+        long untilNext = timeline.endNs(k) - ahead;
+        return Math.max(1, Math.min(POLL_MS, untilNext / 1_000_000));
+    }
+
     /**
      * The warm-up also ends, short, when the sender has sent all of it and nothing arrived for the drain
      * timeout: a system under test that dropped warm-up messages (Mosquitto drops what overflows a
@@ -349,6 +444,11 @@ public final class ReceiverRole implements AgentRole {
     @Override
     public void upload(TraceSink sink) throws Exception {
         sink.series(Series.RECV_NS, recorder.recvNs(), (int) spec.getCount());
+        if (backlog != null && backlog.samples() > 0) {
+            sink.series(Series.BACKLOG_SAMPLE_NS, backlog.timeNs(), backlog.samples());
+            sink.series(Series.BACKLOG_DEPTH, backlog.depth(), backlog.samples());
+            sink.series(Series.BACKLOG_HELD_MAX, backlog.heldUncountedMax(), 1);
+        }
         CpuSampler cpu = handler.cpu;
         if (cpu != null) {
             sink.series(Series.RECEIVER_SAMPLE_NS, cpu.sampleNs(), cpu.slots());
@@ -368,6 +468,9 @@ public final class ReceiverRole implements AgentRole {
     @Override
     public void close() {
         stopped = true;
+        if (backlog != null) {
+            backlog.stop();
+        }
         measureListener.complete(null); // wakes a receive loop waiting for a listener that will not come
         if (thread != null) {
             thread.close();

@@ -59,6 +59,8 @@ public final class SubscribersRole implements AgentRole {
     /** Counts at the last RESET: the warm-up's, subtracted from what the slots count since the start. */
     private long[] baseline = new long[4];
     private long lastSwapNs;
+    /** On load phases that pause the consumers (issue 31 item 3): their pauses and the broker's reads; else null. */
+    private ScenarioBacklog backlog;
 
     public SubscribersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -96,6 +98,9 @@ public final class SubscribersRole implements AgentRole {
                 totalIntended = newHistogram();
                 long[] c = recording.counts();
                 baseline = new long[] {c[0], 0, c[2], c[3]}; // warm-up deliveries keep counting across the reset
+                if (backlog != null) {
+                    backlog.openProbes(driver, DriverSpecs.of(spec)); // ready before the measurement's go
+                }
                 // errors are not reset: a fault during the warm-up is still a fault (errors_* cover the whole run)
             }
             case PROGRESS -> {
@@ -103,10 +108,14 @@ public final class SubscribersRole implements AgentRole {
                 Histogram i = newHistogram();
                 long interval = swap(a, i);
                 r.setIntervalNs(interval).setMessages(a.getTotalCount())
-                        .setLatencyHistogram(ScenarioConnections.encode(a));
+                        .setLatencyHistogram(ScenarioConnections.encode(a))
+                        .setIntendedHistogram(ScenarioConnections.encode(i)); // per-phase latency (issue 31)
             }
             case FINAL -> {
                 swap(null, null);
+                if (backlog != null) {
+                    backlog.finish(r); // after the in-flight wait: the last read follows the last arrival
+                }
                 r.setMessages(total.getTotalCount()).setLatencyHistogram(ScenarioConnections.encode(total))
                         .setIntendedHistogram(ScenarioConnections.encode(totalIntended));
             }
@@ -150,6 +159,15 @@ public final class SubscribersRole implements AgentRole {
         connections = new ScenarioConnections<>(driver, base.options(), p, p.getSubscriberTopicsCount(), "--subscribers",
                 (i, ctx) -> open(sc.subscriber(base, p.getSubscriberTopics(i), p.getGroup()), ctx));
         lastSwapNs = System.nanoTime();
+        io.msgscope.core.timeline.Timeline t = io.msgscope.control.RunSpecs.timeline(p.getPhasesList());
+        if (t != null && t.pausesConsumers()) {
+            String why = driver.whyConsumersCannotPause(base.options());
+            if (why != null) {
+                throw new SpecException("--phases", "the " + driver.name() + " driver cannot pause its subscribers: "
+                        + why);
+            }
+            backlog = new ScenarioBacklog(t, this::subscribers, clock.epochMinusMono());
+        }
         connections.start();
     }
 
@@ -256,6 +274,10 @@ public final class SubscribersRole implements AgentRole {
 
     @Override
     public void start(Phase phase, PhaseListener listener) {
+        if (phase == Phase.MEASURE && backlog != null) {
+            backlog.start(); // the coordinator's go on backlog phases (issue 31 item 3): no answer is awaited
+            return;
+        }
         listener.done(PhaseDone.newBuilder().setPhase(phase).setReceived(recording.counts()[0] - baseline[0]).build());
     }
 
@@ -267,6 +289,9 @@ public final class SubscribersRole implements AgentRole {
     @Override
     public void close() {
         closed = true;
+        if (backlog != null) {
+            backlog.close();
+        }
         if (connections != null) {
             connections.close();
         }

@@ -59,6 +59,8 @@ public final class FlowRole implements AgentRole {
     private static final class Consumer implements MessageHandler {
         volatile long received;
         volatile boolean done;
+        /** The run was interrupted (issue 29): the probe under way ends at the next message, what it took kept. */
+        volatile boolean cut;
         volatile Thread producerThread;
         volatile boolean producerParked;
         /** While the producer is parked: the received count at which the consumer wakes it. */
@@ -72,7 +74,8 @@ public final class FlowRole implements AgentRole {
         long thresholdNs;
         double[] samples;
         long[] sampleNs;
-        int taken;
+        /** Samples taken so far (volatile: a test waits on it; written once per sample, every ~10 ms). */
+        volatile int taken;
         boolean sampling;
         long groupStartNs;
         long groupCount;
@@ -132,6 +135,10 @@ public final class FlowRole implements AgentRole {
             if (done) {
                 return;
             }
+            if (cut) {
+                endEarly(t);
+                return;
+            }
             if (!sampling) {
                 // warm-up: by messages (skip, ~2F, A7) and by time, both (issue 17)
                 if (n <= skip || t - startNs < warmupNs) {
@@ -154,12 +161,14 @@ public final class FlowRole implements AgentRole {
             groupCount++;
             final long span = t - groupStartNs;
             if (span >= thresholdNs) {
-                sampleNs[taken] = span;
-                samples[taken++] = groupCount * 1e9 / span;
+                final int k = taken;
+                sampleNs[k] = span;
+                samples[k] = groupCount * 1e9 / span;
+                taken = k + 1;
                 sampledMessages += groupCount;
                 groupStartNs = t;
                 groupCount = 0;
-                if (taken == samples.length) {
+                if (k + 1 == samples.length) {
                     endSampling(t);
                 }
             }
@@ -177,6 +186,22 @@ public final class FlowRole implements AgentRole {
             if (samples.length == 0) { // a warm-up-only probe
                 endSampling(t);
             }
+        }
+
+        /**
+         * The probe cut by an interrupted run: the sampling period ends at this message, its messages, time and CPU
+         * over [start, t]; the samples are the whole groups taken (the group under way is shorter than the threshold,
+         * so it is no sample, but its messages count in the period). Before the sampling began, nothing was sampled.
+         */
+        private void endEarly(long t) {
+            if (!sampling) {
+                done = true;
+                return;
+            }
+            if (groupStartNs != 0) {
+                sampledMessages += groupCount;
+            }
+            endSampling(t);
         }
 
         private void endSampling(long t) {
@@ -355,6 +380,17 @@ public final class FlowRole implements AgentRole {
             c.producerParked = false;
             c.wakeAt = Long.MAX_VALUE;
         }
+    }
+
+    /** Samples the probe under way has taken so far. */
+    int samplesTaken() {
+        return handler.taken;
+    }
+
+    /** Ctrl-C at the coordinator (issue 29): the probe under way ends now and answers what it measured. */
+    @Override
+    public void endEarly() {
+        handler.cut = true;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.msgscope.core.NanoClock;
 import io.msgscope.core.WireHeader;
 import io.msgscope.core.driver.ErrorTally;
 import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.timeline.Timeline;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,7 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * bytes 16-23  intended send time, epoch ns (the header's probe slot; no probe runs in this mode)
  * </pre>
  *
- * A publisher whose window is full is offered the same message again {@link #RETRY_NS} later, its
+ * On load phases (issue 31, {@link #armTimeline}) the schedule is the run's {@link Timeline} of the TOTAL rate: publisher
+ * {@code g} of {@code P} sends the timeline's messages {@code g, g + P, g + 2P, ...}, each at its due time, so the P
+ * publishers together follow the timeline and each one its share (at a constant rate this is the schedule above).
+ *
+ * <p>A publisher whose window is full is offered the same message again {@link #RETRY_NS} later, its
  * intended time unchanged (so the corrected latency shows the wait; counted as {@code sends_deferred});
  * a publisher that falls behind sends late rather than dropping messages. A publisher whose send fails
  * (connection lost, refused) counts one error by kind and stops.
@@ -36,6 +41,8 @@ final class Pacer implements Runnable {
     private final ByteBuffer buf;
     private final int size;
     private final long epochMinusMono;
+    /** The clock test hook's shift (issue 33); null in every normal run. */
+    private final io.msgscope.core.clock.ClockShift shift = io.msgscope.core.Clock.process().shift();
     private final ErrorTally errors;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong deferred = new AtomicLong();
@@ -44,7 +51,10 @@ final class Pacer implements Runnable {
     // one phase's schedule, set by arm() before the thread starts
     private long startNs;
     private long periodNs;
-    private long count;
+    private final long[] count;         // messages each publisher sends in the phase
+    private Timeline timeline;          // load phases (null: one rate)
+    private long[] index;               // each publisher's place g of the run's P on the timeline
+    private long stride;                // P
     private boolean warmup;
     private final long[] next;          // next message index per publisher
     private final long[] wake;          // when each publisher is next looked at (>= its due time)
@@ -69,24 +79,57 @@ final class Pacer implements Runnable {
         this.next = new long[pubs.length];
         this.wake = new long[pubs.length];
         this.heap = new int[pubs.length];
+        this.count = new long[pubs.length];
     }
 
     /** Sets up one phase: {@code count} messages per publisher at {@code rate} msg/s from {@code startNs}. */
     void arm(boolean warmup, long count, double rate, long startNs) {
         this.warmup = warmup;
-        this.count = count;
+        this.timeline = null;
+        java.util.Arrays.fill(this.count, count);
         this.periodNs = Math.max(1, Math.round(1e9 / rate));
+        arm(startNs);
+    }
+
+    /**
+     * Sets up a measurement on load phases (issue 31): publisher slot {@code s}, the run's publisher
+     * {@code index[s]} of {@code total}, sends the timeline's messages {@code index[s] + k * total} at their due
+     * times from {@code startNs}.
+     */
+    void armTimeline(Timeline timeline, long[] index, int total, long startNs) {
+        this.warmup = false;
+        this.timeline = timeline;
+        this.index = index.clone();
+        this.stride = total;
+        long m = timeline.messages();
+        for (int s = 0; s < pubs.length; s++) {
+            count[s] = index[s] >= m ? 0 : (m - index[s] + total - 1) / total;
+        }
+        arm(startNs);
+    }
+
+    private void arm(long startNs) {
         this.startNs = startNs;
         this.stop = false;
         sent.set(0);
         heapSize = 0;
         for (int s = 0; s < pubs.length; s++) {
             next[s] = 0;
-            if (pubs[s] != null && count > 0) {
-                wake[s] = startNs + offsetNs[s];
+            if (pubs[s] != null && count[s] > 0) {
+                wake[s] = due(s, 0);
                 push(s);
             }
         }
+    }
+
+    /** When publisher slot {@code s}'s message {@code i} of the phase is due, on the monotonic clock. */
+    long due(int s, long i) {
+        return timeline == null ? startNs + offsetNs[s] + i * periodNs : startNs + timeline.dueNs(i * stride + index[s]);
+    }
+
+    /** Messages publisher slot {@code s} sends in the phase armed. */
+    long count(int s) {
+        return count[s];
     }
 
     /** Ends the phase early (the coordinator's STOP, or the role closing). */
@@ -116,6 +159,7 @@ final class Pacer implements Runnable {
         final ByteBuffer b = buf;
         final int sz = size;
         final long e = epochMinusMono;
+        final io.msgscope.core.clock.ClockShift sh = shift;
         long sentHere = 0;
         while (heapSize > 0 && !stop) {
             final int s = heap[0];
@@ -126,10 +170,12 @@ final class Pacer implements Runnable {
                 continue;
             }
             final long i = next[s];
-            final long intended = startNs + offsetNs[s] + i * periodNs;
+            final long intended = due(s, i);
             b.putLong(WireHeader.SEQUENCE_OFFSET, warmup ? -1 - i : i);
-            WireHeader.writeIntendedTime(b, 0, intended + e);
-            WireHeader.writeSendTime(b, 0, time.nanoTime() + e);
+            final long sendNs = time.nanoTime();
+            final long shifted = sh == null ? 0 : sh.atStamp(sendNs); // the test hook only (issue 33)
+            WireHeader.writeIntendedTime(b, 0, intended + e + shifted);
+            WireHeader.writeSendTime(b, 0, sendNs + e + shifted);
             boolean taken;
             try {
                 taken = pubs[s].offer(b, 0, sz);
@@ -148,12 +194,12 @@ final class Pacer implements Runnable {
                 continue;
             }
             sent.lazySet(++sentHere);
-            if (i + 1 >= count) {
-                next[s] = count;
+            if (i + 1 >= count[s]) {
+                next[s] = count[s];
                 pop();
             } else {
                 next[s] = i + 1;
-                wake[s] = intended + periodNs;
+                wake[s] = due(s, i + 1);
                 siftDown(0);
             }
         }

@@ -41,13 +41,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * at {@code start + (g / P + i) / rate}: each publisher keeps its own rate and the P schedules are spread
  * evenly over one period, as a fleet of independent clients would be, instead of all sending at the
  * same instant. A phase sends exactly {@code round(rate * seconds)} messages per publisher; the stamps
- * are described in {@link Pacer}. STOP ends every publisher's phase early (the coordinator ends the
+ * are described in {@link Pacer}. On load phases (the plan's {@code phases}, issue 31) the measurement follows the
+ * timeline of the total rate instead, each publisher its share of it (see {@link Pacer#armTimeline}); the warm-up
+ * keeps the plan's rate per publisher. STOP ends every publisher's phase early (the coordinator ends the
  * run, e.g. when no subscription is left). Counters carry {@code errors_<kind>},
- * {@code publishers_stopped}, {@code sends_deferred} and the connection counters.
+ * {@code publishers_stopped}, {@code sends_deferred}, {@link #CONFIRMED_SO_FAR} and the connection counters.
  */
 public final class PublishersRole implements AgentRole {
     /** The measurement's end waits this long in all for every publisher's acknowledgements (Q9). */
     static final long DRAIN_MS = 5_000;
+    /**
+     * Measured messages the system has confirmed so far, summed over this agent's publishers
+     * ({@link Publisher#confirmedSoFar}); absent when one of them confirms nothing, never 0 for unknown.
+     */
+    static final String CONFIRMED_SO_FAR = "messages_confirmed_so_far";
 
     private final Drivers drivers;
     private final Clock clock = Clock.process();
@@ -56,6 +63,8 @@ public final class PublishersRole implements AgentRole {
     private ScenarioPlan plan;
     private ScenarioConnections<Publisher> connections;
     private volatile Pacer[] pacers;
+    /** Each pacer's publishers' places in the run's schedule (their index over every publishers agent). */
+    private long[][] globalIndex;
     private final ErrorTally errors = new ErrorTally();
     /** The phase started last (null before the first): the pacers count its messages. */
     private volatile Phase current;
@@ -143,9 +152,16 @@ public final class PublishersRole implements AgentRole {
         double seconds = (warmup ? plan.getWarmupMs() : plan.getDurationMs()) / 1000.0;
         long count = Math.round(plan.getRate() * seconds);
         current = phase;
-        long startMono = System.nanoTime() + 20_000_000L; // every pacer on one schedule
-        for (Pacer pc : pacers) {
-            pc.arm(warmup, count, plan.getRate(), startMono);
+        long startMono = System.nanoTime() + 20_000_000L; // every pacer on one schedule (the coordinator waits as long: ScenarioLinks.PUBLISHERS_LEAD_MS)
+        io.msgscope.core.timeline.Timeline timeline = warmup ? null
+                : io.msgscope.control.RunSpecs.timeline(plan.getPhasesList());
+        int total = Math.max(plan.getPublisherTopicsCount(), plan.getRoleTotal());
+        for (int j = 0; j < pacers.length; j++) {
+            if (timeline == null) {
+                pacers[j].arm(warmup, count, plan.getRate(), startMono);
+            } else {
+                pacers[j].armTimeline(timeline, globalIndex[j], total, startMono);
+            }
         }
         AtomicInteger left = new AtomicInteger(pacers.length);
         long[] drainDeadline = {0};
@@ -185,14 +201,17 @@ public final class PublishersRole implements AgentRole {
             byPacer.get(i % k).add(i);
         }
         Pacer[] out = new Pacer[k];
+        globalIndex = new long[k][];
         for (int j = 0; j < k; j++) {
             List<Integer> idx = byPacer.get(j);
             Publisher[] pubs = new Publisher[idx.size()];
             long[] offsets = new long[idx.size()];
+            globalIndex[j] = new long[idx.size()];
             for (int s = 0; s < pubs.length; s++) {
                 int i = idx.get(s);
                 pubs[s] = connections.ramp().get(i);
                 long g = plan.getFirstIndex() + i;
+                globalIndex[j][s] = g;
                 offsets[s] = (long) ((double) g * periodNs / total);
             }
             ByteBuffer b = driver.allocatePayload(spec.getSize());
@@ -285,6 +304,10 @@ public final class PublishersRole implements AgentRole {
         m.put("bytes_sent", sent * spec.getSize());
         m.put("warmup_sent", ph == Phase.WARMUP ? sent() : warmupSent);
         m.put("messages_acked", acked);
+        Long confirmed = confirmedSoFar(pubs);
+        if (confirmed != null) {
+            m.put(CONFIRMED_SO_FAR, confirmed); // the broker's floor of a backlog (issue 31 item 3); unknown: absent
+        }
         errors.putInto(m);
         // asynchronous failures the drivers counted (refused publishes with their reason code, missing acks)
         m.merge(Fault.Kind.REFUSED.field(), refused, Long::sum);
@@ -297,6 +320,19 @@ public final class PublishersRole implements AgentRole {
             connections.putCounters(m);
         }
         return m;
+    }
+
+    /** {@link Publisher#confirmedSoFar} summed over {@code pubs}; null when one confirms nothing, or there are none. */
+    static Long confirmedSoFar(List<Publisher> pubs) {
+        long sum = 0;
+        for (Publisher p : pubs) {
+            long c = p.confirmedSoFar();
+            if (c < 0) {
+                return null;
+            }
+            sum += c;
+        }
+        return pubs.isEmpty() ? null : sum;
     }
 
     @Override

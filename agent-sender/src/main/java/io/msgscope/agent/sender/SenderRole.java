@@ -43,6 +43,8 @@ public final class SenderRole implements AgentRole {
     private RoleThread thread;
     private Clock clock;
     private CpuSampler sampler; // null when --cpu-every 0
+    /** A backlog run's reads of the confirmed count (issue 31); null without paused consumers or confirms. */
+    private volatile ConfirmSampler confirmSampler;
     private volatile boolean stopped;
     /** Stopped by the coordinator's Stop (an interrupted run): the phase ends done, not failed. */
     private volatile boolean endedEarly;
@@ -67,7 +69,7 @@ public final class SenderRole implements AgentRole {
     public Ready prepare(RunSpec spec) throws Exception {
         this.spec = spec;
         int count = (int) spec.getCount();
-        recorder = new SendRecorder(count, spec.getRate() > 0);
+        recorder = new SendRecorder(count, paced(spec));
         sampler = spec.getCpuEvery() > 0 ? new CpuSampler(count, spec.getCpuEvery()) : null;
         if (sampler != null) {
             sampler.warmUp();
@@ -109,13 +111,19 @@ public final class SenderRole implements AgentRole {
                     sendWarmup(spec.getWarmupCount());
                     done.setSent(spec.getWarmupCount());
                 } else {
-                    if (spec.getRate() > 0) {
+                    if (spec.getPhasesCount() > 0) {
+                        io.msgscope.core.timeline.Timeline timeline = io.msgscope.control.RunSpecs.timeline(spec);
+                        confirmSampler = timeline.pausesConsumers() ? ConfirmSampler.startFor(publisher) : null;
+                        sendOnTimeline(timeline);
+                    } else if (spec.getRate() > 0) {
                         sendAtRate();
                     } else {
                         sendFullSpeed();
                     }
                     publisher.drain(DRAIN_MS); // e.g. outstanding publisher confirms
+                    ConfirmSampler.stop(confirmSampler);
                     done.setSent(recorder.sent()).putAllCounters(publisher.counters());
+                    confirmations(done, publisher);
                 }
                 done.setBytes(done.getSent() * spec.getSize());
                 if (phase == Phase.MEASURE && sampler != null) {
@@ -131,6 +139,19 @@ public final class SenderRole implements AgentRole {
                 listener.failed("sending failed after " + recorder.sent() + " measured messages: " + io.msgscope.control.AgentSession.describe(e));
             }
         });
+    }
+
+    /** Which measured messages the system confirmed, for the guarantee check (issue 32 item 3). */
+    static void confirmations(PhaseDone.Builder done, Publisher pub) {
+        if (pub.confirms()) {
+            long[] ranges = pub.unconfirmed();
+            done.setConfirms(true).setUnconfirmedKnown(ranges != null);
+            if (ranges != null) {
+                for (long r : ranges) {
+                    done.addUnconfirmed(r);
+                }
+            }
+        }
     }
 
     /** Messages between two looks at {@link #stopped} (a volatile read) on the full-speed paths. */
@@ -247,10 +268,37 @@ public final class SenderRole implements AgentRole {
         }
     }
 
+    /**
+     * {@code --rate}: message {@code seq} is due at {@code seq} periods, computed in the loop ({@link #rateDueNs}), not
+     * called through an operator: JMH {@code ScheduleBenchmark} measured the call at 0.2-2.4 ns a message more than the
+     * arithmetic in the loop in each of seven rounds (median 0.6 ns; up to 2.4 ns on a call site that has also seen a
+     * timeline), the fast path within noise of the inline arithmetic (BENCHMARKS.md).
+     */
     private void sendAtRate() throws Exception {
+        sendOnSchedule(1e9 / spec.getRate(), null);
+    }
+
+    /** Message {@code seq}'s due time at a constant rate, ns from the start: the fast path's arithmetic. */
+    static long rateDueNs(double periodNs, int seq) {
+        return (long) (seq * periodNs);
+    }
+
+    /**
+     * {@code --phases} (issue 31): message {@code seq} is due at its timeline offset, so a step moves the rate at its
+     * boundary, a ramp raises it message by message and a pause leaves a gap; the intended times recorded are the
+     * timeline's, which is what the per-phase latency from the intended send time is taken against.
+     */
+    private void sendOnTimeline(io.msgscope.core.timeline.Timeline timeline) throws Exception {
+        sendOnSchedule(0, timeline::dueNs);
+    }
+
+    /**
+     * Each message at {@code start + dueNs(seq)}, or with no operator at {@code start + rateDueNs(periodNs, seq)} (the
+     * constant rate's fast path), its intended and actual times both kept.
+     */
+    private void sendOnSchedule(double periodNs, java.util.function.LongUnaryOperator dueNs) throws Exception {
         final int count = (int) spec.getCount();
         final int size = spec.getSize();
-        final double periodNs = 1e9 / spec.getRate();
         final ByteBuffer buf = payload;
         final SendRecorder rec = recorder;
         final Publisher pub = publisher;
@@ -268,7 +316,7 @@ public final class SenderRole implements AgentRole {
                 cpu.sample(seq / every);
                 nextSample = seq + every;
             }
-            final long intended = start + (long) (seq * periodNs);
+            final long intended = start + (dueNs == null ? rateDueNs(periodNs, seq) : dueNs.applyAsLong(seq));
             final long now = cpu == null ? time.awaitUntil(intended, SPIN_NS) : awaitCounted(time, intended, cpu);
             WireHeader.writeSendTime(buf, 0, now + epochOffset);
             WireHeader.writeSequence(buf, 0, seq);
@@ -306,6 +354,11 @@ public final class SenderRole implements AgentRole {
         stopped = true; // the send loops look at it every STOP_CHECK messages (every 1,024 at a rate)
     }
 
+    /** Messages go at their own times, at one rate or along load phases: intended times and waiting CPU are kept. */
+    private static boolean paced(RunSpec spec) {
+        return spec.getRate() > 0 || spec.getPhasesCount() > 0;
+    }
+
     @Override
     public void upload(TraceSink sink) throws Exception {
         int count = (int) spec.getCount();
@@ -313,11 +366,12 @@ public final class SenderRole implements AgentRole {
         if (recorder.intendedNs() != null) {
             sink.series(Series.INTENDED_NS, recorder.intendedNs(), count);
         }
+        ConfirmSampler.upload(confirmSampler, sink);
         if (sampler != null) {
             sink.series(Series.SENDER_SAMPLE_NS, sampler.sampleNs(), sampler.slots());
             sink.series(Series.SENDER_THREAD_CPU_NS, sampler.threadCpuNs(), sampler.slots());
             sink.series(Series.SENDER_PROCESS_CPU_NS, sampler.processCpuNs(), sampler.slots());
-            if (spec.getRate() > 0) {
+            if (paced(spec)) {
                 sink.series(Series.SENDER_WAIT_CPU_NS, sampler.waitingCpuNs(), sampler.slots());
             }
         }
@@ -326,6 +380,7 @@ public final class SenderRole implements AgentRole {
     @Override
     public void close() {
         stopped = true;
+        ConfirmSampler.stop(confirmSampler);
         if (thread != null) {
             thread.close();
         }

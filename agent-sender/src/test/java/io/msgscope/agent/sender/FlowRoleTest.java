@@ -152,4 +152,49 @@ class FlowRoleTest {
             role.close();
         }
     }
+
+    /**
+     * Issue 29: a probe cut by an interrupted run (Stop) answers at once with the whole samples it took, and its
+     * sampling period covers every message sampled, the group under way included: the rate over the period is
+     * those messages over its time, and the samples are fewer than asked.
+     */
+    @Test
+    void aProbeCutByStopKeepsTheSamplesItTook() throws Exception {
+        FlowRole role = prepared();
+        try {
+            java.util.concurrent.CompletableFuture<FlowResult> answer = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> {
+                        try {
+                            return role.flow(FlowProbe.newBuilder().setInFlight(10).setSamples(1_000_000)
+                                    .setThresholdNs(1_000_000).setSkip(20).setWarmupNs(0).setTimeoutMs(60_000).build());
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            // cut once it has taken a few samples (a fixed 500 ms was 1 sample once, on a box at load 26)
+            long until = System.nanoTime() + 30_000_000_000L;
+            while (role.samplesTaken() <= 20 && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            long t0 = System.nanoTime();
+            role.endEarly();
+            FlowResult r = answer.get(10, TimeUnit.SECONDS);
+            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "answered soon after the stop");
+            assertTrue(r.getSamplesCount() > 10 && r.getSamplesCount() < 1_000_000, "samples " + r.getSamplesCount());
+            long inSamples = 0;
+            long sampleNs = 0;
+            for (int i = 0; i < r.getSamplesCount(); i++) {
+                inSamples += Math.round(r.getSamples(i) * r.getSampleNs(i) / 1e9);
+                sampleNs += r.getSampleNs(i);
+            }
+            // the period holds every whole sample and the group under way (shorter than the 1 ms threshold)
+            assertTrue(r.getSampledMessages() >= inSamples, r.getSampledMessages() + " >= " + inSamples);
+            assertTrue(r.getSamplingNs() >= sampleNs && r.getSamplingNs() < sampleNs + 1_000_000L + 50_000_000L,
+                    "period " + r.getSamplingNs() + " ns, samples " + sampleNs + " ns");
+            assertTrue(r.getSampledMessages() <= r.getReceived() - r.getWarmupReceived());
+            assertEquals(r.getSent(), r.getReceived(), "drained");
+        } finally {
+            role.close();
+        }
+    }
 }

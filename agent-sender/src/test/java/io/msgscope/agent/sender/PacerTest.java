@@ -147,4 +147,62 @@ class PacerTest {
         assertTrue(clock.spins() <= 11 * (Pacer.SPIN_NS / FakeClock.SPIN_STEP_NS), "spins " + clock.spins());
         assertTrue(clock.parkedNs() >= 3_000_000 + 4 * period - 11 * Pacer.SPIN_NS, "parked " + clock.parkedNs());
     }
+
+    /**
+     * Load phases (issue 31): "a:10ms@1k, pause:5ms@0, b:10ms@2k" is the TOTAL rate over the run's 3 publishers; the
+     * timeline schedules 10 + 0 + 20 = 30 messages, due (from the start) at 0, 1, ..., 9 ms (a, 1 ms apart), then
+     * 15, 15.5, ..., 24.5 ms (b, 0.5 ms apart after the 5 ms pause). Publisher g of 3 sends messages g, g + 3, ... —
+     * 10 each, here as two pacers (publishers 0 and 2 in one, 1 in the other) on a fake clock, each stamped exactly.
+     */
+    @Test
+    void onLoadPhasesThePublishersShareTheTotalTimelineInTurn() {
+        io.msgscope.core.timeline.Timeline t = io.msgscope.core.timeline.Timeline.parse("--phases",
+                "a:10ms@1k, pause:5ms@0, b:10ms@2k");
+        assertEquals(30, t.messages());
+        long[] dueMs2 = new long[30]; // due times in half milliseconds, by hand
+        for (int j = 0; j < 10; j++) {
+            dueMs2[j] = 2L * j;
+        }
+        for (int j = 10; j < 30; j++) {
+            dueMs2[j] = 30 + (j - 10);
+        }
+        FakeClock clock = new FakeClock(1_000_000_000L);
+        Recorder p0 = new Recorder();
+        Recorder p1 = new Recorder();
+        Recorder p2 = new Recorder();
+        Pacer first = new Pacer(new Publisher[] {p0, p2}, new long[2], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+                new ErrorTally(), clock);
+        Pacer second = new Pacer(new Publisher[] {p1}, new long[1], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+                new ErrorTally(), clock);
+        long start = clock.nanoTime() + 1_000_000;
+        first.armTimeline(t, new long[] {0, 2}, 3, start);
+        second.armTimeline(t, new long[] {1}, 3, start);
+        assertEquals(10, first.count(0));
+        assertEquals(10, first.count(1));
+        assertEquals(10, second.count(0));
+        first.run();
+        second.run();
+        assertEquals(20, first.sent());
+        assertEquals(10, second.sent());
+        Recorder[] byG = {p0, p1, p2};
+        for (int g = 0; g < 3; g++) {
+            assertEquals(10, byG[g].taken.size());
+            for (int i = 0; i < 10; i++) {
+                long due = start + dueMs2[g + 3 * i] * 500_000L;
+                assertEquals(i, byG[g].taken.get(i)[0], "sequence");
+                assertEquals(due + EPOCH_MINUS_MONO, byG[g].taken.get(i)[1], "intended of publisher " + g + " msg " + i);
+            }
+        }
+    }
+
+    /** 31 messages over 3 publishers: the first gets 11, the others 10 (g < 31 - 3 * 10). */
+    @Test
+    void anUnevenTimelineGivesTheFirstPublishersOneMore() {
+        io.msgscope.core.timeline.Timeline t = io.msgscope.core.timeline.Timeline.parse("--phases", "31ms@1k");
+        assertEquals(31, t.messages());
+        Pacer p = new Pacer(new Publisher[] {new Recorder(), new Recorder(), new Recorder()}, new long[3],
+                WireHeader.allocate(64), 64, 0, new ErrorTally());
+        p.armTimeline(t, new long[] {0, 1, 2}, 3, System.nanoTime());
+        assertEquals(List.of(11L, 10L, 10L), List.of(p.count(0), p.count(1), p.count(2)));
+    }
 }

@@ -226,6 +226,75 @@ class SenderRoleTest {
         assertEquals(count * (SenderRole.SPIN_NS / FakeClock.SPIN_STEP_NS), clock.spins());
     }
 
+    /**
+     * The constant rate's fast path (issue 31's review) keeps the schedule the operator gave: for 1,000,000 messages at
+     * rates whose period is not a whole number of ns (and at ones whose is), {@code rateDueNs} equals the lambda
+     * {@code --rate} called through a {@code LongUnaryOperator} before, and a fake-clock run at 3,000,000 msg/s (a
+     * period of 333.3 ns) records exactly those intended times.
+     */
+    @Test
+    void theConstantRatesFastPathKeepsTheOperatorsDueTimes() throws Exception {
+        final int count = 1_000_000;
+        for (double rate : new double[] {1, 3, 3_000, 5_000, 10_000, 123_456.7, 3_000_000, 100_000_000}) {
+            final double periodNs = 1e9 / rate;
+            java.util.function.LongUnaryOperator operator = seq -> (long) (seq * periodNs); // sendAtRate's, before
+            for (int n = 0; n < count; n++) {
+                if (SenderRole.rateDueNs(periodNs, n) != operator.applyAsLong(n)) {
+                    throw new AssertionError("rate " + rate + ", message " + n + ": " + SenderRole.rateDueNs(periodNs, n)
+                            + " != " + operator.applyAsLong(n));
+                }
+            }
+        }
+        role.close();
+        FakeClock clock = new FakeClock(5_000_000_000L);
+        role = new SenderRole(Drivers.load(), clock);
+        role.prepare(spec(count, 0).setRate(3_000_000).build());
+        phase(Phase.WARMUP);
+        assertEquals(count, phase(Phase.MEASURE).getSent());
+        long[] intended = upload().get(Series.INTENDED_NS);
+        final double periodNs = 1e9 / 3_000_000;
+        java.util.function.LongUnaryOperator operator = seq -> (long) (seq * periodNs);
+        long start = 5_000_000_000L + 1_000_000;
+        int differ = 0;
+        for (int n = 0; n < count; n++) {
+            differ += intended[n] == start + operator.applyAsLong(n) ? 0 : 1;
+        }
+        assertEquals(0, differ, "messages whose intended time differs from the operator's schedule");
+        assertEquals(start + 333_333_000L, intended[999_999], "message 999,999: 999,999 x 333.33 ns, truncated");
+    }
+
+    /**
+     * {@code --phases} (issue 31) on the fake clock: 10 ms at 10,000 msg/s (100 messages 100 µs apart), a 5 ms pause,
+     * then a ramp from 10,000 to 30,000 msg/s over 10 ms (200 messages): each message goes exactly at its timeline
+     * offset, the pause leaves a 5.1 ms gap, and the ramp's gaps shrink from 100 µs towards 33 µs.
+     */
+    @Test
+    void onATimelineEachMessageGoesAtItsPhasesDueTime() throws Exception {
+        role.close();
+        FakeClock clock = new FakeClock(5_000_000_000L);
+        role = new SenderRole(Drivers.load(), clock);
+        io.msgscope.core.timeline.Timeline timeline =
+                io.msgscope.core.timeline.Timeline.parse("--phases", "a:10ms@10k, p:5ms@0, r:10ms@10k..30k");
+        assertEquals(300, timeline.messages());
+        role.prepare(spec(300, 0).addAllPhases(io.msgscope.control.RunSpecs.trace(io.msgscope.core.RunSpec.builder()
+                .timeline(timeline).window(10).build(), "t").getPhasesList()).build());
+        phase(Phase.WARMUP);
+        assertEquals(300, phase(Phase.MEASURE).getSent());
+        long[] sendNs = upload().get(Series.SEND_NS);
+        long[] intended = upload().get(Series.INTENDED_NS);
+        long start = 5_000_000_000L + 1_000_000;
+        for (int n = 0; n < 300; n++) {
+            assertEquals(start + timeline.dueNs(n), intended[n], "message " + n + " due at its timeline offset");
+            assertTrue(sendNs[n] >= intended[n] && sendNs[n] < intended[n] + FakeClock.SPIN_STEP_NS,
+                    "message " + n + " sent at its due time (to the fake clock's spin step)");
+        }
+        assertEquals(99 * 100_000L, intended[99] - start, "phase a: 100 µs apart");
+        assertEquals(15_000_000L, intended[100] - start, "phase r starts after the 5 ms pause");
+        // the ramp: N(t) = 10 t + t² (t in ms, N in messages), so message 100 + j is due at sqrt(25 + j) - 5 ms
+        assertEquals(15_000_000L + Math.round((Math.sqrt(25 + 1) - 5) * 1e6), intended[101] - start, 5);
+        assertEquals(15_000_000L + Math.round((Math.sqrt(25 + 199) - 5) * 1e6), intended[299] - start, 5);
+    }
+
     @Test
     void withoutCpuSamplingNoSampleSeriesIsUploaded() throws Exception {
         role.prepare(spec(3_000, 0).build());

@@ -190,6 +190,33 @@ public final class CpuWindows {
         return scale * (double) du / (double) dt;
     }
 
+    /**
+     * A counter's change per message over the messages {@code from .. to-1} only (issue 31: one load phase's CPU per
+     * message): between the first present slot at or after message {@code from} and the last one at or before
+     * {@code to} (slot s is read before message s·every; the last slot after the last message). NaN when fewer than
+     * two such slots are present or the counter went backwards.
+     */
+    public static double perMessageOver(long[] sampleNs, long[] counter, int every, long count, long from, long to) {
+        int windows = StepSeries.windowCount(count, every);
+        checkSlots(sampleNs, counter, windows);
+        int first = -1;
+        int last = -1;
+        for (int s = 0; s <= windows; s++) {
+            long at = Math.min((long) s * every, count);
+            if (at >= from && at <= to && present(sampleNs, counter, s)) {
+                if (first < 0) {
+                    first = s;
+                }
+                last = s;
+            }
+        }
+        if (first < 0 || last <= first || counter[last] < counter[first]) {
+            return Double.NaN;
+        }
+        long messages = Math.min((long) last * every, count) - Math.min((long) first * every, count);
+        return messages > 0 ? (double) (counter[last] - counter[first]) / messages : Double.NaN;
+    }
+
     private static boolean present(long[] sampleNs, long[] counter, int slot) {
         return sampleNs[slot] != Trace.ABSENT && counter[slot] != Trace.ABSENT;
     }

@@ -82,10 +82,90 @@ public final class GnuplotScripts {
             throws IOException {
         Path latency = write(dir.resolve(LATENCY), envelope ? latencyEnvelopeScript(hasCorrected)
                 : latencyScript(hasCorrected));
-        Path histogram = write(dir.resolve(LATENCY_HISTOGRAM), histogramScript());
+        Path histogram = HistogramWriter.writeScript(dir, false);
         Path throughput = write(dir.resolve(THROUGHPUT), axis.empty() ? noThroughputScript(axis.windows())
                 : withAxis(envelope ? throughputEnvelopeScript() : throughputScript(), axis));
         return List.of(latency, histogram, throughput);
+    }
+
+    /**
+     * One load phase as the per-message plots mark it (issue 31): messages {@code firstSeq .. endSeq-1} (none for a
+     * pause, drawn as a dashed line where it falls).
+     */
+    public record PhaseBand(String name, long firstSeq, long endSeq) {
+    }
+
+    /**
+     * As {@link #writeAll(Path, boolean, boolean, ThroughputAxis)}, with the load phases drawn behind the latency and
+     * ST/RT plots: every other phase shaded, each named at the top of its band; a pause is a dashed line.
+     */
+    public static List<Path> writeAll(Path dir, boolean hasCorrected, boolean envelope, ThroughputAxis axis,
+                                      List<PhaseBand> phases) throws IOException {
+        List<Path> written = writeAll(dir, hasCorrected, envelope, axis);
+        if (phases != null && !phases.isEmpty()) {
+            for (Path p : List.of(dir.resolve(LATENCY), dir.resolve(THROUGHPUT))) {
+                java.nio.file.Files.writeString(p, withPhases(java.nio.file.Files.readString(p), phases));
+            }
+        }
+        return written;
+    }
+
+    /** One fault as the per-message plots mark it (issue 32): a labelled vertical line at the message due then. */
+    public record FaultLine(String label, long seq) {
+    }
+
+    /** Adds a labelled vertical line per fault to the latency and ST/RT scripts already written in {@code dir}. */
+    public static void addFaults(Path dir, List<FaultLine> faults) throws IOException {
+        if (faults == null || faults.isEmpty()) {
+            return;
+        }
+        for (Path p : List.of(dir.resolve(LATENCY), dir.resolve(THROUGHPUT))) {
+            java.nio.file.Files.writeString(p, withFaults(java.nio.file.Files.readString(p), faults));
+        }
+    }
+
+    /** {@code script} with a red vertical line and its label per fault set before its first {@code plot} line. */
+    static String withFaults(String script, List<FaultLine> faults) {
+        StringBuilder s = new StringBuilder("# faults (issue 32): a line at the message due when each was applied\n");
+        for (FaultLine f : faults) {
+            s.append(String.format(java.util.Locale.ROOT, "set arrow from first %d, graph 0 to first %d, graph 1 "
+                    + "nohead lw 2 lc rgb \"#cb181d\" front%n", f.seq(), f.seq()));
+            s.append(String.format(java.util.Locale.ROOT, "set label %s at first %d, graph 0.90 right rotate by 90 "
+                    + "offset -0.4,0 font \",9\" tc rgb \"#cb181d\" front%n", quote(f.label()), f.seq()));
+        }
+        int plot = script.startsWith("plot ") ? 0 : script.indexOf("\nplot ") + 1;
+        if (plot <= 0 && !script.startsWith("plot ")) {
+            return script + s;
+        }
+        return script.substring(0, plot) + s + script.substring(plot);
+    }
+
+    /** {@code script} with the phases' bands and names set before its first {@code plot} line. */
+    static String withPhases(String script, List<PhaseBand> phases) {
+        StringBuilder s = new StringBuilder("# load phases (issue 31): shaded bands of messages, a pause dashed\n");
+        int shaded = 0;
+        for (int k = 0; k < phases.size(); k++) {
+            PhaseBand b = phases.get(k);
+            String name = quote(b.name());
+            if (b.endSeq() <= b.firstSeq()) {
+                s.append(String.format(java.util.Locale.ROOT, "set arrow from first %d, graph 0 to first %d, graph 1 "
+                        + "nohead dt 2 lc rgb \"#737373\" back%n", b.firstSeq(), b.firstSeq()));
+                s.append(String.format(java.util.Locale.ROOT, "set label %s at first %d, graph 0.93 left offset 0.3,0 "
+                        + "font \",9\" tc rgb \"#525252\" front%n", name, b.firstSeq()));
+                continue;
+            }
+            if (shaded++ % 2 == 0) {
+                s.append(String.format(java.util.Locale.ROOT, "set object rect from first %d, graph 0 to first %d, "
+                        + "graph 1 fc rgb \"#d9d9d9\" fs solid 0.35 noborder behind%n", b.firstSeq(), b.endSeq()));
+            }
+            s.append(String.format(java.util.Locale.ROOT, "set label %s at first %d, graph 0.97 left offset 0.3,0 "
+                    + "font \",9\" tc rgb \"#525252\" front%n", name, b.firstSeq()));
+        }
+        int plot = script.startsWith("plot ") ? 0 : script.indexOf("\nplot ") + 1;
+        if (plot <= 0 && !script.startsWith("plot ")) {
+            return script + s; // no plot line (a script that only says there is nothing to plot)
+        }
+        return script.substring(0, plot) + s + script.substring(plot);
     }
 
     /** The throughput script with the windows in its title and, when given, a clipped y axis. */
@@ -154,7 +234,7 @@ public final class GnuplotScripts {
                 + ", \\\n     " + envelopeElement(8, "", "ST (sent)", "#a1d99b", "#006d2c") + "\n";
     }
 
-    private static Path write(Path file, String text) throws IOException {
+    static Path write(Path file, String text) throws IOException {
         return Files.writeString(file, text, StandardCharsets.UTF_8);
     }
 
@@ -251,7 +331,7 @@ public final class GnuplotScripts {
         return name;
     }
 
-    private static String preamble(String what, String png) {
+    static String preamble(String what, String png) {
         return preamble(what, png.replace(".png", ".gp"), png);
     }
 
@@ -277,16 +357,6 @@ public final class GnuplotScripts {
         }
         s.append('\n');
         return s.toString();
-    }
-
-    static String histogramScript() {
-        return preamble("latency histogram (from latency-histogram.dat)", "latency-histogram.png")
-                + "set title \"Latency histogram (min to p99.9; overflow count in the data file)\"\n"
-                + "set xlabel \"latency [µs]\"\n"
-                + "set ylabel \"messages per bin\"\n"
-                + "set style fill solid 0.6 border -1\n"
-                + "set key top right\n"
-                + "plot \"latency-histogram.dat\" using 3:4:($2-$1) with boxes title \"messages\"\n";
     }
 
     /** An empty frame that says why there is no ST/RT curve. */

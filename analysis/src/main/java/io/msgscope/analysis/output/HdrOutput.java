@@ -9,6 +9,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 
@@ -96,6 +98,21 @@ public final class HdrOutput {
      */
     public static int writeTraceIntervals(Path file, Trace trace, long measureEpochMs, long intervalNs)
             throws IOException {
+        return writeTraceIntervals(file, trace, measureEpochMs, intervalNs, null, null);
+    }
+
+    /**
+     * As {@link #writeTraceIntervals(Path, Trace, long, long)} for a run on load phases (issue 31): each interval is
+     * written once per phase whose messages were sent in it, tagged {@code phaseK-NAME}, so that a reader of the log
+     * (HdrHistogram's {@code HistogramLogReader}, a plotter filtering by tag) sees where each phase begins and ends and
+     * takes one phase's latencies alone; untagged, the intervals still add up to the whole run.
+     *
+     * @param phaseOf the phase of message {@code i}, or null (one untagged histogram per interval)
+     * @param names   each phase's name, by index
+     */
+    public static int writeTraceIntervals(Path file, Trace trace, long measureEpochMs, long intervalNs,
+                                          java.util.function.LongToIntFunction phaseOf, List<String> names)
+            throws IOException {
         if (intervalNs <= 0) {
             throw new IllegalArgumentException("interval must be > 0 ns, was " + intervalNs);
         }
@@ -143,19 +160,40 @@ public final class HdrOutput {
             }
             Histogram h = TraceAnalysis.newLatencyHistogram();
             long intervalMs = Math.max(1, intervalNs / 1_000_000L);
+            java.util.TreeMap<Integer, Histogram> byPhase = new java.util.TreeMap<>();
             for (int j = 0; j < k; j++) {
                 h.reset();
+                byPhase.values().forEach(Histogram::reset);
                 for (int x = start[j]; x < start[j + 1]; x++) {
                     int i = order[x];
                     long latency = Math.min(Math.max(0, recv[i] - send[i]), TraceAnalysis.HISTOGRAM_HIGHEST_NS);
-                    h.recordValue(latency);
+                    (phaseOf == null ? h : byPhase.computeIfAbsent(phaseOf.applyAsInt(i),
+                            p -> TraceAnalysis.newLatencyHistogram())).recordValue(latency);
                 }
                 long from = measureEpochMs + j * intervalMs;
                 long to = j == k - 1 ? from + Math.max(1, (spanNs - j * intervalNs) / 1_000_000L) : from + intervalMs;
-                log.append(h, from, to, null);
+                if (phaseOf == null) {
+                    log.append(h, from, to, null);
+                    continue;
+                }
+                boolean any = false;
+                for (Map.Entry<Integer, Histogram> e : byPhase.entrySet()) {
+                    if (e.getValue().getTotalCount() > 0) {
+                        log.append(e.getValue(), from, to, phaseTag(e.getKey(), names.get(e.getKey())));
+                        any = true;
+                    }
+                }
+                if (!any) { // a stall (or a pause): the gap stays visible, as without phases
+                    log.append(h, from, to, null);
+                }
             }
             return k;
         }
+    }
+
+    /** The tag of phase {@code k}'s intervals: {@code phaseK-NAME}, the name kept to what a tag may hold. */
+    public static String phaseTag(int k, String name) {
+        return "phase" + k + "-" + name.replaceAll("[^A-Za-z0-9_-]", "_");
     }
 
     /** Writes the percentile distribution with values in µs. */

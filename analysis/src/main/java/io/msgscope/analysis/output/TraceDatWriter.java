@@ -13,12 +13,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongToIntFunction;
 
 /**
  * Writes {@code trace.dat}: one whitespace-separated row per message (M9), for gnuplot.
  *
  * <pre>
  * # seq send_ns recv_ns latency_ns st_msg_s rt_msg_s [intended_ns latency_corrected_ns] [extra ...]
+ *   [st_window rt_window] [phase]
  * </pre>
  *
  * Times are in ns relative to the run start ({@link Trace#startNs()}); latencies are clamped at
@@ -83,6 +85,26 @@ public final class TraceDatWriter {
     /** Writes the rows to {@code out} (not closed); see {@link #write(Path, Trace, int, long, List)}. */
     public static void write(OutputStream out, Trace trace, int window, long minSpanNs, List<StepSeries> extra)
             throws IOException {
+        write(out, trace, window, minSpanNs, extra, null);
+    }
+
+    /**
+     * The same with a last column, {@code phase}: the load phase each message was scheduled in (issue 31; 0-based,
+     * as summary.json's {@code phases}), after every other column so that theirs keep their numbers.
+     *
+     * @param phaseOf the phase of message {@code i}, or null for a run without phases (no column)
+     */
+    public static void write(Path file, Trace trace, int window, long minSpanNs, List<StepSeries> extra,
+                             LongToIntFunction phaseOf) throws IOException {
+        checkExtra(trace, extra);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+            write(out, trace, window, minSpanNs, extra, phaseOf);
+        }
+    }
+
+    /** Writes the rows to {@code out} (not closed); see {@link #write(Path, Trace, int, long, List, LongToIntFunction)}. */
+    public static void write(OutputStream out, Trace trace, int window, long minSpanNs, List<StepSeries> extra,
+                             LongToIntFunction phaseOf) throws IOException {
         checkExtra(trace, extra);
         if (window < 1) {
             throw new IllegalArgumentException("window M must be >= 1, was " + window);
@@ -108,6 +130,9 @@ public final class TraceDatWriter {
         }
         if (spanned) { // last, so that every other column keeps its number
             line.ascii(" st_window rt_window");
+        }
+        if (phaseOf != null) {
+            line.ascii(" phase");
         }
         line.newline();
         if (spanned) {
@@ -163,6 +188,9 @@ public final class TraceDatWriter {
             if (spanned) {
                 line.ch(' ').number(sw).ch(' ').number(rw);
             }
+            if (phaseOf != null) {
+                line.ch(' ').number(phaseOf.applyAsInt(i));
+            }
             line.newline();
         }
         line.flush();
@@ -178,6 +206,11 @@ public final class TraceDatWriter {
      */
     public static int columnOf(Trace trace, List<StepSeries> extra, String name) {
         return columnOf(trace, 0, extra, name);
+    }
+
+    /** The {@code phase} column's number in a trace.dat written with phases: the last one. */
+    public static int phaseColumn(Trace trace, long minSpanNs, List<StepSeries> extra) {
+        return fixedColumns(trace).size() + extra.size() + (minSpanNs > 0 ? 2 : 0) + 1;
     }
 
     /** The same for a trace.dat written with a minimum span (st_window, rt_window come after the extras). */

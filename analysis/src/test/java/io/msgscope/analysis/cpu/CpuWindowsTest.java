@@ -220,4 +220,21 @@ class CpuWindowsTest {
         assertTrue(Double.isNaN(CpuWindows.timeWeighted(new long[] {0, 10, 20, 30}, new long[] {9, 8, 7, 6}, 10, 25,
                 PCT).rate()));
     }
+
+    /**
+     * Issue 31: CPU per message over one stretch of messages. 25 messages sampled every 10 (slots before messages 0,
+     * 10, 20 and after the last, 25), the counter at 0, 1,000, 4,000, 5,000 ns: messages 0-19 cost 4,000 / 20 = 200 ns
+     * each; 10-25 (slots 10 to the end) 4,000 / 15 = 266.7; 5-15 holds only slot 10: NaN; an absent slot is skipped.
+     */
+    @Test
+    void perMessageOverAStretchUsesTheSlotsInsideIt() {
+        long[] t = {0, 1_000_000, 2_000_000, 2_500_000};
+        long[] u = {0, 1_000, 4_000, 5_000};
+        org.junit.jupiter.api.Assertions.assertEquals(200.0, CpuWindows.perMessageOver(t, u, 10, 25, 0, 20), 1e-9);
+        org.junit.jupiter.api.Assertions.assertEquals(4_000.0 / 15, CpuWindows.perMessageOver(t, u, 10, 25, 10, 25),
+                1e-9);
+        org.junit.jupiter.api.Assertions.assertTrue(Double.isNaN(CpuWindows.perMessageOver(t, u, 10, 25, 5, 15)));
+        long[] gap = {0, io.msgscope.analysis.Trace.ABSENT, 2_000_000, 2_500_000};
+        org.junit.jupiter.api.Assertions.assertEquals(200.0, CpuWindows.perMessageOver(gap, u, 10, 25, 0, 20), 1e-9);
+    }
 }

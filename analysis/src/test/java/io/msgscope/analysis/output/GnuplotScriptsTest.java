@@ -76,10 +76,8 @@ class GnuplotScriptsTest {
 
     /** gnuplot is on PATH; under CI=true a missing one fails the test instead of skipping it (issue 29). */
     static void assumeGnuplot() {
-        if (!Plotter.gnuplotAvailable() && "true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assertions.fail("gnuplot-nox must be installed under CI (.ci/run installs it)");
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(Plotter.gnuplotAvailable(), "gnuplot not installed");
+        io.msgscope.core.test.Ci.require(Plotter.gnuplotAvailable(), "gnuplot-nox must be installed (.ci/run installs it)",
+                "the gnuplot rendering check skipped");
     }
 
     /**
@@ -115,5 +113,47 @@ class GnuplotScriptsTest {
         Files.delete(dir.resolve(GnuplotScripts.LATENCY));
         Files.delete(dir.resolve(GnuplotScripts.LATENCY_HISTOGRAM));
         assertEquals(List.of(dir.resolve("throughput.png")), Plotter.render(dir));
+    }
+
+    /**
+     * Issue 31: the load phases drawn behind the latency and ST/RT plots, set before the plot line: a (messages 0-3)
+     * shaded, b (4-5) plain, a pause at 6 dashed, c (6-9) shaded; each named. The scripts render with gnuplot over a trace.dat of ten messages.
+     */
+    @Test
+    void loadPhasesAreBandsBehindTheLatencyAndThroughputPlots() throws Exception {
+        List<GnuplotScripts.PhaseBand> phases = List.of(new GnuplotScripts.PhaseBand("a", 0, 4),
+                new GnuplotScripts.PhaseBand("b", 4, 6), new GnuplotScripts.PhaseBand("pause", 6, 6),
+                new GnuplotScripts.PhaseBand("c", 6, 10));
+        GnuplotScripts.writeAll(dir, true, false, GnuplotScripts.ThroughputAxis.PLAIN, phases);
+        for (String script : List.of(GnuplotScripts.LATENCY, GnuplotScripts.THROUGHPUT)) {
+            String gp = Files.readString(dir.resolve(script));
+            int plot = gp.indexOf("\nplot ");
+            int band = gp.indexOf("set object rect from first 0, graph 0 to first 4, graph 1");
+            assertTrue(band > 0 && band < plot, script + ": the first band before the plot\n" + gp);
+            assertFalse(gp.contains("from first 4, graph 0 to first 6"), "every other phase shaded: " + gp);
+            assertTrue(gp.contains("set object rect from first 6, graph 0 to first 10, graph 1"), gp);
+            assertTrue(gp.contains("set arrow from first 6, graph 0 to first 6, graph 1 nohead dt 2"), gp);
+            for (String name : List.of("\"a\" at first 0", "\"b\" at first 4", "\"pause\" at first 6",
+                    "\"c\" at first 6")) {
+                assertTrue(gp.contains("set label " + name), name + " in " + gp);
+            }
+        }
+        assertFalse(Files.readString(dir.resolve(GnuplotScripts.LATENCY_HISTOGRAM)).contains("set object"));
+        if (Plotter.gnuplotAvailable()) {
+            TraceDatWriter.write(dir.resolve("trace.dat"), io.msgscope.analysis.HandTraces.withLossAndNegative(), 2);
+            Files.delete(dir.resolve(GnuplotScripts.LATENCY_HISTOGRAM));
+            assertEquals(List.of(dir.resolve("latency.png"), dir.resolve("throughput.png")), Plotter.render(dir));
+        }
+    }
+
+    @Test
+    void faultsAreLabelledLinesSetBeforeThePlot() {
+        String script = "set title \"x\"\nplot 'trace.dat' using 1:4\n";
+        String with = GnuplotScripts.withFaults(script, java.util.List.of(
+                new GnuplotScripts.FaultLine("1.5s:pause:node1", 3000)));
+        assertEquals("set title \"x\"\n# faults (issue 32): a line at the message due when each was applied\n"
+                + "set arrow from first 3000, graph 0 to first 3000, graph 1 nohead lw 2 lc rgb \"#cb181d\" front\n"
+                + "set label \"1.5s:pause:node1\" at first 3000, graph 0.90 right rotate by 90 offset -0.4,0 "
+                + "font \",9\" tc rgb \"#cb181d\" front\nplot 'trace.dat' using 1:4\n", with);
     }
 }

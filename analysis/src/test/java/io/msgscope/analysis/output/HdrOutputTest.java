@@ -89,6 +89,29 @@ class HdrOutputTest {
         }
     }
 
+    /**
+     * Issue 31: on phases, each second is written once per phase sent in it, tagged: messages 0-1,499 are phase 0
+     * ("a"), 1,500-3,499 phase 1 ("b b", its space made _), so the second second splits 500 + 500 and the tags give
+     * each phase alone (1,500 and 2,000 messages); all intervals still add up to the run.
+     */
+    @Test
+    void onPhasesEachIntervalIsSplitByPhaseAndTagged() throws IOException {
+        Trace trace = steady(3_500);
+        Path hlog = dir.resolve(HdrOutput.HLOG_FILE_NAME);
+        HdrOutput.writeTraceIntervals(hlog, trace, 1_700_000_000_000L, HdrOutput.SECOND_NS, i -> i < 1_500 ? 0 : 1,
+                List.of("a", "b b"));
+        List<Histogram> intervals = readAll(hlog);
+        assertEquals(List.of("phase0-a", "phase0-a", "phase1-b_b", "phase1-b_b", "phase1-b_b"),
+                intervals.stream().map(Histogram::getTag).toList());
+        assertArrayEquals(new long[] {1000, 500, 500, 1000, 500},
+                intervals.stream().mapToLong(Histogram::getTotalCount).toArray());
+        assertEquals(1_700_000_001_000L, intervals.get(1).getStartTimeStamp());
+        assertEquals(1_700_000_001_000L, intervals.get(2).getStartTimeStamp(), "the same second, the other phase");
+        Histogram sum = TraceAnalysis.newLatencyHistogram();
+        intervals.forEach(sum::add);
+        assertEquals(TraceAnalysis.analyse(trace, 10).latencyHistogram(), sum);
+    }
+
     @Test
     void aStallIsAnEmptyIntervalAndANegativeLatencyCountsAsZero() throws IOException {
         int n = 20;

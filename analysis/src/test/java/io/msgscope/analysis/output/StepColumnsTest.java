@@ -152,4 +152,32 @@ class StepColumnsTest {
             assertArrayEquals(expected, got, () -> golden + " differs; got:\n" + new String(got, StandardCharsets.US_ASCII));
         }
     }
+
+    /**
+     * Issue 31: with phases the last column is the message's phase (here messages 0-3 in phase 0, 4-9 in phase 1),
+     * after st_window/rt_window; every other column is as without it.
+     */
+    @Test
+    void thePhaseColumnComesLastAndLeavesTheOthersAsTheyWere() throws IOException {
+        Trace trace = HandTraces.withLossAndNegative();
+        ByteArrayOutputStream with = new ByteArrayOutputStream();
+        ByteArrayOutputStream without = new ByteArrayOutputStream();
+        TraceDatWriter.write(with, trace, 2, 1_000, extras(), i -> i < 4 ? 0 : 1);
+        TraceDatWriter.write(without, trace, 2, 1_000, extras());
+        String[] a = with.toString(StandardCharsets.US_ASCII).split("\n");
+        String[] b = without.toString(StandardCharsets.US_ASCII).split("\n");
+        assertEquals(b.length, a.length);
+        assertEquals(b[0] + " phase", a[0]);
+        int column = TraceDatWriter.phaseColumn(trace, 1_000, extras());
+        for (int r = 0; r < a.length; r++) {
+            if (a[r].startsWith("#")) {
+                continue;
+            }
+            String[] cells = a[r].split(" ");
+            assertEquals(column, cells.length, "the phase column is the last, number " + column);
+            long seq = Long.parseLong(cells[0]);
+            assertEquals(seq < 4 ? "0" : "1", cells[column - 1], "message " + seq);
+            assertEquals(b[r], a[r].substring(0, a[r].lastIndexOf(' ')), "the other columns as without phases");
+        }
+    }
 }

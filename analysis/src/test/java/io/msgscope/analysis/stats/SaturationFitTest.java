@@ -126,4 +126,17 @@ class SaturationFitTest {
         assertEquals(fit.crossover(), withCi.crossover());
         assertTrue(Double.isNaN(fit.kneeLow()), "no interval until one is computed");
     }
+
+    /**
+     * Issue 27: the bootstrap draws from the residuals without the fit's exact zeros, scaled for the three parameters:
+     * six residuals, three of them 0, leave 0.1, -0.2 and 0.3, each times sqrt(6 / 3) = 1.414214.
+     */
+    @Test
+    void theBootstrapDrawsFromTheNonZeroResidualsScaledForThreeParameters() {
+        double[] pool = SaturationFit.residualPool(new double[] {0, 0.1, -0.2, 0, 0.3, 0});
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new double[] {0.1414214, -0.2828427, 0.4242641}, pool, 1e-7);
+        // fewer than two non-zero residuals: nothing to scale, all of them are drawn
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new double[] {0, 0.1, 0},
+                SaturationFit.residualPool(new double[] {0, 0.1, 0}), 0);
+    }
 }

@@ -1,24 +1,20 @@
 package io.msgscope.coordinator.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import io.msgscope.analysis.output.HumanFormat;
-import io.msgscope.coordinator.report.SummaryView;
+import io.msgscope.coordinator.batch.BatchResult;
+import io.msgscope.coordinator.batch.BatchRun;
+import io.msgscope.coordinator.results.Unfinished;
 import io.msgscope.core.SpecException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -53,7 +49,9 @@ import picocli.CommandLine.Parameters;
         description = {"Runs a workload file: a set of runs (run, throughput, scenario) one after the other, each "
                 + "in its own folder, listed in batch.json and batch.md. Every entry is checked before the first "
                 + "run starts."},
-        footer = {"", "Example:", "  msgscope batch examples/workload.yaml --out results/b1"})
+        footer = {"", "Exit codes: 0 ok, 1 a run failed (batch.json still written), 2 bad usage, 130 interrupted (Ctrl-C or",
+                  "SIGTERM: the run under way keeps what it measured; batch.json lists the runs that finished).",
+                  "", "Example:", "  msgscope batch examples/workload.yaml --out results/b1"})
 public final class BatchCommand implements Callable<Integer> {
     private static final Set<String> COMMANDS = Set.of("run", "throughput", "scenario");
     private static final Set<String> KEYS = Set.of("name", "command", "spec", "spec_file", "options");
@@ -67,6 +65,9 @@ public final class BatchCommand implements Callable<Integer> {
 
     @Mixin
     OutputOptions output;
+
+    @Mixin
+    StoreOptions store = new StoreOptions();
 
     @Option(names = "--run-timeout", paramLabel = "S", defaultValue = "3600",
             description = "Seconds a run may take before it is killed and counted failed (default: ${DEFAULT-VALUE}).")
@@ -86,32 +87,46 @@ public final class BatchCommand implements Callable<Integer> {
             check(e);
         }
         PrintWriter out = commandSpec.commandLine().getOut();
+        store.open(); // each run records itself in this store, with these labels (issue 34)
         Path dir = output.prepare();
         Files.copy(workload, dir.resolve("workload" + extension(workload)), StandardCopyOption.REPLACE_EXISTING);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        boolean failed = false;
-        for (int i = 0; i < entries.size(); i++) {
-            Entry e = entries.get(i);
-            Path runDir = dir.resolve(e.name());
-            out.printf(Locale.ROOT, "[%d/%d] %s: msgscope %s%n", i + 1, entries.size(), e.name(),
-                    String.join(" ", e.args()));
-            out.flush();
-            long t0 = System.nanoTime();
-            int code = ChildRun.run(e.args(), runDir, runTimeoutS, "batch (--run-timeout)");
-            double wall = (System.nanoTime() - t0) / 1e9;
-            Map<String, Object> row = row(e, runDir, code, wall);
-            rows.add(row);
-            failed |= !"ok".equals(row.get("status"));
-            out.printf(Locale.ROOT, "      %s%s, %s msg/s, latency p50 %s, p99 %s (%.1f s)%n", row.get("status"),
-                    row.get("failure_reason") == null ? "" : " (" + row.get("failure_reason") + ")",
-                    row.get("msg_s") == null ? "-" : String.format(Locale.ROOT, "%,.0f", (Double) row.get("msg_s")),
-                    latency(row.get("latency_p50_us")), latency(row.get("latency_p99_us")), wall);
-            out.flush();
+        List<BatchRun> runs = new ArrayList<>();
+        List<String> notFinished = new ArrayList<>();
+        ChildRun.Points points = new ChildRun.Points();
+        try (Interrupts signals = Interrupts.install(points, System.err)) {
+            for (int i = 0; i < entries.size(); i++) {
+                Entry e = entries.get(i);
+                if (points.interruptedBy() != null) {
+                    notFinished.add(e.name());
+                    continue;
+                }
+                Path runDir = dir.resolve(e.name());
+                out.printf(Locale.ROOT, "[%d/%d] %s: msgscope %s%n", i + 1, entries.size(), e.name(),
+                        String.join(" ", e.args()));
+                out.flush();
+                long t0 = System.nanoTime();
+                int code = ChildRun.run(e.args(), runDir, runTimeoutS, "batch (--run-timeout)", points);
+                double wall = (System.nanoTime() - t0) / 1e9;
+                BatchRun run = BatchRun.read(e.name(), e.command(), e.args(), runDir, code, wall);
+                out.println(run.line());
+                out.flush();
+                if (points.interruptedBy() != null && !run.interrupted()) {
+                    notFinished.add(e.name()); // cut before it kept anything of its own
+                } else {
+                    runs.add(run);
+                }
+            }
         }
-        write(dir, rows, failed);
+        String signal = points.interruptedBy();
+        Unfinished stopped = signal == null ? null : new Unfinished(signal, runs.size(), entries.size(), notFinished);
+        BatchResult result = new BatchResult(runs, stopped);
+        result.write(dir);
+        if (stopped != null) {
+            out.println("INTERRUPTED: " + stopped.line());
+        }
         out.println("results in " + dir + " (batch.json, batch.md, a folder per run)");
         out.flush();
-        return failed ? ExitCodes.FAILED : ExitCodes.OK;
+        return stopped != null ? ExitCodes.INTERRUPTED : result.failed() ? ExitCodes.FAILED : ExitCodes.OK;
     }
 
     static JsonNode read(Path file) {
@@ -241,57 +256,5 @@ public final class BatchCommand implements Callable<Integer> {
         String n = file.getFileName().toString();
         int dot = n.lastIndexOf('.');
         return dot < 0 ? ".yaml" : n.substring(dot);
-    }
-
-    /** One run's line of batch.json: where, how it ended, and its headline figures. */
-    private static Map<String, Object> row(Entry e, Path runDir, int code, double wallS) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("name", e.name());
-        m.put("command", e.command());
-        m.put("arguments", e.args());
-        m.put("folder", e.name());
-        m.put("exit_code", code);
-        Path summary = runDir.resolve("summary.json");
-        JsonNode s = null;
-        try {
-            s = Files.isRegularFile(summary) ? new ObjectMapper().readTree(summary.toFile()) : null;
-        } catch (IOException ex) {
-            s = null;
-        }
-        SummaryView v = s == null ? null : new SummaryView(s);
-        m.put("status", v == null ? "failed" : v.status());
-        m.put("failure_reason", v == null ? "no summary.json (exit " + code + "; see " + e.name() + "/run.log)"
-                : v.envelope().failureReason());
-        m.put("spec_hash", v == null ? null : v.envelope().specHash());
-        m.put("msg_s", v == null || Double.isNaN(v.msgPerS()) ? null : v.msgPerS());
-        m.put("latency_p50_us", v == null || Double.isNaN(v.latencyUs("p50")) ? null : v.latencyUs("p50"));
-        m.put("latency_p99_us", v == null || Double.isNaN(v.latencyUs("p99")) ? null : v.latencyUs("p99"));
-        m.put("wall_s", wallS);
-        return m;
-    }
-
-    private static String latency(Object us) {
-        return us == null ? "-" : HumanFormat.duration((Double) us * 1e3);
-    }
-
-    private static void write(Path dir, List<Map<String, Object>> rows, boolean failed) throws IOException {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("tool", io.msgscope.coordinator.SummaryJson.tool());
-        root.put("mode", "batch");
-        root.put("status", failed ? "failed" : "ok");
-        root.put("runs", rows);
-        Files.writeString(dir.resolve("batch.json"),
-                new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(root) + "\n",
-                StandardCharsets.UTF_8);
-        StringBuilder md = new StringBuilder("| run | command | status | msg/s | p50 | p99 | wall |\n"
-                + "|---|---|---|---:|---:|---:|---:|\n");
-        for (Map<String, Object> r : rows) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.1f s |%n", r.get("name"),
-                    r.get("command"), r.get("status"),
-                    r.get("msg_s") == null ? "–" : String.format(Locale.ROOT, "%,.0f", (Double) r.get("msg_s")),
-                    r.get("latency_p50_us") == null ? "–" : latency(r.get("latency_p50_us")),
-                    r.get("latency_p99_us") == null ? "–" : latency(r.get("latency_p99_us")), (Double) r.get("wall_s")));
-        }
-        Files.writeString(dir.resolve("batch.md"), md.toString(), StandardCharsets.UTF_8);
     }
 }

@@ -1,6 +1,6 @@
 package io.msgscope.coordinator.cli;
 
-import io.msgscope.coordinator.BrokerCpu;
+import io.msgscope.coordinator.trace.BrokerCpu;
 import io.msgscope.core.SpecException;
 import picocli.CommandLine.Option;
 

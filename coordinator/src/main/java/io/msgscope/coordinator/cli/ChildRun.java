@@ -25,15 +25,51 @@ final class ChildRun {
     static final String COORDINATOR_JIT = "-XX:TieredStopAtLevel=1";
     /** The child's console output, in its results folder. */
     static final String LOG = "run.log";
+    /** Variables every child gets: the parent's store and labels (issue 34, set by {@link StoreOptions#open()}). */
+    static volatile java.util.Map<String, String> environment = java.util.Map.of();
 
     private ChildRun() {
     }
 
+    /**
+     * The points of one sweep or batch as Ctrl-C sees them (issue 29): the first SIGINT or SIGTERM is passed on to the
+     * point running now as SIGTERM — it stops its agents and writes what it measured, interrupted — and no point starts
+     * after it. The point ignores the terminal's SIGINT itself ({@link ParentWatch}), so it gets one signal, not two.
+     */
+    static final class Points implements java.util.function.Consumer<String> {
+        private volatile Process running;
+        private volatile String interruptedBy;
+
+        @Override
+        public void accept(String signal) {
+            interruptedBy = signal;
+            Process p = running;
+            if (p != null) {
+                p.destroy(); // SIGTERM
+            }
+        }
+
+        /** The signal that stopped the sweep or batch, null while none did. */
+        String interruptedBy() {
+            return interruptedBy;
+        }
+
+        private void started(Process p) {
+            running = p;
+            if (interruptedBy != null) {
+                p.destroy(); // the signal came while it started
+            }
+        }
+    }
+
     /** Runs {@code msgscope args --out dir} and returns its exit code (1 when it was killed after the timeout). */
-    static int run(List<String> args, Path dir, long timeoutS, String what) throws IOException, InterruptedException {
+    static int run(List<String> args, Path dir, long timeoutS, String what, Points points)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add(COORDINATOR_JIT);
+        cmd.addAll(io.msgscope.coordinator.agents.LocalAgents.sharingArchive(
+                System.getProperty(io.msgscope.coordinator.agents.LocalAgents.CDS_PROPERTY)));
         cmd.add("-D" + ParentWatch.PROPERTY + "=" + ProcessHandle.current().pid()); // gone with its parent, even on SIGKILL
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
@@ -44,12 +80,15 @@ final class ChildRun {
         cmd.add("--out-made-by-parent"); // its run.log is in the folder before the child looks at it
         Files.createDirectories(dir);
         Path log = dir.resolve(LOG);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(environment);
+        Process p = pb.start();
         Thread reaper = new Thread(() -> {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();
         }, "msgscope-child-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
+        points.started(p);
         try {
             if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -61,6 +100,7 @@ final class ChildRun {
             }
             return p.exitValue();
         } finally {
+            points.running = null;
             Runtime.getRuntime().removeShutdownHook(reaper);
         }
     }

@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.cli;
 
+import io.msgscope.core.driver.DefaultDrivers;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
@@ -9,9 +10,9 @@ import java.util.Map;
 
 /** The driver options every measuring command shares (M10): which system, where, and its own options. */
 public final class DriverOptions {
-    @Option(names = "--driver", paramLabel = "NAME", defaultValue = "tcp",
+    @Option(names = "--driver", paramLabel = "NAME", defaultValue = DefaultDrivers.MEASURING,
             description = "The messaging system (M10): tcp (raw TCP through the built-in relay, or straight to the "
-                    + "receiver with --opt via=direct; no broker), amqp (AMQP 0-9-1), amqp10 (AMQP 1.0), mqtt, nats, zmq or kafka (default: ${DEFAULT-VALUE}).")
+                    + "receiver with --opt via=direct; no broker), amqp (AMQP 0-9-1), amqp10 (AMQP 1.0), mqtt, nats, zmq, kafka, redis (Redis Streams or pub/sub) or rabbitmq-stream (RabbitMQ Streams) (default: ${DEFAULT-VALUE}).")
     String driver;
 
     @Option(names = "--uri", paramLabel = "URI",

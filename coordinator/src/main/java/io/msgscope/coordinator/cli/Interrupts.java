@@ -13,7 +13,9 @@ import java.util.function.Consumer;
  * Ctrl-C (SIGINT) and SIGTERM while a run measures (issue 29): the first stops the run the way it ends normally
  * — the agents are told to stop, what was measured is uploaded, analysed and written with status
  * {@code interrupted}, exit {@link ExitCodes#INTERRUPTED} — and the second aborts at once (the agents, which
- * watch this process, follow it). Installed for the run, the JVM's own handlers put back after it.
+ * watch this process, follow it). Installed for the run, the JVM's own handlers put back after it. A point of a
+ * {@code sweep} or {@code batch} ({@link ParentWatch}) ignores SIGINT — the terminal sends it to the whole process
+ * group — and takes its parent's SIGTERM instead ({@link ChildRun#interrupt}), so one Ctrl-C is one signal to it.
  */
 final class Interrupts implements AutoCloseable {
     private static final List<String> SIGNALS = List.of("INT", "TERM");
@@ -30,7 +32,8 @@ final class Interrupts implements AutoCloseable {
      */
     static Interrupts install(Consumer<String> first, PrintStream log) {
         Interrupts in = new Interrupts();
-        for (String name : SIGNALS) {
+        // a sweep's or batch's point leaves the terminal's Ctrl-C to its parent, which passes it on as SIGTERM
+        for (String name : ParentWatch.isChild() ? List.of("TERM") : SIGNALS) {
             Signal s = new Signal(name);
             in.previous.put(s, Signal.handle(s, sig -> in.on("SIG" + sig.getName(), first, log)));
         }

@@ -1,6 +1,6 @@
 package io.msgscope.coordinator.cli;
 
-import io.msgscope.coordinator.LiveMetrics;
+import io.msgscope.coordinator.results.LiveMetrics;
 import java.util.function.Consumer;
 import picocli.CommandLine.Option;
 

@@ -1,5 +1,6 @@
 package io.msgscope.coordinator.cli;
 
+import io.msgscope.coordinator.results.ResultFiles;
 import io.msgscope.core.SpecException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -29,7 +30,7 @@ import java.util.Locale;
  */
 public final class OutputOptions {
     /** The files by which a folder is known as msgscope's results: what {@code --overwrite} may empty. */
-    static final List<String> RESULT_MARKERS = List.of("summary.json", "sweep.json", "batch.json");
+    static final List<String> RESULT_MARKERS = List.of(ResultFiles.SUMMARY, "sweep.json", "batch.json");
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
@@ -127,7 +128,7 @@ public final class OutputOptions {
         try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
             for (Path p : s) {
                 if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
-                        && (Files.isRegularFile(p.resolve("summary.json"), LinkOption.NOFOLLOW_LINKS)
+                        && (Files.isRegularFile(p.resolve(ResultFiles.SUMMARY), LinkOption.NOFOLLOW_LINKS)
                         || Files.isRegularFile(p.resolve(ChildRun.LOG), LinkOption.NOFOLLOW_LINKS))) {
                     return true;
                 }

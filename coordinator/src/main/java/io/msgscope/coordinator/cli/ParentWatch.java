@@ -13,12 +13,22 @@ public final class ParentWatch {
     private ParentWatch() {
     }
 
-    /** Starts watching the parent named by {@value #PROPERTY}, if any; returns at once. */
-    public static void startFromProperty() {
+    /** Whether this process is a point of a sweep or batch (its parent named by {@value #PROPERTY}). */
+    static boolean isChild() {
         String pid = System.getProperty(PROPERTY);
-        if (pid == null || pid.isBlank()) {
+        return pid != null && !pid.isBlank();
+    }
+
+    /**
+     * Starts watching the parent named by {@value #PROPERTY}, if any; returns at once. The terminal's Ctrl-C reaches
+     * the whole process group: a point ignores it, as its agents do, and its parent passes it on as SIGTERM (issue 29).
+     */
+    public static void startFromProperty() {
+        if (!isChild()) {
             return;
         }
+        String pid = System.getProperty(PROPERTY);
+        sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         long id;
         try {
             id = Long.parseLong(pid.trim());

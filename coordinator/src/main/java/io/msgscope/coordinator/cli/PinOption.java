@@ -1,12 +1,10 @@
 package io.msgscope.coordinator.cli;
 
-import io.msgscope.coordinator.AgentEndpoint;
-import io.msgscope.coordinator.CorePlan;
+import io.msgscope.coordinator.agents.CorePlan;
+import io.msgscope.coordinator.agents.RemoteAgents;
 import io.msgscope.core.driver.Driver;
 import io.msgscope.proto.Role;
 import picocli.CommandLine.Option;
-
-import java.util.Map;
 
 /**
  * {@code --[no-]pin} of {@code run} and {@code throughput} (D3, M5): pin the sender's and the
@@ -22,21 +20,21 @@ public final class PinOption {
     Boolean pin;
 
     /** The broker's host when the broker, the sender and the receiver all run on this machine, else null. */
-    static String localBroker(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
-        if (remote.containsKey(Role.SENDER) || remote.containsKey(Role.RECEIVER)) {
+    static String localBroker(Driver drv, DriverOptions d, RemoteAgents remote) {
+        if (remote.given(Role.SENDER) || remote.given(Role.RECEIVER)) {
             return null; // pinning happens on the agents' own machines
         }
         return CorePlan.onThisMachine(drv.brokerHost(d.uri(), d.options()));
     }
 
     /** Which core each role gets here. */
-    CorePlan plan(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
+    CorePlan plan(Driver drv, DriverOptions d, RemoteAgents remote) {
         return CorePlan.plan(Runtime.getRuntime().availableProcessors(), pin, localBroker(drv, d, remote),
                 drv.usesRelay(d.options()));
     }
 
     /** Whether the roles are pinned at all (the run spec's {@code pin}, in summary.json). */
-    boolean pinned(Driver drv, DriverOptions d, Map<Role, AgentEndpoint> remote) {
+    boolean pinned(Driver drv, DriverOptions d, RemoteAgents remote) {
         return !Boolean.FALSE.equals(pin) && !CorePlan.unpinnedForBroker(Runtime.getRuntime().availableProcessors(),
                 pin, localBroker(drv, d, remote));
     }

@@ -13,11 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-/** {@code msgscope report DIR}: a self-contained HTML page of a run or sweep folder. */
+/** {@code msgscope report DIR}: a self-contained HTML page of a run, sweep or capacity folder. */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Write a self-contained HTML report DIR/index.html of a results folder or sweep. For a folder of "
-                               + "run, throughput or scenario (summary.json) or a sweep folder (sweep.json; each point with data "
-                               + "gets its own page, a point without is listed): summary, status, environment, plots, tables and "
+                               + "run, throughput or scenario (summary.json), a sweep folder (sweep.json; each point with data "
+                               + "gets its own page, a point without is listed) or a capacity search (the answer, the "
+                               + "objective, the hockey stick and the steps, each step's run its own page): summary, status, environment, plots, tables and "
                                + "the settings to reproduce it. Inline CSS, images by relative path, no scripts, no network. "
                                + "Missing PNGs are rendered when gnuplot is installed."},
         footer = {"",
@@ -27,7 +28,7 @@ public final class ReportCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
 
-    @Parameters(paramLabel = "DIR", description = "A folder written by msgscope run, throughput, scenario or sweep.")
+    @Parameters(paramLabel = "DIR", description = "A folder written by msgscope run, throughput, scenario, sweep or capacity.")
     Path dir;
 
     @Override
@@ -46,7 +47,8 @@ public final class ReportCommand implements Callable<Integer> {
         for (String n : r.notes()) {
             stdout.println("note: " + n);
         }
-        stdout.println("report: " + r.index() + (r.pages().size() > 1 ? " (+" + (r.pages().size() - 1) + " point pages)" : ""));
+        stdout.println("report: " + r.index() + (r.pages().size() > 1 ? " (+" + (r.pages().size() - 1)
+                + (HtmlReport.isSweep(dir) ? " point pages)" : " step pages)") : ""));
         stdout.flush();
         return ExitCodes.OK;
     }

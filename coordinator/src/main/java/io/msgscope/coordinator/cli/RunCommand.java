@@ -1,16 +1,13 @@
 package io.msgscope.coordinator.cli;
 
-import io.msgscope.analysis.Trace;
-import io.msgscope.coordinator.AgentEndpoint;
-import io.msgscope.coordinator.BrokerCpu;
-import io.msgscope.coordinator.CorePlan;
-import io.msgscope.coordinator.LiveMetrics;
-import io.msgscope.coordinator.LocalAgents;
-import io.msgscope.coordinator.ResultsFolder;
-import io.msgscope.coordinator.TraceResult;
-import io.msgscope.coordinator.TraceConsole;
-import io.msgscope.coordinator.TraceResults;
-import io.msgscope.coordinator.TraceRun;
+import io.msgscope.coordinator.agents.RemoteAgents;
+import io.msgscope.coordinator.trace.BrokerCpu;
+import io.msgscope.coordinator.agents.CorePlan;
+import io.msgscope.coordinator.results.LiveMetrics;
+import io.msgscope.coordinator.agents.LocalAgents;
+import io.msgscope.coordinator.results.JobOutcome;
+import io.msgscope.coordinator.trace.TraceJob;
+import io.msgscope.coordinator.trace.TraceResults;
 import io.msgscope.core.Workload;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
@@ -28,10 +25,7 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -72,6 +66,14 @@ public final class RunCommand implements Callable<Integer> {
             description = "Send rate; 0 = full speed (default: ${DEFAULT-VALUE}). With a rate, latency is also "
                     + "reported from the intended send time (coordinated omission).")
     double rate;
+
+    @Option(names = "--phases", paramLabel = "PHASES",
+            description = "Load phases instead of one --rate and --count (issue 31): comma-separated "
+                    + "[NAME:]DURATION@RATE or @FROM..TO (a linear ramp), 0 = publishers paused, e.g. "
+                    + "\"steady:30s@5k, ramp:60s@5k..50k, hold:30s@50k\"; /paused after a rate pauses the consumers "
+                    + "(a backlog: fill:20kmsg@5k/paused ends after 20,000 messages); the count is what they "
+                    + "schedule, and summary.json reports each phase (default: none; one --rate).")
+    String phases;
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "Warm-up messages sent first and discarded (default: ${DEFAULT-VALUE}).")
@@ -125,6 +127,9 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     BrokerCpuOptions brokerCpuOptions;
 
+    @Mixin
+    FaultOptions faultOptions;
+
     @Option(names = "--force-clock-ping-pong", hidden = true, defaultValue = "false",
             description = "Test only: measure the sidecar's clock offset by ping-pong even on one box.")
     boolean forcePingPong;
@@ -148,9 +153,18 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
+    @Mixin
+    StoreOptions store = new StoreOptions();
+
     @Option(names = "--histogram-bins", paramLabel = "N", defaultValue = "100",
             description = "Bins of every histogram: latency, ST, RT, CPU (M8) (default: ${DEFAULT-VALUE}).")
     int bins;
+
+    @Option(names = "--histogram-scale", paramLabel = "SCALE", defaultValue = "log",
+            description = "Bins of latency-histogram.dat: log (log-spaced from min to p99.9, plotted on a log axis: "
+                    + "the bulk and the tail both get bins) or linear (equal widths) (M8, issue 29) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String histogramScale;
 
     @Option(names = "--histogram-overlap", paramLabel = "K", defaultValue = "1",
             description = "Sliding bins: each bin is one bin width wide and one starts every width/K; 1 = no "
@@ -183,7 +197,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** What the usage checks of {@code run} produce. */
-    record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu) {
+    record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu, io.msgscope.core.fault.FaultPlan faults) {
     }
 
     /**
@@ -191,23 +205,42 @@ public final class RunCommand implements Callable<Integer> {
      * it on each point's arguments before the first point runs. Throws {@link SpecException}.
      */
     Checked check() {
-        if (count >= 1 && count <= window && !given("--window")) {
+        io.msgscope.core.timeline.Timeline timeline = phases == null ? null
+                : io.msgscope.core.timeline.Timeline.parse("--phases", phases);
+        if (timeline != null && given("--count")) {
+            throw new SpecException("--count", "leave it out with --phases: the phases schedule "
+                    + timeline.messages() + " messages");
+        }
+        if (timeline != null && given("--rate")) {
+            throw new SpecException("--rate", "leave it out with --phases: each phase gives its rate");
+        }
+        if (timeline == null && count >= 1 && count <= window && !given("--window")) {
             throw new SpecException("--count", "must be above the window of M = " + window + " messages (M2) that --window "
                     + "sets by default, got " + count + "; give a smaller --window for so short a run");
         }
         Driver drv = driverOptions.resolve(size);
-        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        if (timeline != null && timeline.pausesConsumers()) { // before anything runs (issue 31)
+            String why = drv.whyConsumersCannotPause(driverOptions.options());
+            if (why != null) {
+                throw new SpecException("--phases", "/paused cannot pause the consumers with the " + drv.name()
+                        + " driver: " + why);
+            }
+        }
+        remoteAgents.parse(); // one agent per role: a role given twice is bad usage
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)
-                .padding(Workload.padding(padding)).window(window).pin(pinOption.pinned(drv, driverOptions, remote))
+                .padding(Workload.padding(padding)).window(window).pin(pinOption.pinned(drv, driverOptions, remoteAgents))
                 .drainTimeoutMs(drainTimeoutMs)
                 .socketBuffer(socketBuffer).sendBatch(sendBatch).seed(seed).cpuEvery(cpuEvery)
                 .relayBurnNs(relayBurnNs).driver(driverOptions.driver).uri(driverOptions.uri())
-                .driverOptions(driverOptions.options()).build();
+                .driverOptions(driverOptions.options()).timeline(timeline).build();
         boolean relayed = drv.usesRelay(driverOptions.options());
         BrokerCpu brokerCpu = brokerCpuOptions.resolve(relayed, cpuEvery,
                 !relayed && drv.brokerHost(driverOptions.uri(), driverOptions.options()) == null);
         if (bins < 1 || bins > 100_000) {
             throw new SpecException("--histogram-bins", "must be between 1 and 100000, got " + bins);
+        }
+        if (!histogramScale.equals("log") && !histogramScale.equals("linear")) {
+            throw new SpecException("--histogram-scale", "must be log or linear, got " + histogramScale);
         }
         if (!(windowMinTimeMs >= 0) || windowMinTimeMs > 60_000) {
             throw new SpecException("--window-min-time", "must be between 0 and 60000 ms, got " + windowMinTimeMs);
@@ -221,7 +254,7 @@ public final class RunCommand implements Callable<Integer> {
         checkPort("--relay-ingress-port", ingressPort);
         checkPort("--relay-egress-port", egressPort);
         if (!relayed) {
-            requireRelay("--agent", remote.containsKey(Role.RELAY));
+            requireRelay("--agent", remoteAgents.given(Role.RELAY));
             requireRelay("--relay-ingress-port", ingressPort != 0);
             requireRelay("--relay-egress-port", egressPort != 0);
             requireRelay("--relay-burn-ns", relayBurnNs != 0);
@@ -236,7 +269,7 @@ public final class RunCommand implements Callable<Integer> {
         if (envelopeBuckets < 10 || envelopeBuckets > 1_000_000) {
             throw new SpecException("--plot-envelope-buckets", "must be between 10 and 1000000, got " + envelopeBuckets);
         }
-        return new Checked(spec, drv, brokerCpu);
+        return new Checked(spec, drv, brokerCpu, faultOptions.resolve(spec, drv, brokerCpu, remoteAgents.given(Role.PROBE)));
     }
 
     @Override
@@ -246,98 +279,33 @@ public final class RunCommand implements Callable<Integer> {
         Checked checked = check();
         RunSpec spec = checked.spec();
         Driver drv = checked.driver();
-        BrokerCpu brokerCpu = checked.brokerCpu();
+        store.open(); // a store that does not answer: exit 2 before anything runs (issue 34)
         Path dir = output.prepare();
         String runId = dir.getFileName().toString();
         try (LiveMetrics metrics = metricsOption.start("trace", runId, spec.driver(), log::println)) {
-            return measure(stdout, log, spec, drv, brokerCpu, dir, runId, metrics);
+            return measure(stdout, log, checked, dir, runId, metrics);
         }
     }
 
-    private int measure(PrintWriter stdout, PrintStream log, RunSpec spec, Driver drv, BrokerCpu brokerCpu, Path dir,
-                        String runId, LiveMetrics metrics) throws Exception {
-        String startedAt = Instant.now().toString();
-        long startEpochMs = System.currentTimeMillis();
-        // summary.json first, as a failed placeholder: a crash, a kill or a full disk from here on leaves it (issue 16)
-        ResultsFolder folder = ResultsFolder.reserveOrSay(dir, "trace", runId, startedAt, stdout);
-        if (folder == null) {
-            return ExitCodes.FAILED;
-        }
-        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
-        CorePlan cores = pinOption.plan(drv, driverOptions, remote);
+    private int measure(PrintWriter stdout, PrintStream log, Checked checked, Path dir, String runId,
+                        LiveMetrics metrics) throws Exception {
+        RunSpec spec = checked.spec();
+        Driver drv = checked.driver();
+        CorePlan cores = pinOption.plan(drv, driverOptions, remoteAgents);
         for (String w : cores.warnings()) {
             log.println("warning: " + w);
             saidAtStart.add(w);
         }
-
-        io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
-        TraceResult outcome;
-        try (LocalAgents agents = new LocalAgents()) {
-            List<String> jvm = agentJvmArgs(spec);
-            AgentEndpoint relay;
-            AgentEndpoint receiver;
-            AgentEndpoint sender;
-            AgentEndpoint probe = null;
-            try {
-                relay = !drv.usesRelay(driverOptions.options()) ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
-                        : agents.start(Role.RELAY, dir, jvm, 30_000);
-                receiver = remote.containsKey(Role.RECEIVER) ? remote.get(Role.RECEIVER)
-                        : agents.start(Role.RECEIVER, dir, jvm, 30_000);
-                sender = remote.containsKey(Role.SENDER) ? remote.get(Role.SENDER)
-                        : agents.start(Role.SENDER, dir, jvm, 30_000);
-                if (brokerCpu.mode() == BrokerCpu.Mode.SIDECAR) {
-                    probe = remote.containsKey(Role.PROBE) ? remote.get(Role.PROBE)
-                            : agents.start(Role.PROBE, dir, List.of("-Xmx128m", "-XX:+UseSerialGC"), 30_000);
-                }
-            } catch (IOException e) {
-                outcome = TraceRun.notStarted(spec, runId, "cannot start the agents: " + e.getMessage());
-                return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
-            }
-            TraceRun run = new TraceRun(spec, brokerCpu, cores, ingressPort, egressPort, log).credentials(credentials)
-                    .verbose(verboseOption.verbose).forcePingPong(forcePingPong).metrics(metrics);
-            try (Interrupts signals = Interrupts.install(run::interrupt, log)) {
-                outcome = run.run(new TraceRun.Endpoints(sender, receiver, relay, probe), runId);
-            }
-        }
-        return finish(stdout, log, dir, outcome, brokerCpu, startedAt, startEpochMs, folder);
+        TraceJob job = new TraceJob(spec, drv, checked.brokerCpu(), cores, () -> remoteAgents.plan(dir, agentJvmArgs(spec),
+                faultOptions.probeArguments()), dir,
+                new TraceJob.Ports(ingressPort, egressPort), new TraceResults.Options(Math.round(windowMinTimeMs * 1e6),
+                envelopeAbove, envelopeBuckets, bins, overlap, allowDuplicates, histogramScale.equals("log")),
+                verboseOption.verbose, forcePingPong,
+                saidAtStart, checked.faults());
+        JobOutcome o = job.run(stdout, log, runId, metrics, onSignal -> Interrupts.install(onSignal, log));
+        store.record(o, dir, commandSpec, verboseOption.verbose);
+        return ExitCodes.of(o, dir, output, plotOption, commandSpec);
     }
-
-    private int finish(PrintWriter stdout, PrintStream log, Path dir, TraceResult outcome, BrokerCpu brokerCpu,
-                       String startedAt, long startEpochMs, ResultsFolder folder) throws IOException {
-        if (outcome.failed() && outcome.failure().usage()) {
-            // bad input an agent found (e.g. --opt port taken): one line, exit 2, and no results folder (issue 29)
-            output.discard(dir);
-            commandSpec.commandLine().getErr().println(commandSpec.qualifiedName() + ": " + outcome.failureReason());
-            commandSpec.commandLine().getErr().flush();
-            return ExitCodes.USAGE;
-        }
-        // the analysis timing of a failed run only with --verbose
-        PrintStream analysisLog = outcome.failed() && !outcome.interrupted() && !verboseOption.verbose ? QUIET : log;
-        TraceResults.Options opt = new TraceResults.Options(Math.round(windowMinTimeMs * 1e6), envelopeAbove,
-                envelopeBuckets, bins, overlap, allowDuplicates);
-        TraceResults.Written written;
-        try {
-            written = TraceResults.write(dir, folder, outcome, brokerCpu, opt, startedAt, startEpochMs, analysisLog);
-        } catch (TraceResults.NotWritten e) {
-            folder.sayFailed(e.failure(), e.known(), stdout);
-            return ExitCodes.FAILED;
-        }
-        TraceConsole.print(stdout, written, saidAtStart, dir, verboseOption.verbose);
-        if (plotOption.plot) {
-            PlotCommand.render(dir, stdout);
-        }
-        TraceResult judged = written.result();
-        if (judged.interrupted()) {
-            return ExitCodes.INTERRUPTED;
-        }
-        if (judged.failed()) {
-            return judged.failure().usage() ? ExitCodes.USAGE : ExitCodes.FAILED;
-        }
-        return ExitCodes.OK;
-    }
-
-    /** Where what a failed run would log goes without --verbose. */
-    private static final PrintStream QUIET = new PrintStream(java.io.OutputStream.nullOutputStream());
 
     /** A relay option given for a run whose messages go through no relay is refused, not silently dropped. */
     private void requireRelay(String option, boolean given) {
@@ -349,11 +317,7 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * @param relayed  the messages go through the broker-probe agent (relay stamps possible)
-     * @param noBroker nothing sits between sender and receiver (tcp or zmq {@code via=direct}): broker CPU
-     *                 is "none" rather than "off"
-     */
+    /** A relay port: 0 (any) or one free on 127.0.0.1 now. */
     private static void checkPort(String option, int port) {
         if (port < 0 || port > 65_535) {
             throw new SpecException(option, "must be between 0 (any free port) and 65535, got " + port);
@@ -372,12 +336,6 @@ public final class RunCommand implements Callable<Integer> {
     private List<String> agentJvmArgs(RunSpec spec) {
         long mb = agentHeapMb > 0 ? agentHeapMb : 128 + spec.count() * 16 / (1 << 20)
                 + (long) spec.size() * Math.max(1, spec.sendBatch()) / (1 << 20);
-        return agentJvmArgs(mb);
-    }
-
-    static List<String> agentJvmArgs(long mb) {
-        // Netty's leak detector samples a stack trace every 128th buffer on the event loops: off while measuring
-        return List.of("-Xms" + mb + "m", "-Xmx" + mb + "m", "-XX:+UseSerialGC", "-XX:+AlwaysPreTouch",
-                "-Dio.netty.leakDetection.level=disabled");
+        return LocalAgents.jvmArgs(mb);
     }
 }

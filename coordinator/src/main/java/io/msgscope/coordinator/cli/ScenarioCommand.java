@@ -1,15 +1,11 @@
 package io.msgscope.coordinator.cli;
 
-import io.msgscope.coordinator.LiveMetrics;
+import io.msgscope.coordinator.results.JobOutcome;
+import io.msgscope.coordinator.scenario.ScenarioJob;
+import io.msgscope.coordinator.agents.RemoteAgents;
+import io.msgscope.coordinator.results.LiveMetrics;
 import io.msgscope.coordinator.scenario.ScenarioConfig;
-import io.msgscope.coordinator.scenario.ScenarioOutcome;
-import io.msgscope.coordinator.scenario.BrokerStats;
-import io.msgscope.coordinator.scenario.ProgressLine;
 import io.msgscope.core.scenario.Scenario;
-import io.msgscope.coordinator.scenario.ScenarioResult;
-import io.msgscope.coordinator.scenario.ScenarioRun;
-import io.msgscope.coordinator.scenario.ScenarioSummary;
-import io.msgscope.coordinator.scenario.ScenarioWriters;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.Workload;
 import io.msgscope.core.Padding;
@@ -27,7 +23,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
@@ -42,7 +37,8 @@ import java.util.concurrent.ThreadLocalRandom;
                   "Exit codes: 0 ok, 1 run failed (an agent failed, errors such as a refused QoS or subscription, "
                           + "a lost connection or short payloads, or delivery_rate < 1.0 at MQTT QoS >= 1 or NATS JetStream; "
                           + "results still written, marked failed), 2 bad usage (e.g. a scenario the driver cannot do, a "
-                          + "topic the client or broker rejects)."},
+                          + "topic the client or broker rejects), 130 interrupted (Ctrl-C or SIGTERM: the publishers stop, "
+                          + "what was measured is written, status \"interrupted\"; a second Ctrl-C aborts at once)."},
         defaultValueProvider = ScenarioCommand.Defaults.class)
 public final class ScenarioCommand implements Callable<Integer> {
     /**
@@ -53,7 +49,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         @Override
         public String defaultValue(picocli.CommandLine.Model.ArgSpec arg) {
             return arg.isOption() && "--driver".equals(((picocli.CommandLine.Model.OptionSpec) arg).longestName())
-                    ? "zmq" : null;
+                    ? io.msgscope.core.driver.DefaultDrivers.SCENARIO : null;
         }
     }
 
@@ -77,6 +73,11 @@ public final class ScenarioCommand implements Callable<Integer> {
 
     @Mixin
     VerboseOption verboseOption = new VerboseOption();
+
+    @Option(names = "--max-clock-error", paramLabel = "DURATION|PCT", defaultValue = "10%",
+            description = "On a cross-host run, warn when the clock error bound on the corrected latency is wider than "
+                    + "this: a duration (2ms, 500us) or a percentage of the corrected p50 (default: ${DEFAULT-VALUE}).")
+    String maxClockError;
 
     @Option(names = "--allow-duplicates", defaultValue = "false",
             description = "Do not fail the run when more deliveries arrive than the scenario expects (duplicates at an "
@@ -103,9 +104,23 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "Measurement seconds (default: ${DEFAULT-VALUE}).")
     double duration;
 
+    @Option(names = "--phases", paramLabel = "PHASES",
+            description = "Load phases instead of --rate and --duration (issue 31): comma-separated "
+                    + "[NAME:]DURATION@RATE or @FROM..TO (a linear ramp), 0 = publishers paused, e.g. "
+                    + "\"a:30s@2k, pause:5s@0, ramp:60s@2k..20k\"; each RATE is the TOTAL over all publishers, which "
+                    + "share it; the warm-up runs at the first rate above 0, and summary.json reports each phase "
+                    + "(default: none; --rate per publisher for --duration).")
+    String phases;
+
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "5",
             description = "Warm-up seconds whose metrics are discarded (default: ${DEFAULT-VALUE}).")
     double warmup;
+
+    @Option(names = "--drain-timeout", paramLabel = "MS", defaultValue = "" + ScenarioConfig.DEFAULT_DRAIN_TIMEOUT_MS,
+            description = "After the publishers stopped, wait for in-flight messages until every expected delivery "
+                    + "arrived, every subscription is lost, or no delivery arrived for MS ms; what is missing then "
+                    + "counts as lost (Q9, issue 31; 0 = one last look) (default: ${DEFAULT-VALUE}).")
+    long drainTimeoutMs;
 
     @Option(names = "--size", paramLabel = "BYTES", converter = SizeConverter.class, defaultValue = "256",
             description = "Bytes per message (k = 1024, m = 1048576), 32-byte header included (default: ${DEFAULT-VALUE}).")
@@ -121,6 +136,9 @@ public final class ScenarioCommand implements Callable<Integer> {
 
     @Mixin
     OutputOptions output;
+
+    @Mixin
+    StoreOptions store = new StoreOptions();
 
     @Option(names = "--topic-prefix", paramLabel = "TOPIC",
             description = "The scenario's topic (MQTT) or subject (NATS); straight-run adds /N or .N per pair "
@@ -147,6 +165,12 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + "(127.0.0.2,127.0.0.3) or one IPv4 CIDR block (127.0.0.0/28) (default: the OS chooses).")
     String sourceAddresses;
 
+    /** Whether the user gave {@code option} (not its default). */
+    private boolean given(String option) {
+        picocli.CommandLine.ParseResult r = commandSpec == null ? null : commandSpec.commandLine().getParseResult();
+        return r == null || r.hasMatchedOption(option);
+    }
+
     /** The drivers that can run scenarios, for the refusal of one that cannot. */
     static List<String> scenarioDrivers() {
         List<String> out = new ArrayList<>();
@@ -159,13 +183,34 @@ public final class ScenarioCommand implements Callable<Integer> {
         return out;
     }
 
-    @Override
-    public Integer call() throws Exception {
-        PrintWriter stdout = commandSpec.commandLine().getOut();
+    /**
+     * The options checked, nothing written (also {@code capacity --scenario}'s check of its steps).
+     *
+     * @param p       the publishers
+     * @param s       the subscribers
+     * @param sources the client sockets' source addresses
+     */
+    record Checked(Scenario sc, int p, int s, io.msgscope.core.timeline.Timeline timeline, Padding pad, Driver drv,
+                   Map<String, String> opts, String qosLabel, boolean reliable, List<java.net.InetAddress> sources) {
+    }
+
+    /** Every usage check, before anything is written. */
+    Checked check() {
         Scenario sc = Scenario.parse(scenario);
         int p = publishers == null ? sc.defaultPublishers() : publishers;
         int s = subscribers == null ? sc.defaultSubscribers(p) : subscribers;
         sc.check(p, s);
+        io.msgscope.core.timeline.Timeline timeline = phases == null ? null
+                : io.msgscope.core.timeline.Timeline.parse("--phases", phases);
+        if (timeline != null) {
+            for (String o : List.of("--rate", "--duration")) {
+                if (given(o)) {
+                    throw new SpecException(o, "leave it out with --phases: the phases give the total rate over all "
+                            + "publishers and the measurement's length");
+                }
+            }
+            io.msgscope.coordinator.scenario.ScenarioPhases.check(timeline, p);
+        }
         if (!(rate > 0) || rate > 1_000_000) {
             throw new SpecException("--rate", "must be above 0 and at most 1000000 msg/s per publisher, got " + rate);
         }
@@ -174,6 +219,9 @@ public final class ScenarioCommand implements Callable<Integer> {
         }
         if (!(warmup >= 0) || warmup > 3_600) {
             throw new SpecException("--warmup", "must be between 0 and 3600 s, got " + warmup);
+        }
+        if (drainTimeoutMs < 0 || drainTimeoutMs > 600_000) {
+            throw new SpecException("--drain-timeout", "must be between 0 and 600000 ms, got " + drainTimeoutMs);
         }
         Workload.checkSize(size);
         Padding pad = Workload.padding(padding);
@@ -190,6 +238,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         }
         Map<String, String> opts = support.options(sc, driverOptions.options());
         drv.checkOptions(new io.msgscope.core.driver.DriverSpec("", 0, driverOptions.uri(), size, 0, opts, ""));
+        io.msgscope.coordinator.scenario.ScenarioPhases.checkBacklog(timeline, drv, opts);
         String qosLabel = support.qosLabel(sc, opts);
         boolean reliable = support.reliable(opts);
         if (ioThreads < 0 || ioThreads > 256) {
@@ -200,9 +249,8 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + connectRate);
         }
         List<java.net.InetAddress> sources = SourceAddresses.parse(sourceAddresses);
-        Map<io.msgscope.proto.Role, List<io.msgscope.coordinator.AgentEndpoint>> remote = remoteAgents.parseMany();
-        boolean local = !remote.containsKey(io.msgscope.proto.Role.PUBLISHERS)
-                && !remote.containsKey(io.msgscope.proto.Role.SUBSCRIBERS);
+        boolean local = !remoteAgents.given(io.msgscope.proto.Role.PUBLISHERS)
+                && !remoteAgents.given(io.msgscope.proto.Role.SUBSCRIBERS);
         if (local) {
             ConnectionLimits.checkBindable(sources); // the agents run here: so must the addresses
         }
@@ -217,83 +265,50 @@ public final class ScenarioCommand implements Callable<Integer> {
         if (topicPrefix != null) {
             drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
         }
+        return new Checked(sc, p, s, timeline, pad, drv, opts, qosLabel, reliable, sources);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = commandSpec.commandLine().getOut();
+        Checked c = check();
+        io.msgscope.coordinator.agents.ClockErrorLimit clockLimit;
+        try {
+            clockLimit = io.msgscope.coordinator.agents.ClockErrorLimit.parse(maxClockError);
+        } catch (IllegalArgumentException e) {
+            throw new SpecException(io.msgscope.coordinator.agents.ClockErrorLimit.OPTION, e.getMessage());
+        }
+        Scenario sc = c.sc();
+        int p = c.p();
+        int s = c.s();
+        io.msgscope.core.timeline.Timeline timeline = c.timeline();
+        Padding pad = c.pad();
+        Driver drv = c.drv();
+        List<java.net.InetAddress> sources = c.sources();
+        store.open(); // a store that does not answer: exit 2 before anything runs (issue 34)
         Path dir = output.prepare();
         PrintWriter err = commandSpec.commandLine().getErr();
-        LiveMetrics metrics = metricsOption.start("scenario", dir.getFileName().toString(), drv.name(), line -> {
-            err.println(line);
-            err.flush();
-        });
-        // with summary.json asked, a failed placeholder first: a crash or a full disk leaves it readable (issue 16)
-        io.msgscope.coordinator.ResultsFolder folder = null;
-        if (formats.contains("json")) {
-            folder = io.msgscope.coordinator.ResultsFolder.reserveOrSay(dir, "scenario", dir.getFileName().toString(),
-                    java.time.Instant.now().toString(), stdout);
-            if (folder == null) {
-                return ExitCodes.FAILED;
-            }
-        }
-        Workload workload = new Workload(drv.name(), driverOptions.uri(), opts, size, pad,
+        Workload workload = new Workload(drv.name(), driverOptions.uri(), c.opts(), size, pad,
                 ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         ScenarioConfig cfg = new ScenarioConfig(sc, workload, p, s, rate, Math.round(warmup * 1000),
                 Math.round(duration * 1000), topicPrefix,
                 new ScenarioConfig.Connections(ioThreads, connectRate, SourceAddresses.strings(sources)), allowDuplicates,
-                driverOptions.options());
-        ProgressLine progress = new ProgressLine(err, System.console() != null, sc.label() + " @ " + qosLabel);
-        stdout.printf(Locale.ROOT, "%s on %s (%s): %d publishers x %s msg/s, %d subscribers, %s s warm-up + %s s%n",
-                sc.label(), drv.name(), qosLabel, p, ScenarioWriters.number(rate), s, ScenarioWriters.number(warmup),
-                ScenarioWriters.number(duration));
-        stdout.flush();
-        BrokerStats broker = brokerProcess == null ? null : BrokerStats.start(brokerProcess);
-        ScenarioOutcome o;
-        try {
-            o = new ScenarioRun(cfg, progress).metrics(metrics).run(dir, RunCommand.agentJvmArgs(512), remote,
-                    remoteAgents.credentials());
-        } finally {
-            if (broker != null) {
-                broker.close();
-            }
-            if (metrics != null) {
-                metrics.close();
-            }
+                driverOptions.options(), null, drainTimeoutMs);
+        if (timeline != null) {
+            cfg = cfg.onPhases(timeline);
         }
-        if (o.usage) {
-            err.println("msgscope scenario: " + o.failure);
+        ScenarioJob job = new ScenarioJob(cfg, drv, c.qosLabel(), c.reliable(), formats, brokerProcess,
+                () -> remoteAgents.plan(dir, io.msgscope.coordinator.agents.LocalAgents.jvmArgs(512)), dir,
+                verboseOption.verbose, clockLimit);
+        JobOutcome o;
+        try (LiveMetrics metrics = metricsOption.start("scenario", dir.getFileName().toString(), drv.name(), line -> {
+            err.println(line);
             err.flush();
-            return ExitCodes.USAGE;
+        })) {
+            o = job.run(stdout, err, metrics, System.console() != null,
+                    onSignal -> Interrupts.install(onSignal, System.err));
         }
-        if (o.failure != null) {
-            err.println("msgscope scenario: run failed during " + o.failedDuring + ": " + o.failure);
-            err.flush();
-        }
-        // issue 18: a run failed on missing deliveries names the broker setting that drops them
-        ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable, drv.lossHint(opts),
-                broker == null ? null : broker.figures());
-        List<Path> files;
-        try {
-            files = new ArrayList<>(ScenarioWriters.write(r, dir, formats, folder));
-        } catch (io.msgscope.coordinator.ResultsFolder.WriteFailed e) {
-            if (folder == null) {
-                throw e;
-            }
-            folder.sayFailed(e, Map.of("results", r.results().toMap()), stdout);
-            return ExitCodes.FAILED;
-        }
-        stdout.println(io.msgscope.coordinator.scenario.ScenarioAnswer.sentence(r));
-        if (verboseOption.verbose) { // the per-second table is summary.md's (issue 29)
-            stdout.print(ScenarioWriters.markdown(r));
-        }
-        stdout.println("status: " + r.envelope().status()
-                + (r.envelope().failed() ? " (" + r.envelope().failureReason() + ")" : ""));
-        stdout.println("results: " + dir + " (" + files.size() + " files)");
-        stdout.flush();
-        try {
-            if (plotOption.plot && PlotCommand.hasScripts(dir)) { // timeseries.gp
-                PlotCommand.render(dir, stdout);
-            }
-        } catch (java.io.IOException e) {
-            stdout.println("plot failed: " + e.getMessage());
-            stdout.flush();
-        }
-        return r.envelope().failed() ? ExitCodes.FAILED : ExitCodes.OK;
+        store.record(o, dir, commandSpec, verboseOption.verbose);
+        return ExitCodes.of(o, dir, output, plotOption, commandSpec);
     }
 }

@@ -60,6 +60,8 @@ public final class SpecFile {
         RUN.put("send_batch", Field.plain("--send-batch"));
         RUN.put("seed", Field.plain("--seed"));
         RUN.put("cpu_every", Field.plain("--cpu-every"));
+        RUN.put("phases", new Field("--phases", SpecFile::phases));
+        RUN.put("faults", new Field("--faults", SpecFile::faults));
         THROUGHPUT.put("in_flight", Field.plain("--in-flight"));
         THROUGHPUT.put("samples", Field.plain("--samples"));
         THROUGHPUT.put("final_samples", Field.plain("--final-samples"));
@@ -76,6 +78,7 @@ public final class SpecFile {
         SCENARIO.put("publishers", Field.plain("--publishers"));
         SCENARIO.put("subscribers", Field.plain("--subscribers"));
         SCENARIO.put("rate", Field.plain("--rate"));
+        SCENARIO.put("phases", new Field("--phases", SpecFile::phases));
         SCENARIO.put("warmup_ms", Field.seconds("--warmup"));
         SCENARIO.put("duration_ms", Field.seconds("--duration"));
         SCENARIO.put("topic_prefix", Field.plain("--topic-prefix"));
@@ -87,6 +90,7 @@ public final class SpecFile {
             return String.join(",", a);
         }));
         SCENARIO.put("allow_duplicates", new Field("--allow-duplicates", JsonNode::asText));
+        SCENARIO.put("drain_timeout_ms", Field.plain("--drain-timeout"));
     }
 
     private static final Map<String, String> MODE_OF_COMMAND = Map.of("run", "trace", "throughput", "throughput",
@@ -215,6 +219,10 @@ public final class SpecFile {
             if (v.isNull() || given.contains(f.option()) || key.equals("pin") && given.contains("--no-pin")) {
                 continue;
             }
+            boolean onPhases = spec.hasNonNull("phases") || given.contains("--phases");
+            if (onPhases && (key.equals("count") || key.equals("rate") || key.equals("duration_ms"))) {
+                continue; // the phases schedule the count, give the rates and the length (a replayed summary may hold them)
+            }
             String text = f.value().apply(v);
             if (key.equals("uri") && text.isEmpty() || key.equals("source_addresses") && text.isEmpty()) {
                 continue;
@@ -235,6 +243,54 @@ public final class SpecFile {
             }
         }
         return a;
+    }
+
+    /**
+     * {@code phases} as the shorthand, or as a list of {@code {name, duration, rate}} objects ({@code rate: 5k..50k}
+     * for a ramp, {@code 0} for a pause; {@code consumers: paused} for a backlog, {@code messages: 20k} instead of the
+     * duration for one that ends on its size), joined into the shorthand {@code --phases} parses and checks.
+     */
+    static String phases(JsonNode v) {
+        if (!v.isArray()) {
+            return v.asText();
+        }
+        List<String> parts = new ArrayList<>();
+        for (JsonNode p : v) {
+            boolean byCount = p.hasNonNull("messages");
+            if (!p.isObject() || byCount == p.hasNonNull("duration") || !p.hasNonNull("rate")) {
+                throw new SpecException("--spec", "each of 'phases' needs a rate and a duration or a message count, "
+                        + "e.g. {name: steady, duration: 30s, rate: 5k} or {name: fill, messages: 20k, rate: 5k, "
+                        + "consumers: paused}, got " + p);
+            }
+            String consumers = p.hasNonNull("consumers") ? p.get("consumers").asText() : "running";
+            if (!consumers.equals("paused") && !consumers.equals("running")) {
+                throw new SpecException("--spec", "'consumers' of a phase is paused or running, got " + p);
+            }
+            parts.add((p.hasNonNull("name") ? p.get("name").asText() + ":" : "")
+                    + (byCount ? p.get("messages").asText() + "msg" : p.get("duration").asText()) + "@"
+                    + p.get("rate").asText() + (consumers.equals("paused") ? "/paused" : ""));
+        }
+        return String.join(", ", parts);
+    }
+
+    /**
+     * {@code faults} as the shorthand, or as a list of {@code {at, action, target}} objects (issue 32; a degrade also
+     * {@code rate: 1mbit}), joined into the shorthand {@code --faults} parses and checks.
+     */
+    static String faults(JsonNode v) {
+        if (!v.isArray()) {
+            return v.asText();
+        }
+        List<String> parts = new ArrayList<>();
+        for (JsonNode f : v) {
+            if (!f.isObject() || !f.hasNonNull("at") || !f.hasNonNull("action") || !f.hasNonNull("target")) {
+                throw new SpecException("--spec", "each of 'faults' needs at, action and target, e.g. "
+                        + "{at: 30s, action: pause, target: node1}, got " + f);
+            }
+            parts.add(f.get("at").asText() + ":" + f.get("action").asText() + ":" + f.get("target").asText()
+                    + (f.hasNonNull("rate") ? ":rate=" + f.get("rate").asText() : ""));
+        }
+        return String.join(", ", parts);
     }
 
     private static void driverOptions(JsonNode v, Set<String> given, List<String> a, String file) {

@@ -1,13 +1,15 @@
 package io.msgscope.coordinator.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.analysis.output.PlotUnavailableException;
 import io.msgscope.analysis.output.Plotter;
-import io.msgscope.coordinator.report.SummaryView;
+import io.msgscope.coordinator.view.SummaryView;
 import io.msgscope.coordinator.sweep.SweepParameter;
 import io.msgscope.coordinator.sweep.SweepTable;
+import io.msgscope.coordinator.results.Envelope;
+import io.msgscope.coordinator.results.Unfinished;
+import io.msgscope.coordinator.sweep.SweepTiming;
 import io.msgscope.core.SpecException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,12 +24,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,7 +52,8 @@ import java.util.regex.Pattern;
                   "  msgscope sweep --opt-values tx_size=1,10,100 --driver amqp --count 100000",
                   "  msgscope sweep --opt-values qos=0,1,2 --mode throughput --driver mqtt --in-flight 100",
                   "",
-                  "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage."})
+                  "Exit codes: 0 ok, 1 a point failed (tables still written), 2 bad usage, 130 interrupted (Ctrl-C or",
+                  "SIGTERM: the point under way keeps what it measured; the tables hold the points that finished)."})
 public final class SweepCommand implements Callable<Integer> {
     /** "~2 min 10 s left": the remaining points at the mean wall time of the points done (issue 18). */
     static String eta(double elapsedS, int done, int remaining) {
@@ -105,6 +105,9 @@ public final class SweepCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
+    StoreOptions store = new StoreOptions();
+
+    @Mixin
     PlotOption plotOption;
 
     @Option(names = "--plot-points", negatable = true,
@@ -133,6 +136,7 @@ public final class SweepCommand implements Callable<Integer> {
         }
         checkPassThrough(param);
         checkPoints(param, throughput);
+        store.open(); // each point records itself in this store, with these labels (issue 34)
         Path dir = output.prepare();
         long t0 = System.nanoTime();
         List<SweepTable.Point> points = new ArrayList<>();
@@ -141,54 +145,67 @@ public final class SweepCommand implements Callable<Integer> {
         double plotS = 0;
         boolean failed = false;
         boolean plotting = plotPoints == null ? plotOption.plot : plotPoints;
-        ObjectMapper om = new ObjectMapper();
         int total = param.values().size() * repeat;
         int k = 0;
-        for (int i = 0; i < param.values().size(); i++) {
-            double v = param.values().get(i);
-            String label = param.labels().get(i);
-            for (int r = 1; r <= repeat; r++) {
-                k++;
-                String name = "point-" + param.dirName(i) + "-" + r;
-                Path pdir = dir.resolve(name);
-                long ps = System.nanoTime();
-                commandSpec.commandLine().getErr().printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: running%s%n", k, total,
-                        param.column(), label, r, k == 1 ? "" : " (" + eta((System.nanoTime() - t0) / 1e9, k - 1, total - k + 1) + ")");
-                int code = runPoint(pointArgs(param, i, throughput), pdir);
-                double wall = (System.nanoTime() - ps) / 1e9;
-                Path log = pdir.resolve("run.log");
-                String logText = Files.isRegularFile(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
-                if (code == ExitCodes.USAGE && k == 1) {
-                    throw new SpecException(throughput ? "throughput" : "run",
-                            "the first point was refused: " + lastLine(logText));
+        List<String> notFinished = new ArrayList<>();
+        ChildRun.Points running = new ChildRun.Points();
+        try (Interrupts signals = Interrupts.install(running, System.err)) {
+            for (int i = 0; i < param.values().size(); i++) {
+                double v = param.values().get(i);
+                String label = param.labels().get(i);
+                for (int r = 1; r <= repeat; r++) {
+                    k++;
+                    String name = "point-" + param.dirName(i) + "-" + r;
+                    if (running.interruptedBy() != null) {
+                        notFinished.add(name);
+                        continue;
+                    }
+                    Path pdir = dir.resolve(name);
+                    long ps = System.nanoTime();
+                    commandSpec.commandLine().getErr().printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: running%s%n", k, total,
+                            param.column(), label, r, k == 1 ? "" : " (" + eta((System.nanoTime() - t0) / 1e9, k - 1, total - k + 1) + ")");
+                    int code = ChildRun.run(pointArgs(param, i, throughput), pdir, pointTimeoutS, "sweep (--point-timeout)",
+                            running);
+                    double wall = (System.nanoTime() - ps) / 1e9;
+                    Path log = pdir.resolve("run.log");
+                    String logText = Files.isRegularFile(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+                    if (code == ExitCodes.USAGE && k == 1) {
+                        throw new SpecException(throughput ? "throughput" : "run",
+                                "the first point was refused: " + lastLine(logText));
+                    }
+                    SummaryView view = SummaryView.read(pdir);
+                    JsonNode summary = view == null ? null : view.json();
+                    Matcher m = ANALYSIS.matcher(logText);
+                    if (m.find()) {
+                        analysisS += Double.parseDouble(m.group(1));
+                    }
+                    double meas = throughput ? wall : measuring(summary);
+                    if (!Double.isNaN(meas)) {
+                        measuringS += meas;
+                    }
+                    if (plotting && summary != null) {
+                        long pp = System.nanoTime();
+                        plotting = renderQuietly(pdir, stdout);
+                        plotS += (System.nanoTime() - pp) / 1e9;
+                    }
+                    String status = view == null ? "no summary.json (exit " + code + ")" : view.status();
+                    if (running.interruptedBy() != null && !Envelope.INTERRUPTED.equals(status)) {
+                        notFinished.add(name); // cut before it kept anything of its own
+                        continue;
+                    }
+                    failed |= running.interruptedBy() == null && (code != ExitCodes.OK || !"ok".equals(status));
+                    points.add(new SweepTable.Point(v, label, r, name, code, summary));
+                    stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s, p99 %s (%.1f s%s)%n",
+                            k, total, param.column(), label, r, status,
+                            view == null ? "-" : String.format(Locale.ROOT, "%,.0f", view.msgPerS()),
+                            us(view, "p50"), us(view, "p99"), wall,
+                            k == total ? "" : "; " + eta((System.nanoTime() - t0) / 1e9, k, total - k));
+                    stdout.flush();
                 }
-                Path summaryFile = pdir.resolve("summary.json");
-                JsonNode summary = Files.isRegularFile(summaryFile) ? om.readTree(summaryFile.toFile()) : null;
-                Matcher m = ANALYSIS.matcher(logText);
-                if (m.find()) {
-                    analysisS += Double.parseDouble(m.group(1));
-                }
-                double meas = throughput ? wall : measuring(summary);
-                if (!Double.isNaN(meas)) {
-                    measuringS += meas;
-                }
-                if (plotting && summary != null) {
-                    long pp = System.nanoTime();
-                    plotting = renderQuietly(pdir, stdout);
-                    plotS += (System.nanoTime() - pp) / 1e9;
-                }
-                SummaryView view = summary == null ? null : new SummaryView(summary);
-                String status = view == null ? "no summary.json (exit " + code + ")" : view.status();
-                failed |= code != ExitCodes.OK || summary == null || !"ok".equals(status);
-                points.add(new SweepTable.Point(v, label, r, name, code, summary));
-                stdout.printf(Locale.ROOT, "[%d/%d] %s=%s repeat %d: %s, %s msg/s, latency p50 %s, p99 %s (%.1f s%s)%n",
-                        k, total, param.column(), label, r, status,
-                        view == null ? "-" : String.format(Locale.ROOT, "%,.0f", view.msgPerS()),
-                        us(view, "p50"), us(view, "p99"), wall,
-                        k == total ? "" : "; " + eta((System.nanoTime() - t0) / 1e9, k, total - k));
-                stdout.flush();
             }
         }
+        Unfinished stopped = running.interruptedBy() == null ? null
+                : new Unfinished(running.interruptedBy(), points.size(), total, notFinished);
         long ts = System.nanoTime();
         SweepTable table = new SweepTable(param, throughput, points);
         table.writeTables(dir);
@@ -198,30 +215,16 @@ public final class SweepCommand implements Callable<Integer> {
             renderQuietly(dir, stdout);
             plotS += (System.nanoTime() - pp) / 1e9;
         }
-        double wallS = (System.nanoTime() - t0) / 1e9;
-        Map<String, Object> timing = new LinkedHashMap<>();
-        timing.put("measuring_s", measuringS);
-        timing.put("measuring_source", throughput ? "wall time of each throughput point (agent start-up included)"
-                : "messages received / receive rate of each run");
-        timing.put("analysis_and_output_s", analysisS);
-        timing.put("plotting_s", plotS);
-        timing.put("sweep_tables_s", tablesS);
-        timing.put("wall_s", wallS);
-        timing.put("post_processing_share_of_measuring", measuringS > 0 ? (analysisS + plotS + tablesS) / measuringS : null);
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("status", failed ? "failed" : "ok");
-        extra.put("repeat", repeat);
-        extra.put("driver", driverOptions.driver);
-        extra.put("run_args", commonArgs());
-        extra.put("timing", timing);
-        Files.writeString(dir.resolve("sweep.json"), table.json(extra), StandardCharsets.UTF_8);
-        double post = analysisS + plotS + tablesS;
-        stdout.printf(Locale.ROOT, "time: measuring %.1f s; analysis and output %.2f s, plotting %.2f s, sweep tables %.3f s"
-                        + " = %.2f s (%.0f %% of measuring); wall %.1f s (the rest: JVM and agent start-up, warm-up, handshakes)%n",
-                measuringS, analysisS, plotS, tablesS, post, measuringS > 0 ? 100 * post / measuringS : Double.NaN, wallS);
+        SweepTiming timing = new SweepTiming(measuringS, throughput, analysisS, plotS, tablesS,
+                (System.nanoTime() - t0) / 1e9);
+        table.writeJson(dir, failed, stopped, repeat, driverOptions.driver, commonArgs(), timing);
+        stdout.println(timing.line());
+        if (stopped != null) {
+            stdout.println("INTERRUPTED: " + stopped.line());
+        }
         stdout.println("sweep results in " + dir + (failed ? " (some points failed: see sweep.dat, status column)" : ""));
         stdout.flush();
-        return failed ? ExitCodes.FAILED : ExitCodes.OK;
+        return stopped != null ? ExitCodes.INTERRUPTED : failed ? ExitCodes.FAILED : ExitCodes.OK;
     }
 
     private SweepParameter parameter() {
@@ -331,10 +334,6 @@ public final class SweepCommand implements Callable<Integer> {
                 throw new SpecException(param.kind().sweepOption, "value " + what + " refused: " + e.getMessage());
             }
         }
-    }
-
-    private int runPoint(List<String> args, Path pdir) throws IOException, InterruptedException {
-        return ChildRun.run(args, pdir, pointTimeoutS, "sweep (--point-timeout)");
     }
 
     /** Measured seconds of a run: messages received over the receive rate. */

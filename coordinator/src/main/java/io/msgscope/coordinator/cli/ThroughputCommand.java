@@ -1,33 +1,27 @@
 package io.msgscope.coordinator.cli;
 
-import io.msgscope.analysis.output.HumanFormat;
-import io.msgscope.coordinator.AgentEndpoint;
-import io.msgscope.coordinator.CorePlan;
-import io.msgscope.coordinator.ResultsFolder;
-import io.msgscope.coordinator.LiveMetrics;
-import io.msgscope.coordinator.LocalAgents;
-import io.msgscope.coordinator.ThroughputConsole;
-import io.msgscope.coordinator.ThroughputResults;
-import io.msgscope.coordinator.ThroughputRun;
+import io.msgscope.coordinator.agents.RemoteAgents;
+import io.msgscope.coordinator.agents.CorePlan;
+import io.msgscope.coordinator.results.JobOutcome;
+import io.msgscope.coordinator.throughput.ThroughputJob;
+import io.msgscope.coordinator.results.LiveMetrics;
+import io.msgscope.coordinator.agents.LocalAgents;
+import io.msgscope.coordinator.throughput.ThroughputResults;
+import io.msgscope.coordinator.throughput.ThroughputRun;
 import io.msgscope.core.Padding;
 import io.msgscope.core.Workload;
 import io.msgscope.core.RunSpec;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.Driver;
-import io.msgscope.proto.Role;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -41,7 +35,9 @@ import java.util.concurrent.Callable;
                                + "over groups spanning >= the threshold; median with its 95%% interval, mean, standard deviation, "
                                + "a stationarity check. F is searched for by default (A6): the peak and the knee."},
         footer = {"",
-                  "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage."})
+                  "Exit codes: 0 ok, 1 run failed (results still written), 2 bad usage, 130 interrupted (Ctrl-C or",
+                  "SIGTERM: the probe under way stops; the finished probes and a cut final measurement are written,",
+                  "status \"interrupted\"; a second Ctrl-C aborts at once)."})
 public final class ThroughputCommand implements Callable<Integer> {
     @Spec
     CommandSpec commandSpec;
@@ -131,6 +127,9 @@ public final class ThroughputCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
+    StoreOptions store = new StoreOptions();
+
+    @Mixin
     PlotOption plotOption;
 
     /** What the usage checks of {@code throughput} produce; {@code inFlight} 0 = search (A6). */
@@ -197,9 +196,9 @@ public final class ThroughputCommand implements Callable<Integer> {
         }
         Padding pad = Workload.padding(padding);
         Driver drv = driverOptions.resolve(size);
-        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
+        remoteAgents.parse(); // one agent per role: a role given twice is bad usage
         RunSpec spec = RunSpec.builder().count(2).window(1).size(size).padding(pad)
-                .pin(pinOption.pinned(drv, driverOptions, remote))
+                .pin(pinOption.pinned(drv, driverOptions, remoteAgents))
                 .driver(driverOptions.driver).uri(driverOptions.uri()).driverOptions(driverOptions.options()).build();
         return new Checked(f, spec, drv, pk);
     }
@@ -211,92 +210,23 @@ public final class ThroughputCommand implements Callable<Integer> {
         long f = checked.inFlight();
         RunSpec spec = checked.spec();
         Driver drv = checked.driver();
+        store.open(); // a store that does not answer: exit 2 before anything runs (issue 34)
         Path dir = output.prepare();
-        String startedAt = Instant.now().toString();
-        ResultsFolder folder = ResultsFolder.reserveOrSay(dir, "throughput", dir.getFileName().toString(), startedAt,
-                stdout);
-        if (folder == null) {
-            return ExitCodes.FAILED;
-        }
         ThroughputRun.Settings settings = new ThroughputRun.Settings(samples, finalSampleCount(),
                 (long) (thresholdMs * 1e6), skipFactor, maxExponent, (long) (warmupMs * 1e6), warmupMessages, (long) (probeWarmupMs * 1e6),
                 remeasure, maxProbes, checked.pick());
-        ThroughputRun.Outcome o;
-        Map<Role, AgentEndpoint> remote = remoteAgents.parse();
-        CorePlan cores = pinOption.plan(drv, driverOptions, remote);
-        io.msgscope.control.ControlCredentials credentials = remoteAgents.credentials();
-        LiveMetrics metrics = metricsOption.start("throughput", dir.getFileName().toString(), drv.name(), line -> {
+        CorePlan cores = pinOption.plan(drv, driverOptions, remoteAgents);
+        ThroughputJob job = new ThroughputJob(spec, drv, settings, given(f), cores,
+                () -> remoteAgents.plan(dir, LocalAgents.jvmArgs(512)), dir);
+        JobOutcome o;
+        try (LiveMetrics metrics = metricsOption.start("throughput", dir.getFileName().toString(), drv.name(), line -> {
             System.err.println(line);
             System.err.flush();
-        });
-        if (metrics != null) {
-            metrics.phase(f == 0 ? "search" : "measurement");
+        })) {
+            o = job.run(stdout, System.err, metrics, onSignal -> Interrupts.install(onSignal, System.err));
         }
-        try (LiveMetrics served = metrics; LocalAgents agents = new LocalAgents()) {
-            AgentEndpoint relay = null;
-            AgentEndpoint flow;
-            try {
-                List<String> jvm = RunCommand.agentJvmArgs(512);
-                relay = !drv.usesRelay(driverOptions.options()) ? null : remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY)
-                        : agents.start(Role.RELAY, dir, jvm, 30_000);
-                flow = remote.containsKey(Role.FLOW) ? remote.get(Role.FLOW) : agents.start(Role.FLOW, dir, jvm, 30_000);
-            } catch (IOException e) {
-                o = new ThroughputRun.Outcome();
-                o.failure = "cannot start the agents: " + e.getMessage();
-                o.failedDuring = "set-up";
-                return finish(stdout, dir, spec, f, o, startedAt, folder);
-            }
-            if (warmupMs > 0 || warmupMessages > 0) {
-                stdout.printf(Locale.ROOT, "warming up (discarded): at least %s ms and %s messages at F = %s%n",
-                        HumanFormat.count(Math.round(warmupMs)), HumanFormat.count(warmupMessages),
-                        HumanFormat.count(f > 0 ? f : ThroughputRun.WARMUP_IN_FLIGHT));
-            }
-            stdout.println(f == 0 ? "searching for F (A6): steps F = 1, 10, 100, ..., golden-section narrowing, "
-                    + "then the knee; overlapping probes measured again" : "measuring at F = " + f);
-            stdout.flush();
-            final long searchStart = System.nanoTime();
-            final int[] probes = {0};
-            // progress (issue 18): each probe as it ends, numbered against the search's budget, with the time so far
-            o = new ThroughputRun(spec, settings, cores, System.err).credentials(credentials).run(flow, relay, f, p -> {
-                io.msgscope.analysis.stats.SampleSummary s = p.summary();
-                probes[0]++;
-                if (served != null) {
-                    served.interval(s.median(), p.latency()); // the last probe's median and latency
-                }
-                stdout.printf(Locale.ROOT, "  probe %d%s  F = %-10s %-6s median %s msg/s [95%%: %s, %s] (mean %s, sd %s, "
-                                + "%d samples)%s  %.0f s%n", probes[0], f == 0 ? "/" + maxProbes + " max" : "",
-                        HumanFormat.count(p.inFlight()), p.phase(), HumanFormat.rate(s.median()),
-                        HumanFormat.rate(s.medianInterval().lower()), HumanFormat.rate(s.medianInterval().upper()),
-                        HumanFormat.rate(s.mean()), HumanFormat.rate(s.stddev()), s.n(),
-                        s.stationarity().steady() ? "" : " not steady", (System.nanoTime() - searchStart) / 1e9);
-                stdout.flush();
-            });
-        }
-        return finish(stdout, dir, spec, f, o, startedAt, folder);
-    }
-
-    private int finish(PrintWriter stdout, Path dir, RunSpec spec, long requested, ThroughputRun.Outcome o,
-                       String startedAt, ResultsFolder folder) throws IOException {
-        try {
-            return writeResults(stdout, dir, spec, requested, o, startedAt, folder);
-        } catch (ResultsFolder.WriteFailed e) {
-            folder.sayFailed(e, Map.of("measurement_failure", String.valueOf(o.failure)), stdout);
-            return ExitCodes.FAILED;
-        }
-    }
-
-    private int writeResults(PrintWriter stdout, Path dir, RunSpec spec, long requested, ThroughputRun.Outcome o,
-                             String startedAt, ResultsFolder folder) throws IOException {
-        ThroughputResults.Given given = given(requested);
-        ThroughputResults.write(dir, folder, spec, given, o, startedAt);
-        ThroughputConsole.print(stdout, spec.driver(), given, o, dir);
-        if (plotOption.plot && PlotCommand.hasScripts(dir)) { // search.gp with a search, samples.gp with --in-flight
-            PlotCommand.render(dir, stdout);
-        }
-        if (o.failure != null) {
-            return o.usageFailure ? ExitCodes.USAGE : ExitCodes.FAILED;
-        }
-        return ExitCodes.OK;
+        store.record(o, dir, commandSpec, false);
+        return ExitCodes.of(o, dir, output, plotOption, commandSpec);
     }
 
     /** The options as given, for the results. */

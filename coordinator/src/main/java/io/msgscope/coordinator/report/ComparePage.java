@@ -40,7 +40,11 @@ public final class ComparePage {
                 flush(h, head, rows);
                 head = null;
                 rows = new ArrayList<>();
-                h.el("p", t.startsWith("(") && t.endsWith(")") ? t.substring(1, t.length() - 1) : t);
+                if (t.startsWith("## ")) { // the verdict's section (issue 34)
+                    h.el("h2", t.substring(3));
+                } else {
+                    h.el("p", t.startsWith("(") && t.endsWith(")") ? t.substring(1, t.length() - 1) : t);
+                }
             }
         }
         flush(h, head, rows);

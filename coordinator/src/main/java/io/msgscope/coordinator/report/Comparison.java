@@ -1,5 +1,7 @@
 package io.msgscope.coordinator.report;
 
+import io.msgscope.coordinator.view.SummaryView;
+import io.msgscope.coordinator.results.ResultFiles;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -45,7 +47,7 @@ public final class Comparison {
         List<Run> runs = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         for (Path d : dirs) {
-            Path f = d.resolve("summary.json");
+            Path f = d.resolve(ResultFiles.SUMMARY);
             if (!Files.isRegularFile(f)) {
                 throw new IllegalArgumentException(d + " holds no summary.json (not a run folder)");
             }
@@ -248,6 +250,18 @@ public final class Comparison {
     /** Writes compare.md, compare.dat and compare.gp into dir. */
     public List<Path> write(Path dir) throws IOException {
         return writeFiles(dir, markdown(), dat(), script());
+    }
+
+    /** A file written beside the table's (compare.json). */
+    public interface Extra {
+        Path write(Path dir) throws IOException;
+    }
+
+    /** As {@link #write(Path)}, with {@code appendix} after the table in compare.md and {@code extra} written too. */
+    public List<Path> write(Path dir, String appendix, Extra extra) throws IOException {
+        List<Path> out = writeFiles(dir, markdown() + appendix, dat(), script());
+        out.add(extra.write(dir));
+        return out;
     }
 
     /** Writes compare.md, compare.dat and compare.gp with the given texts into dir (created). */

@@ -111,6 +111,14 @@ final class Html {
         return this;
     }
 
+    /** A table cell naming a run folder under {@code dir}, a link to its page when it has one. */
+    Html folderCell(java.nio.file.Path dir, String folder) {
+        if (java.nio.file.Files.isRegularFile(dir.resolve(folder).resolve("index.html"))) {
+            return raw("<td><a href=\"").text(href(folder + "/index.html")).raw("\">").text(folder).raw("</a></td>");
+        }
+        return raw("<td>").text(folder).raw("</td>");
+    }
+
     Html pre(String text) {
         sb.append("<pre>").append(esc(text)).append("</pre>\n");
         return this;

@@ -1,11 +1,14 @@
 package io.msgscope.coordinator.report;
 
+import io.msgscope.coordinator.view.SummaryView;
+import io.msgscope.coordinator.view.Units;
+import io.msgscope.coordinator.results.ResultFiles;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.msgscope.analysis.output.Plotter;
-import io.msgscope.coordinator.ThroughputSamples;
-import io.msgscope.coordinator.result.Envelope;
+import io.msgscope.coordinator.throughput.ThroughputSamples;
+import io.msgscope.coordinator.results.Envelope;
 
 import static io.msgscope.coordinator.report.SummaryTables.FIELD_HEAD;
 import static io.msgscope.coordinator.report.SummaryTables.cpuTable;
@@ -50,9 +53,15 @@ public final class HtmlReport {
         return Files.isRegularFile(dir.resolve("sweep.json"));
     }
 
+    /** Whether dir is a capacity search's folder (its summary.json's mode). */
+    static boolean isCapacity(Path dir) throws IOException {
+        io.msgscope.coordinator.view.SummaryView v = io.msgscope.coordinator.view.SummaryView.read(dir);
+        return v != null && "capacity".equals(v.envelope().mode());
+    }
+
     /** Whether dir is a run folder. */
     public static boolean isRun(Path dir) {
-        return Files.isRegularFile(dir.resolve("summary.json"));
+        return Files.isRegularFile(dir.resolve(ResultFiles.SUMMARY));
     }
 
     /**
@@ -61,7 +70,7 @@ public final class HtmlReport {
      * file; commands turn it into exit 1.
      */
     public static void checkSummary(Path dir) throws IOException {
-        Path f = dir.resolve("summary.json");
+        Path f = dir.resolve(ResultFiles.SUMMARY);
         String why;
         try {
             com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(f.toFile());
@@ -76,23 +85,21 @@ public final class HtmlReport {
         }
     }
 
-    /** Writes dir/index.html (and, for a sweep, each point's index.html), rendering missing PNGs when gnuplot is present. */
+    /** Writes dir/index.html (and, for a sweep or a capacity search, each point's or step's index.html), rendering missing PNGs when gnuplot is present. */
     public static Result write(Path dir) throws IOException {
         List<Path> pages = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         Path index;
         if (isSweep(dir)) {
             JsonNode sweep = OM.readTree(dir.resolve("sweep.json").toFile());
-            for (JsonNode p : sweep.path("points")) {
-                Path pd = dir.resolve(p.path("dir").asText());
-                if (isRun(pd)) {
-                    completeData(pd);
-                    renderMissing(pd, notes);
-                    pages.add(writeRun(pd));
-                }
-            }
+            runPages(dir, sweep.path("points"), "dir", pages, notes);
             renderMissing(dir, notes);
             index = SweepPage.writeSweep(dir, sweep);
+        } else if (isCapacity(dir)) {
+            JsonNode cap = OM.readTree(dir.resolve(ResultFiles.SUMMARY).toFile());
+            runPages(dir, cap.path("steps"), "folder", pages, notes); // each step is a run, linked from the steps
+            renderMissing(dir, notes);
+            index = CapacityPage.write(dir, cap);
         } else {
             completeData(dir);
             renderMissing(dir, notes);
@@ -100,6 +107,19 @@ public final class HtmlReport {
         }
         pages.add(index);
         return new Result(index, pages, notes);
+    }
+
+    /** The page of each run folder (the entries' {@code field} under {@code dir}) that holds a summary. */
+    private static void runPages(Path dir, JsonNode entries, String field, List<Path> pages, List<String> notes)
+            throws IOException {
+        for (JsonNode e : entries) {
+            Path rd = dir.resolve(e.path(field).asText());
+            if (isRun(rd)) {
+                completeData(rd);
+                renderMissing(rd, notes);
+                pages.add(writeRun(rd));
+            }
+        }
     }
 
     /** Renders the folder's scripts when one of their PNGs is missing and gnuplot is on PATH. */
@@ -169,36 +189,6 @@ public final class HtmlReport {
         return new SummaryView(s).sentence();
     }
 
-    static String time(JsonNode ns) {
-        return ns.isNumber() ? time(ns.asDouble()) : "–";
-    }
-
-    /** A duration given in ns, in s, ms or µs with three significant digits. */
-    static String time(double v) {
-        if (Double.isNaN(v)) {
-            return "–";
-        }
-        if (v >= 1e9) {
-            return String.format(Locale.ROOT, "%.3g s", v / 1e9);
-        }
-        if (v >= 1e6) {
-            return String.format(Locale.ROOT, "%.3g ms", v / 1e6);
-        }
-        return String.format(Locale.ROOT, "%.3g µs", v / 1e3);
-    }
-
-    static String bytes(double b) {
-        if (Double.isNaN(b)) {
-            return "–";
-        }
-        String[] u = {"B", "KiB", "MiB", "GiB"};
-        int i = 0;
-        while (b >= 1024 && i < u.length - 1) {
-            b /= 1024;
-            i++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", b, u[i]);
-    }
 
     private static String statusHtml(SummaryView v) {
         String st = v.status();
@@ -208,7 +198,7 @@ public final class HtmlReport {
     }
 
     static Path writeRun(Path dir) throws IOException {
-        JsonNode s = OM.readTree(dir.resolve("summary.json").toFile());
+        JsonNode s = OM.readTree(dir.resolve(ResultFiles.SUMMARY).toFile());
         SummaryView v = new SummaryView(s);
         Html h = new Html();
         Envelope e = v.envelope();
@@ -261,10 +251,10 @@ public final class HtmlReport {
         String reason = v.envelope().failed() ? ": " + v.envelope().failureReason() : "";
         rows.add(List.of("verdict", v.status() + reason));
         rows.add(List.of(v.mode() == SummaryView.Mode.THROUGHPUT ? "delivered (messages / sampling period)"
-                : "received", rate(v.msgPerS()) + (Double.isNaN(v.bytesPerS()) ? "" : " (" + bytes(v.bytesPerS()) + "/s)")));
+                : "received", rate(v.msgPerS()) + (Double.isNaN(v.bytesPerS()) ? "" : " (" + Units.bytes(v.bytesPerS()) + "/s)")));
         for (String[] p : new String[][] {{"p50", "latency p50"}, {"p99", "latency p99"}, {"p999", "latency p99.9"},
                 {"max", "latency max"}}) {
-            rows.add(List.of(p[1], time(v.latencyUs(p[0]) * 1e3)));
+            rows.add(List.of(p[1], Units.time(v.latencyUs(p[0]) * 1e3)));
         }
         double lost = v.lost();
         double sent = v.sent();
@@ -276,7 +266,7 @@ public final class HtmlReport {
         if (v.mode() == SummaryView.Mode.SCENARIO) {
             rows.add(List.of("delivery rate", v.deliveryRate()));
         }
-        v.cpuNsPerMessage().forEach((role, ns) -> rows.add(List.of("CPU per message, " + role, time(ns))));
+        v.cpuNsPerMessage().forEach((role, ns) -> rows.add(List.of("CPU per message, " + role, Units.time(ns))));
         int warnings = v.envelope().warnings().size();
         if (warnings > 0) {
             rows.add(List.of("warnings", warnings + " (listed below)"));
@@ -296,7 +286,7 @@ public final class HtmlReport {
         }
         h.el("h2", "Run it again");
         h.pre("msgscope " + new SummaryView(s).modeName() + " --spec "
-                + dir.toAbsolutePath().normalize().resolve("summary.json"));
+                + dir.toAbsolutePath().normalize().resolve(ResultFiles.SUMMARY));
         h.el("p", "spec_hash " + s.path("spec_hash").asText("–") + ": the same hash means the same settings. "
                 + "Options given on the command line override the file's; the password in a broker URI was masked and must "
                 + "be given again with --uri.");
@@ -309,6 +299,8 @@ public final class HtmlReport {
         h.table(FIELD_HEAD, fields(s.path("throughput")));
         h.el("h2", "Counters");
         h.table(FIELD_HEAD, fields(s.path("counters")));
+        PhaseTables.add(h, s);
+        FaultTables.add(h, s);
         seriesTable(h, s.path("series"), "Series aggregates");
         if (s.path("network").isObject()) {
             h.el("p", "Network: " + s.path("network").path("source").asText(""));
@@ -375,10 +367,10 @@ public final class HtmlReport {
 
     /** Data files a folder written by an older msgscope lacks but its summary holds (throughput samples). */
     static void completeData(Path dir) throws IOException {
-        if (!isRun(dir) || Files.isRegularFile(dir.resolve(ThroughputSamples.DAT))) {
+        if (!isRun(dir) || Files.isRegularFile(dir.resolve(io.msgscope.coordinator.results.ResultFiles.SAMPLES_DAT))) {
             return;
         }
-        SummaryView v = new SummaryView(OM.readTree(dir.resolve("summary.json").toFile()));
+        SummaryView v = new SummaryView(OM.readTree(dir.resolve(ResultFiles.SUMMARY).toFile()));
         if (v.mode() == SummaryView.Mode.THROUGHPUT) {
             List<Double> samples = new ArrayList<>();
             v.json().path("result").path("sample_values_msg_s").forEach(n -> samples.add(n.asDouble()));

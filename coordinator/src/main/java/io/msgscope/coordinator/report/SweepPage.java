@@ -67,12 +67,7 @@ final class SweepPage {
                     "lat_p999_us", "lat_max_us")) {
                 h.raw("<td>").text(Html.value(p.get(f))).raw("</td>");
             }
-            if (Files.isRegularFile(dir.resolve(d).resolve("index.html"))) {
-                h.raw("<td><a href=\"").text(Html.href(d + "/index.html")).raw("\">").text(d).raw("</a></td>");
-            } else {
-                h.raw("<td>").text(d).raw("</td>");
-            }
-            h.raw("</tr>\n");
+            h.folderCell(dir, d).raw("</tr>\n");
         }
         h.raw("</tbody></table>\n");
         h.el("h2", "Time");

@@ -1,7 +1,7 @@
 package io.msgscope.coordinator.scenario;
 
 import io.msgscope.analysis.output.HumanFormat;
-import io.msgscope.coordinator.result.LatencyFigures;
+import io.msgscope.coordinator.results.LatencyFigures;
 
 import java.util.Locale;
 

@@ -1,19 +1,16 @@
 package io.msgscope.coordinator.scenario;
 
-import io.msgscope.coordinator.result.LatencyFigures;
+import io.msgscope.coordinator.results.LatencyFigures;
 
 import java.util.Locale;
 
 /**
  * What a scenario's figures do not say by themselves (issue 27): publishers that fell behind their schedule, and
- * the JetStream pull consumer's fetch batches in its latency.
+ * what connect_time times (a driver's own caveats come from {@code Driver.latencyCaveat}).
  */
 final class ScenarioCaveats {
     /** Intended-time p50 this far above the actual-send p50 means the publishers sent late, not the broker slow. */
     static final double BEHIND_US = 10_000;
-    /** The JetStream pull consumer's batch and wait per fetch (driver-nats NatsSubscriber: PULL_BATCH, 1 s). */
-    static final int PULL_BATCH = 256;
-    static final double PULL_WAIT_S = 1.0;
 
     private ScenarioCaveats() {
     }
@@ -32,25 +29,6 @@ final class ScenarioCaveats {
                 + "the rates are what the system delivered, not the rate asked. Not failed: every scheduled message "
                 + "was sent, late (a trace run fails with \"fell behind its rate\" only when it sends below 95 %% of "
                 + "--rate)", sendsDeferred, intended.p50Us() / 1e3, actual.p50Us() / 1e3);
-    }
-
-    /**
-     * For a JetStream pull consumer: each subscriber fetches up to {@link #PULL_BATCH} messages per request, and a
-     * request waits up to {@link #PULL_WAIT_S} s for its batch to fill, so at a low rate per subscriber a message
-     * waits in the stream for its batch. Null for other drivers.
-     */
-    static String pullBatch(ScenarioConfig c, long received, double seconds) {
-        if (!c.driver().equals("nats") || !"true".equalsIgnoreCase(c.options().get("jetstream"))
-                || !"pull".equalsIgnoreCase(c.options().get("consumer")) || seconds <= 0) {
-            return null;
-        }
-        double perSubscriber = received / seconds / Math.max(1, c.subscribers());
-        double fillS = perSubscriber <= 0 ? PULL_WAIT_S : Math.min(PULL_WAIT_S, PULL_BATCH / perSubscriber);
-        return String.format(Locale.ROOT, "JetStream pull consumer: each subscriber fetches up to %d messages per "
-                + "request and a request waits up to %.0f s for its batch to fill; at %.0f msg/s per subscriber a batch "
-                + "takes %.0f ms, so a message waits up to that long in the stream before it is fetched (about half of "
-                + "it at p50): the latency shows the fetch batching, not JetStream's delivery", PULL_BATCH,
-                PULL_WAIT_S, perSubscriber, fillS * 1e3);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.msgscope.coordinator.scenario;
 import io.msgscope.core.Padding;
 import io.msgscope.core.Workload;
 import io.msgscope.core.scenario.Scenario;
+import io.msgscope.core.timeline.Timeline;
 
 import java.util.List;
 import java.util.Map;
@@ -15,10 +16,20 @@ import java.util.Map;
  * @param workload     the driver and its options as the agents use them (the driver's scenario support adds what
  *                     the scenario chooses, e.g. ZeroMQ's pattern), the message and its padding
  * @param givenOptions the driver options the user gave, which the spec records (issue 18: it loads back)
+ * @param rate         msg/s per publisher; on load phases, the warm-up's
+ * @param durationMs   the measurement; on load phases, the timeline's length (rounded up to a whole ms)
+ * @param timeline     the measurement's load phases, their rates the TOTAL over all publishers (issue 31); null for
+ *                     one rate
+ * @param drainTimeoutMs {@code --drain-timeout}: after the publishers stopped, how long the wait for in-flight messages
+ *                     may go without a delivery before the rest counts as lost (Q9, issue 31 item 1; {@link DrainWait})
  */
 public record ScenarioConfig(Scenario scenario, Workload workload, int publishers, int subscribers, double rate,
                              long warmupMs, long durationMs, String topicPrefix, Connections connections,
-                             boolean allowDuplicates, Map<String, String> givenOptions) {
+                             boolean allowDuplicates, Map<String, String> givenOptions, Timeline timeline,
+                             long drainTimeoutMs) {
+    /** {@code --drain-timeout}'s default, ms: a scenario that drains within 5 s ends as it did before issue 31. */
+    public static final long DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+
     public ScenarioConfig {
         givenOptions = givenOptions == null ? workload.driverOptions() : Map.copyOf(givenOptions);
     }
@@ -27,13 +38,29 @@ public record ScenarioConfig(Scenario scenario, Workload workload, int publisher
     public ScenarioConfig(Scenario scenario, Workload workload, int publishers, int subscribers, double rate,
                           long warmupMs, long durationMs, String topicPrefix, Connections connections) {
         this(scenario, workload, publishers, subscribers, rate, warmupMs, durationMs, topicPrefix, connections, false,
-                null);
+                null, null, DEFAULT_DRAIN_TIMEOUT_MS);
     }
 
     /** The same config with duplicates allowed or not (--allow-duplicates). */
     public ScenarioConfig allowingDuplicates(boolean allow) {
         return new ScenarioConfig(scenario, workload, publishers, subscribers, rate, warmupMs, durationMs, topicPrefix,
-                connections, allow, givenOptions);
+                connections, allow, givenOptions, timeline, drainTimeoutMs);
+    }
+
+    /** The same config with another {@code --drain-timeout}, ms. */
+    public ScenarioConfig drainingFor(long ms) {
+        return new ScenarioConfig(scenario, workload, publishers, subscribers, rate, warmupMs, durationMs, topicPrefix,
+                connections, allowDuplicates, givenOptions, timeline, ms);
+    }
+
+    /**
+     * The same config on load phases (issue 31): the measurement lasts the timeline (rounded up to a whole ms), and
+     * the warm-up runs, per publisher, at the timeline's first rate above 0 shared by the publishers.
+     */
+    public ScenarioConfig onPhases(Timeline t) {
+        return new ScenarioConfig(scenario, workload, publishers, subscribers, ScenarioPhases.warmupRate(t, publishers),
+                warmupMs, (t.durationNs() + 999_999) / 1_000_000, topicPrefix, connections, allowDuplicates,
+                givenOptions, t, drainTimeoutMs);
     }
 
     public String driver() {

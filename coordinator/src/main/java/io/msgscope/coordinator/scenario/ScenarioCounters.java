@@ -28,6 +28,18 @@ final class ScenarioCounters {
         return n;
     }
 
+    /**
+     * Drops the publishers agents' summed {@link ScenarioCollector#CONFIRMED_SO_FAR} from {@code sums} unless every one
+     * of {@code agents} (each agent's latest counters) reported it: a part of the confirmed count is no floor.
+     */
+    static void confirmedOnlyFromAll(Map<String, Long> sums, java.util.List<Map<String, Long>> agents) {
+        for (Map<String, Long> a : agents) {
+            if (!a.containsKey(ScenarioCollector.CONFIRMED_SO_FAR)) {
+                sums.remove(ScenarioCollector.CONFIRMED_SO_FAR);
+            }
+        }
+    }
+
     static boolean allLost(Map<String, Long> subCounters) {
         long n = subCounters.getOrDefault("subscriptions", 0L);
         return n > 0 && subCounters.getOrDefault("subscriptions_lost", 0L) >= n;

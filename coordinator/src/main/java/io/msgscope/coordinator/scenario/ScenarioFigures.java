@@ -1,6 +1,6 @@
 package io.msgscope.coordinator.scenario;
 
-import io.msgscope.coordinator.result.LatencyFigures;
+import io.msgscope.coordinator.results.LatencyFigures;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -15,7 +15,8 @@ import java.util.Map;
  * @param latency        Q4 from the actual send time
  * @param intended       Q4 from the scheduled send time
  * @param latencyClamped negative latencies clamped to 0
- * @param inFlightWaitMs how long the in-flight wait took after the publishers stopped
+ * @param inFlightWaitMs how long the in-flight wait took after the publishers stopped: until drained, or until no
+ *                       delivery for --drain-timeout (Q9, issue 31 item 1; {@link DrainWait})
  * @param proxy          the middle box's figures, or null when none ran
  * @param broker         the broker process's figures, or null when it was not sampled
  */

@@ -4,6 +4,10 @@ import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlHub;
 import io.msgscope.control.Frames;
+import io.msgscope.coordinator.agents.AgentEndpoint;
+import io.msgscope.coordinator.agents.AgentPlan;
+import io.msgscope.coordinator.agents.Deadlines;
+import io.msgscope.coordinator.agents.LocalAgents;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.Go;
 import io.msgscope.proto.Phase;
@@ -47,13 +51,15 @@ final class ScenarioLinks {
     }
 
     /** Recomputes the per-role sums from each agent's latest counters. */
-    void aggregate(ScenarioOutcome o) {
+    void aggregate(ScenarioCollector o) {
         o.publisherCounters.clear();
         o.subscriberCounters.clear();
         for (Map.Entry<AgentLink, Map<String, Long>> e : latest.entrySet()) {
             Map<String, Long> into = e.getKey().role() == Role.SUBSCRIBERS ? o.subscriberCounters : o.publisherCounters;
             e.getValue().forEach((k, v) -> into.merge(k, v, Long::sum));
         }
+        ScenarioCounters.confirmedOnlyFromAll(o.publisherCounters, pubs.stream()
+                .map(l -> latest.getOrDefault(l, Map.of())).toList());
     }
 
     /** Waits for every publishers agent's end of phase; returns the messages they sent in it, summed. */
@@ -70,9 +76,9 @@ final class ScenarioLinks {
     /**
      * Q9 with a deadline: FINAL from every subscribers agent (histograms, counters) and every publishers
      * agent, each agent still alive answering within {@link #FINAL_DEADLINE_MS} in all; an agent that is
-     * dead, silent or late is named in {@link ScenarioOutcome#missingAgents} and the run marked failed.
+     * dead, silent or late is named in {@link ScenarioCollector#missingAgents} and the run marked failed.
      */
-    void collectFinal(ScenarioOutcome o, List<AgentLink> links) {
+    void collectFinal(ScenarioCollector o, List<AgentLink> links) {
         long deadline = System.nanoTime() + FINAL_DEADLINE_MS * 1_000_000L;
         List<AgentLink> gone = new ArrayList<>();
         for (AgentLink l : links) {
@@ -87,6 +93,7 @@ final class ScenarioLinks {
                     if (l.role() == Role.SUBSCRIBERS) {
                         o.latency = merge(o.latency, decode(fin.getLatencyHistogram()));
                         o.intended = merge(o.intended, decode(fin.getIntendedHistogram()));
+                        o.backlogReads = ScenarioBacklog.Reads.add(o.backlogReads, fin);
                     }
                     o.connect = merge(o.connect, decode(fin.getConnectHistogram()));
                     if (!fin.getFirstError().isEmpty()) {
@@ -122,7 +129,7 @@ final class ScenarioLinks {
     }
 
     /** The proxy's counters over the measurement; a dead or silent proxy is named missing and fails the run. */
-    void collectProxy(ScenarioOutcome o, ScenarioMiddleBox box) {
+    void collectProxy(ScenarioCollector o, ScenarioMiddleBox box) {
         try {
             o.publisherCounters.putAll(box.measured(hub));
         } catch (Exception e) {
@@ -132,7 +139,7 @@ final class ScenarioLinks {
         }
     }
 
-    private static void missing(ScenarioOutcome o, List<AgentLink> gone, AgentLink l, String why) {
+    private static void missing(ScenarioCollector o, List<AgentLink> gone, AgentLink l, String why) {
         if (!gone.contains(l)) {
             gone.add(l);
             o.missingAgents.add(why.startsWith(l.name()) ? why : l.name() + ": " + why);
@@ -140,7 +147,7 @@ final class ScenarioLinks {
         }
     }
 
-    void environment(ScenarioOutcome o) {
+    void environment(ScenarioCollector o) {
         io.msgscope.proto.Environment e = subs.get(0).helloAck().getEnvironment();
         o.environment.put("host", e.getHostname());
         o.environment.put("jvm", e.getJvm());
@@ -192,6 +199,23 @@ final class ScenarioLinks {
         }
     }
 
+    /**
+     * Go(phase) to every publishers agent, then a wait of {@link #PUBLISHERS_LEAD_MS}: the publishers start sending
+     * that long after their Go, so the poll windows counted from here begin with their schedule (issue 31: a load
+     * phase's windows would otherwise hold the lead's worth of the phase before). On phases that pause the consumers
+     * ({@code subscribersFollow}) the subscribers agents get the Go first: they follow the same timeline from it.
+     */
+    void start(Phase p, boolean subscribersFollow) throws InterruptedException {
+        if (subscribersFollow) {
+            sendAll(subs, go(p)); // no answer: the agent pauses and resumes on its own (issue 31 item 3)
+        }
+        sendAll(pubs, go(p));
+        Thread.sleep(PUBLISHERS_LEAD_MS);
+    }
+
+    /** How long after its Go a publishers agent starts a phase (agent-sender's PublishersRole: every pacer on one schedule). */
+    static final long PUBLISHERS_LEAD_MS = 20;
+
     static ScenarioQuery kind(ScenarioQuery.Kind k) {
         return ScenarioQuery.newBuilder().setKind(k).build();
     }
@@ -215,5 +239,34 @@ final class ScenarioLinks {
                     io.msgscope.core.driver.ConnectStats.HIGHEST_NS, io.msgscope.core.LatencyRange.DIGITS);
         }
         return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(b.toByteArray()), 0);
+    }
+
+    /** Every agent of a role from the plan, connected. */
+    void connect(AgentPlan agents, Role role, List<AgentLink> into) throws Exception {
+        for (AgentEndpoint ep : agents(agents, role)) {
+            into.add(AgentLink.connect(hub, role, ep.host(), ep.port(), Deadlines.HANDSHAKE_MS, ep::deathReason));
+        }
+    }
+
+    /**
+     * The agents of {@code role} from the plan; one that died (or never came up) while it started is an agent lost at
+     * set-up, as the control plane reports one, whichever role it had.
+     */
+    static List<AgentEndpoint> agents(AgentPlan agents, Role role) throws Exception {
+        try {
+            return agents.agents(role);
+        } catch (LocalAgents.StartFailure e) {
+            throw e.asAgentFailure();
+        }
+    }
+
+    /** ": " and the first error any report names, or nothing. */
+    static String firstError(List<ScenarioReport> reports) {
+        for (ScenarioReport r : reports) {
+            if (!r.getFirstError().isEmpty()) {
+                return ": " + r.getFirstError();
+            }
+        }
+        return "";
     }
 }

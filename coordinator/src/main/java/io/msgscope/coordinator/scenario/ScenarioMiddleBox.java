@@ -3,8 +3,9 @@ package io.msgscope.coordinator.scenario;
 import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlHub;
-import io.msgscope.coordinator.AgentEndpoint;
-import io.msgscope.coordinator.LocalAgents;
+import io.msgscope.coordinator.agents.Deadlines;
+import io.msgscope.coordinator.agents.AgentEndpoint;
+import io.msgscope.coordinator.agents.AgentPlan;
 import io.msgscope.core.driver.Drivers;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.Go;
@@ -14,8 +15,6 @@ import io.msgscope.proto.Ready;
 import io.msgscope.proto.Role;
 import io.msgscope.proto.RunSpec;
 
-import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -41,21 +40,15 @@ final class ScenarioMiddleBox {
     }
 
     /** Starts the proxy when the driver's options route through one; else null. */
-    static ScenarioMiddleBox startIfNeeded(ScenarioConfig cfg, LocalAgents agents, ControlHub hub, Path dir,
-                                           List<String> jvmArgs, Map<Role, AgentEndpoint> remote, RunSpec spec)
+    static ScenarioMiddleBox startIfNeeded(ScenarioConfig cfg, AgentPlan agents, ControlHub hub, RunSpec spec)
             throws Exception {
         if (!Drivers.load().get(cfg.driver()).usesRelay(cfg.options())) {
             return null;
         }
-        AgentEndpoint ep;
-        try {
-            ep = remote.containsKey(Role.RELAY) ? remote.get(Role.RELAY) : agents.start(Role.RELAY, dir, jvmArgs, 30_000);
-        } catch (LocalAgents.StartFailure e) {
-            throw e.asAgentFailure(); // the proxy's agent lost at set-up, as a publishers or subscribers agent would be
-        }
-        AgentLink link = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.port(), 10_000, ep::deathReason);
+        AgentEndpoint ep = ScenarioLinks.agents(agents, Role.RELAY).get(0);
+        AgentLink link = AgentLink.connect(hub, Role.RELAY, ep.host(), ep.port(), Deadlines.HANDSHAKE_MS, ep::deathReason);
         link.send(Envelope.newBuilder().setSpec(spec.toBuilder().setBindHost(ep.host())).build());
-        Ready r = hub.await(link, 30_000, "the proxy set-up", Envelope.BodyCase.READY).getReady();
+        Ready r = hub.await(link, Deadlines.READY_MS, "the proxy set-up", Envelope.BodyCase.READY).getReady();
         return new ScenarioMiddleBox(link, ep.host(), r);
     }
 

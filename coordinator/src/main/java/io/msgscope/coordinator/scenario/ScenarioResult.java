@@ -1,7 +1,7 @@
 package io.msgscope.coordinator.scenario;
 
-import io.msgscope.coordinator.ClockOffset;
-import io.msgscope.coordinator.result.Envelope;
+import io.msgscope.coordinator.agents.ClockOffset;
+import io.msgscope.coordinator.results.Envelope;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,11 +17,16 @@ import java.util.Map;
  * @param missingAgents the agents whose final figures could not be collected, with why; null when none
  * @param firstErrors   the first error each agent reported, one line each
  * @param seconds       the measurement, second by second
- * @param intervals     the measurement's latency, one interval per second and the drain
+ * @param intervals     the measurement's latency, one interval per second and the drain (on load phases each second's
+ *                      tagged with its phase)
+ * @param interruption  how far a run stopped by SIGINT or SIGTERM got (issue 29), null when none stopped it
+ * @param phases        each load phase's figures (issue 31); null for a run at one rate
+ * @param clocks        cross-host latency corrected by the tracked clocks (issue 33); null on one box
  */
 public record ScenarioResult(Envelope envelope, Setup setup, String missingAgents, List<String> firstErrors,
                              ScenarioFigures results, List<String> notes, List<Second> seconds,
-                             List<Interval> intervals) {
+                             List<Interval> intervals, ScenarioInterruption interruption, ScenarioPhases phases,
+                             ScenarioClockFigures clocks) {
 
     public ScenarioResult {
         firstErrors = List.copyOf(firstErrors);
@@ -43,10 +48,11 @@ public record ScenarioResult(Envelope envelope, Setup setup, String missingAgent
 
     /**
      * What ran, after the envelope: the scenario, its delivery guarantee, the clients and their rate, the periods, the
-     * messages, the broker as the client saw it; then why connections failed (when any did) and, across boxes, each
+     * messages (the rate per publisher null on load phases, whose rates are the spec's {@code phases}), the broker as the
+     * client saw it; then why connections failed (when any did) and, across boxes, each
      * agent's clock offset to the subscribers' (R1).
      */
-    public record Setup(String scenario, String delivery, int publishers, int subscribers, double ratePerPublisher,
+    public record Setup(String scenario, String delivery, int publishers, int subscribers, Double ratePerPublisher,
                         double warmupS, double durationS, int size, String padding, Map<String, String> broker,
                         List<String> connectFailures, boolean crossHost, Map<String, ClockOffset> clockOffsets) {
         public Setup {
@@ -93,7 +99,21 @@ public record ScenarioResult(Envelope envelope, Setup setup, String missingAgent
     /** summary.json: the header, the results, the notes. */
     public Map<String, Object> toMap() {
         Map<String, Object> root = header();
-        root.put("results", results.toMap());
+        Map<String, Object> figures = results.toMap();
+        if (clocks != null) {
+            clocks.putResults(figures); // issue 33: corrected beside the uncorrected
+            root.put("clock_tracking", clocks.toMap());
+        }
+        root.put("results", figures);
+        if (interruption != null) {
+            root.put("interrupted", interruption.toMap());
+        }
+        if (phases != null) {
+            root.put("phases", phases.toList());
+            if (phases.backlog() != null) {
+                root.put("backlog", phases.backlog().toList()); // issue 31 item 3
+            }
+        }
         root.put("notes", notes);
         return root;
     }

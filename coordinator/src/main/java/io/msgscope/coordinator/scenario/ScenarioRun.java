@@ -4,9 +4,10 @@ import io.msgscope.control.AgentFailure;
 import io.msgscope.control.AgentLink;
 import io.msgscope.control.ControlCodec;
 import io.msgscope.control.ControlHub;
-import io.msgscope.coordinator.AgentEndpoint;
-import io.msgscope.coordinator.ClockOffset;
-import io.msgscope.coordinator.LocalAgents;
+import io.msgscope.coordinator.agents.Deadlines;
+import io.msgscope.coordinator.agents.AgentEndpoint;
+import io.msgscope.coordinator.agents.AgentPlan;
+import io.msgscope.coordinator.agents.LocalAgents;
 import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.ScenarioSupport;
@@ -20,7 +21,6 @@ import io.msgscope.proto.ScenarioQuery;
 import io.msgscope.proto.ScenarioReport;
 import org.HdrHistogram.Histogram;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -31,8 +31,9 @@ import java.util.Map;
  * its share of {@code --connect-rate} while the coordinator shows connected/target (a connection that
  * fails fails the run at set-up, its reason counted by kind and the connect times kept); warm-up;
  * explicit reset; measurement with a poll of every agent each second (the per-second series, counters;
- * the run ends early when every subscription is lost or every publisher stopped); in-flight wait (up to
- * 5 s, Q9); final histograms and counters from every agent still alive within 3 s.
+ * the run ends early when every subscription is lost or every publisher stopped); the in-flight wait (Q9)
+ * until drained ({@link DrainWait}, issue 31 item 1); final histograms and counters from every agent still alive
+ * within 3 s.
  */
 public final class ScenarioRun {
     /** A ramp that opens (or fails) no connection for this long has stalled. */
@@ -40,18 +41,43 @@ public final class ScenarioRun {
 
     private final ScenarioConfig cfg;
     private final ProgressLine progress;
-    private io.msgscope.coordinator.LiveMetrics metrics;
+    private io.msgscope.coordinator.results.LiveMetrics metrics;
     private final ScenarioSupport support;
 
     /** ZeroMQ's proxy in the broker-probe agent when the driver routes through one (M1); else null. */
     private ScenarioMiddleBox box;
     /** The agents of the run once connected, and what each last reported. */
     private ScenarioLinks links;
+    /** The clocks, followed between polls on a cross-host run (issue 33), and how wide their error may be. */
+    private io.msgscope.coordinator.agents.ClockTracker clocks;
+    private io.msgscope.coordinator.agents.ClockErrorLimit clockLimit = io.msgscope.coordinator.agents.ClockErrorLimit.DEFAULT;
+    /** The signal that interrupted the run, null while none did; set from the signal's thread (issue 29). */
+    private volatile String interruptedBy;
 
     /** Live metrics to keep current each second (null: none). */
-    public ScenarioRun metrics(io.msgscope.coordinator.LiveMetrics m) {
+    public ScenarioRun metrics(io.msgscope.coordinator.results.LiveMetrics m) {
         this.metrics = m;
         return this;
+    }
+
+    /** {@code --max-clock-error} (issue 33). */
+    public ScenarioRun clockLimit(io.msgscope.coordinator.agents.ClockErrorLimit limit) {
+        this.clockLimit = limit;
+        return this;
+    }
+
+    /** SIGINT or SIGTERM (issue 29), any thread: the publishers stop within a second, what was measured is kept. */
+    public void interrupt(String signal) {
+        interruptedBy = signal;
+    }
+
+    /** Ends the run here when a signal interrupted it; {@code measuredS} is null before the measurement. */
+    private boolean interrupted(ScenarioCollector o, String phase, Double measuredS) {
+        String signal = interruptedBy;
+        if (signal != null) {
+            o.interrupted(signal, phase, measuredS, cfg.durationMs() / 1000.0);
+        }
+        return signal != null;
     }
 
     public ScenarioRun(ScenarioConfig cfg, ProgressLine progress) {
@@ -63,29 +89,23 @@ public final class ScenarioRun {
         }
     }
 
-    public ScenarioOutcome run(Path dir, List<String> jvmArgs) {
-        return run(dir, jvmArgs, Map.of(), null);
-    }
-
     /**
      * Runs the scenario; never throws and never hangs. A failure in any phase (an agent's error report, a
      * dead or silent agent, a refused connection, every subscription lost) ends the run there: the
      * coordinator then collects the final figures from every agent still alive within
      * {@link ScenarioLinks#FINAL_DEADLINE_MS}, names the agents it could not reach, and records the phase.
      *
-     * @param remote agent daemons to use instead of local ones (issue 6), by role; publishers and
-     *               subscribers may have several (issue 13)
-     * @param credentials what those agents require: TLS certificates and/or the shared secret (issue 14)
+     * @param agents where the agents of each role are (daemons given with --agent, issue 6, or JVMs started here) and
+     *               what they require (issue 14); publishers and subscribers may have several (issue 13). The caller
+     *               closes it once the run has returned.
      */
-    public ScenarioOutcome run(Path dir, List<String> jvmArgs, Map<Role, List<AgentEndpoint>> remote,
-                       io.msgscope.control.ControlCredentials credentials) {
-        ScenarioOutcome o = new ScenarioOutcome();
+    public ScenarioOutcome run(AgentPlan agents) {
+        ScenarioCollector o = new ScenarioCollector();
         String[] phase = {"set-up"};
-        try (LocalAgents agents = new LocalAgents();
-             ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, credentials)) {
+        try (ControlHub hub = new ControlHub(ControlCodec.DEFAULT_MAX_FRAME, agents.credentials())) {
             links = new ScenarioLinks(hub);
             try {
-                measure(o, phase, agents, hub, dir, jvmArgs, remote);
+                measure(o, phase, agents, hub);
             } catch (AgentFailure e) {
                 o.fail(e.getMessage(), phase[0]);
                 o.usage = e.usage();
@@ -101,6 +121,7 @@ public final class ScenarioRun {
             }
             List<AgentLink> everyone = links.all();
             links.collectFinal(o, everyone);
+            o.closeDrain(System.currentTimeMillis()); // latency.hlog sums to the summary's latency
             if (box != null) {
                 links.collectProxy(o, box);
                 everyone.add(box.link());
@@ -114,30 +135,28 @@ public final class ScenarioRun {
         if (progress != null) {
             progress.finish();
         }
-        return o;
+        return o.outcome();
     }
 
-    private void measure(ScenarioOutcome o, String[] phase, LocalAgents agents, ControlHub hub, Path dir, List<String> jvmArgs,
-                         Map<Role, List<AgentEndpoint>> remote) throws Exception {
-        connect(hub, agents, dir, jvmArgs, remote, Role.SUBSCRIBERS, links.subs);
-        connect(hub, agents, dir, jvmArgs, remote, Role.PUBLISHERS, links.pubs);
+    private void measure(ScenarioCollector o, String[] phase, AgentPlan agents, ControlHub hub) throws Exception {
+        agents.prepare(java.util.List.of(Role.SUBSCRIBERS, Role.PUBLISHERS)); // side by side (see LocalAgents)
+        links.connect(agents, Role.SUBSCRIBERS, links.subs);
+        links.connect(agents, Role.PUBLISHERS, links.pubs);
         o.publishersAgents = links.pubs.size();
         o.subscribersAgents = links.subs.size();
         links.environment(o);
-        clocks(o, hub);
+        clocks = ScenarioClocks.setUp(o, hub, links, clockLimit); // R1, issue 33
         RunSpec spec = cfg.toProto();
-        Map<Role, AgentEndpoint> relay = remote.containsKey(Role.RELAY) ? Map.of(Role.RELAY, remote.get(Role.RELAY).get(0))
-                : Map.of();
-        box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, dir, jvmArgs, relay, spec);
+        box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, spec);
         for (AgentLink l : links.all()) {
             RunSpec own = box == null ? spec : l.role() == Role.SUBSCRIBERS ? box.forSubscribers(spec) : box.forPublishers(spec);
             l.send(Envelope.newBuilder().setSpec(own).build());
         }
         for (AgentLink l : links.all()) {
-            hub.await(l, 30_000, "the run spec", Envelope.BodyCase.READY);
+            hub.await(l, Deadlines.READY_MS, "the run spec", Envelope.BodyCase.READY);
         }
         setup(o, hub);
-        if (o.failure != null) {
+        if (o.failure != null || interrupted(o, "set-up", null)) {
             return;
         }
         if (cfg.warmupMs() > 0) {
@@ -145,10 +164,14 @@ public final class ScenarioRun {
             ScenarioLinks.sendAll(links.pubs, ScenarioLinks.go(Phase.WARMUP));
             if (!tick(hub, cfg.warmupMs(), "warm-up", null, o)) {
                 links.queryAll(links.pubs, ScenarioLinks.kind(ScenarioQuery.Kind.STOP), 10_000);
-                links.awaitDone(30_000, "the warm-up");
+                links.awaitDone(Deadlines.STOPPED_MS, "the warm-up");
+                interrupted(o, "warm-up", null);
                 return;
             }
-            links.awaitDone(cfg.warmupMs() + 60_000, "the warm-up");
+            links.awaitDone(cfg.warmupMs() + Deadlines.OVERRUN_MS, "the warm-up");
+            if (interrupted(o, "warm-up", null)) {
+                return;
+            }
         }
         links.queryAll(links.all(), ScenarioLinks.kind(ScenarioQuery.Kind.RESET), 10_000);
         links.aggregate(o);
@@ -159,38 +182,42 @@ public final class ScenarioRun {
             box.reset(hub);
         }
         phase[0] = "measurement";
-        ScenarioLinks.sendAll(links.pubs, ScenarioLinks.go(Phase.MEASURE));
+        links.start(Phase.MEASURE, cfg.timeline() != null && cfg.timeline().pausesConsumers()); // windows: issue 31
+        long measureNs = System.nanoTime();
         boolean full = tick(hub, cfg.durationMs(), "", o.seconds, o);
+        double measuredS = (System.nanoTime() - measureNs) / 1e9;
         if (!full) {
             links.queryAll(links.pubs, ScenarioLinks.kind(ScenarioQuery.Kind.STOP), 10_000);
         }
-        o.sent = links.awaitDone(full ? cfg.durationMs() + 60_000 : 30_000, "the measurement");
+        o.sent = links.awaitDone(full ? cfg.durationMs() + Deadlines.OVERRUN_MS : Deadlines.STOPPED_MS,
+                "the measurement");
         links.aggregate(o);
+        if (!full) {
+            interrupted(o, "measurement", measuredS); // the in-flight wait still runs
+        }
         if (!full && ScenarioCounters.allLost(o.subscriberCounters)) {
             return; // nothing left to receive in-flight messages
         }
-        // Q9: publishers stopped; wait up to 5 s for in-flight messages
+        // Q9, issue 31 item 1: publishers stopped; wait for in-flight messages until drained (DrainWait)
         phase[0] = "drain";
-        long expected = cfg.scenario().expected(o.sent, cfg.subscribers());
+        DrainWait wait = new DrainWait(cfg.scenario().expected(o.sent, cfg.subscribers()), cfg.drainTimeoutMs());
         long t0 = System.nanoTime();
         long drainFromMs = o.intervals.isEmpty() ? System.currentTimeMillis()
                 : o.intervals.get(o.intervals.size() - 1).endEpochMs();
         Histogram drained = null;
-        while (true) {
+        for (DrainWait.End end = DrainWait.End.WAITING; end == DrainWait.End.WAITING; ) {
             for (ScenarioReport r : links.queryAll(links.subs, ScenarioLinks.kind(ScenarioQuery.Kind.PROGRESS), 10_000)) {
                 drained = ScenarioLinks.merge(drained, ScenarioLinks.decode(r.getLatencyHistogram()));
             }
             links.aggregate(o);
             long received = o.subscriberCounters.getOrDefault("messages_received", 0L);
-            long waited = (System.nanoTime() - t0) / 1_000_000;
-            if (received >= expected || ScenarioCounters.allLost(o.subscriberCounters)) {
-                break;
+            end = wait.at((System.nanoTime() - t0) / 1_000_000, received,
+                    received + o.subscriberCounters.getOrDefault("warmup_received", 0L),
+                    ScenarioCounters.allLost(o.subscriberCounters));
+            o.inFlightTimedOut = end == DrainWait.End.STALLED;
+            if (end == DrainWait.End.WAITING) {
+                Thread.sleep(100);
             }
-            if (waited >= 5_000) {
-                o.inFlightTimedOut = true;
-                break;
-            }
-            Thread.sleep(100);
         }
         o.drainMs = (System.nanoTime() - t0) / 1_000_000;
         if (drained != null && drained.getTotalCount() > 0) {
@@ -199,52 +226,12 @@ public final class ScenarioRun {
         phase[0] = "aggregation";
     }
 
-    /** Starts (or takes the remote daemons of) every agent of a role and connects to each. */
-    private static void connect(ControlHub hub, LocalAgents agents, Path dir, List<String> jvmArgs,
-                                Map<Role, List<AgentEndpoint>> remote, Role role, List<AgentLink> into)
-            throws Exception {
-        List<AgentEndpoint> eps;
-        try {
-            eps = remote.containsKey(role) ? remote.get(role) : List.of(agents.start(role, dir, jvmArgs, 30_000));
-        } catch (LocalAgents.StartFailure e) {
-            throw e.asAgentFailure(); // an agent that died (or never came up) while it started is an agent lost at set-up
-        }
-        for (AgentEndpoint ep : eps) {
-            into.add(AgentLink.connect(hub, role, ep.host(), ep.port(), 10_000, ep::deathReason));
-        }
-    }
-
-    /**
-     * Boxes (R1): latency subtracts the publishers' epoch stamps (Q1) from the subscribers' clock. On one
-     * box both read one CLOCK_MONOTONIC; across boxes the run is marked cross-host and each agent's
-     * epoch-clock offset to the first subscribers agent is measured by min-RTT ping-pong and reported
-     * with its error bound (the latencies themselves are not corrected).
-     */
-    private void clocks(ScenarioOutcome o, ControlHub hub) throws AgentFailure {
-        String ref = links.subs.get(0).helloAck().getEnvironment().getBootId();
-        for (AgentLink l : links.all()) {
-            String b = l.helloAck().getEnvironment().getBootId();
-            if (ref.isEmpty() || b.isEmpty() || !b.equals(ref)) {
-                o.crossHost = true;
-            }
-        }
-        if (!o.crossHost) {
-            return;
-        }
-        ClockOffset base = ClockOffset.measureEpoch(hub, links.subs.get(0), 16);
-        for (AgentLink l : links.all()) {
-            if (l != links.subs.get(0)) {
-                o.clockOffsets.put(l.name(), ClockOffset.between(ClockOffset.measureEpoch(hub, l, 16), base));
-            }
-        }
-    }
-
     /**
      * Set-up (issue 13): each agent gets its slice of the connections and of the connect rate, opens them
      * while the coordinator shows connected/target, and reports when its ramp is done. A connection that
      * could not be made fails the run here, its reason named and counted; the connect times are kept.
      */
-    private void setup(ScenarioOutcome o, ControlHub hub) throws Exception {
+    private void setup(ScenarioCollector o, ControlHub hub) throws Exception {
         List<String> pubTopics = cfg.scenario().publisherTopics(base(), support.separator(), cfg.publishers());
         List<String> subTopics = cfg.scenario().subscriberTopics(base(), support.separator(), cfg.subscribers());
         String group = cfg.scenario() == Scenario.ROUND_ROBIN ? "msgscope" + Long.toHexString(cfg.seed()) : "";
@@ -257,7 +244,7 @@ public final class ScenarioRun {
                 int to = (int) ((long) topics.size() * (k + 1) / role.size());
                 ScenarioPlan.Builder p = ScenarioPlan.newBuilder().setScenario(cfg.scenario().label()).setGroup(group)
                         .setRate(cfg.rate()).setWarmupMs(cfg.warmupMs()).setDurationMs(cfg.durationMs())
-                        .setIoThreads(cfg.connections().ioThreads())
+                        .setIoThreads(cfg.connections().ioThreads()).addAllPhases(ScenarioPhases.proto(cfg))
                         .setConnectRate(cfg.connections().connectRate() * (to - from) / Math.max(1, total))
                         .addAllSourceAddresses(cfg.connections().sourceAddresses())
                         .setFirstIndex(from).setRoleTotal(topics.size());
@@ -267,7 +254,7 @@ public final class ScenarioRun {
                     p.addAllPublisherTopics(topics.subList(from, to));
                 }
                 links.query(role.get(k), ScenarioQuery.newBuilder().setKind(ScenarioQuery.Kind.SETUP).setPlan(p).build(),
-                        30_000);
+                        Deadlines.START_MS);
             }
         }
         long lastChange = System.nanoTime();
@@ -324,21 +311,20 @@ public final class ScenarioRun {
      * Returns false when the run must end early: every subscription lost, or every publisher stopped on an
      * error.
      */
-    private boolean tick(ControlHub hub, long ms, String phaseLabel, List<ScenarioResult.Second> series, ScenarioOutcome o)
+    private boolean tick(ControlHub hub, long ms, String phaseLabel, List<ScenarioResult.Second> series, ScenarioCollector o)
             throws Exception {
         long start = System.nanoTime();
         long fromMs = System.currentTimeMillis();
         long total = (ms + 999) / 1000;
         String phaseName = phaseLabel.isEmpty() ? "measurement" : phaseLabel;
+        long warmupBefore = o.subscriberCounters.getOrDefault("warmup_received", 0L); // warm-up progress (issue 29)
+        long warmupAtNs = start;
         for (long s = 1; s <= total; s++) {
             long due = start + s * 1_000_000_000L;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-            }
+            clocks.sleepUntil(due); // probing the clocks meanwhile on a cross-host run (issue 33)
             long toMs = System.currentTimeMillis();
-            List<ScenarioReport> sr = links.queryAll(links.subs, ScenarioLinks.kind(ScenarioQuery.Kind.PROGRESS), 10_000);
-            List<ScenarioReport> pr = links.queryAll(links.pubs, ScenarioLinks.kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            List<ScenarioReport> all = links.queryAll(links.all(), ScenarioLinks.kind(ScenarioQuery.Kind.PROGRESS), 10_000);
+            List<ScenarioReport> sr = all.subList(0, links.subs.size()), pr = all.subList(sr.size(), all.size());
             links.aggregate(o);
             Histogram h = null;
             long messages = 0;
@@ -350,11 +336,18 @@ public final class ScenarioRun {
             }
             double secs = intervalNs > 0 ? intervalNs / 1e9 : 1.0;
             double rate = messages / secs;
+            if (series == null) {
+                long warmupNow = o.subscriberCounters.getOrDefault("warmup_received", 0L);
+                long now = System.nanoTime();
+                rate = (warmupNow - warmupBefore) / Math.max(1e-3, (now - warmupAtNs) / 1e9);
+                warmupBefore = warmupNow;
+                warmupAtNs = now;
+            }
             long p99 = h == null || h.getTotalCount() == 0 ? -1 : h.getValueAtPercentile(99);
             if (series != null) {
                 series.add(new ScenarioResult.Second(s, rate,
                         p99 < 0 ? 0 : h.getValueAtPercentile(50) / 1e3, Math.max(0, p99) / 1e3));
-                o.intervals.add(ScenarioLinks.interval(fromMs, toMs, null, h));
+                o.window(fromMs, toMs, sr, h); // the latency interval and the window phases are made of (issue 31)
                 fromMs = toMs;
             }
             if (progress != null) {
@@ -371,25 +364,17 @@ public final class ScenarioRun {
             }
             if (ScenarioCounters.allLost(o.subscriberCounters)) {
                 o.fail("all " + o.subscriberCounters.get("subscriptions") + " subscriptions lost"
-                        + firstError(sr), phaseName);
+                        + ScenarioLinks.firstError(sr), phaseName);
                 return false;
             }
             if (ScenarioCounters.allStopped(o.publisherCounters)) {
-                o.fail("every publisher stopped on an error" + firstError(pr), phaseName);
+                o.fail("every publisher stopped on an error" + ScenarioLinks.firstError(pr), phaseName);
+                return false;
+            }
+            if (interruptedBy != null) {
                 return false;
             }
         }
         return true;
     }
-
-    private static String firstError(List<ScenarioReport> reports) {
-        for (ScenarioReport r : reports) {
-            if (!r.getFirstError().isEmpty()) {
-                return ": " + r.getFirstError();
-            }
-        }
-        return "";
-    }
-
-
 }

@@ -1,13 +1,9 @@
 package io.msgscope.coordinator.scenario;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import io.msgscope.coordinator.results.ResultFiles;
+import io.msgscope.coordinator.results.Json;
 
-import io.msgscope.analysis.output.HdrOutput;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.util.zip.DataFormatException;
-import org.HdrHistogram.Histogram;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +14,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The output formats of a scenario run (Q9), one method each over {@link ScenarioResult}; numbers
+ * The output formats of a scenario run (Q9) over its immutable {@link ScenarioResult}: summary.json (the one mapper,
+ * {@code Json.text}), summary.csv and summary.md (one row of the same cells) here, the time series and its gnuplot
+ * script in {@link ScenarioPlot}, latency.hlog in {@link ScenarioHlog}; {@link #write} writes the folder. Numbers
  * never depend on the default locale (doubles with three decimals, '.' as the separator).
  */
 public final class ScenarioWriters {
@@ -31,33 +29,36 @@ public final class ScenarioWriters {
     }
 
     /**
-     * The same through a {@link io.msgscope.coordinator.ResultsFolder} (issue 16) when summary.json is asked: each
+     * The same through a {@link io.msgscope.coordinator.results.ResultsFolder} (issue 16) when summary.json is asked: each
      * file's failure names it, summary.json replaces the run's placeholder last and atomically.
      */
     public static List<Path> write(ScenarioResult r, Path dir, List<String> formats,
-                                   io.msgscope.coordinator.ResultsFolder folder) throws IOException {
+                                   io.msgscope.coordinator.results.ResultsFolder folder) throws IOException {
         List<Path> files = new ArrayList<>();
         for (String f : formats) {
             switch (f) {
                 case "json" -> { } // last, below
-                case "csv" -> files.add(write(folder, dir.resolve("summary.csv"), csv(r)));
-                case "md" -> files.add(write(folder, dir.resolve("summary.md"), markdown(r)));
+                case "csv" -> files.add(write(folder, dir.resolve(ResultFiles.SUMMARY_CSV), csv(r)));
+                case "md" -> files.add(write(folder, dir.resolve(ResultFiles.SUMMARY_MD), markdown(r)));
                 default -> throw new IllegalArgumentException("unknown format " + f);
             }
         }
-        files.add(write(folder, dir.resolve("timeseries.dat"), timeseries(r)));
-        files.add(write(folder, dir.resolve("timeseries.gp"), gnuplot(r)));
+        files.add(write(folder, dir.resolve(ResultFiles.TIMESERIES_DAT), ScenarioPlot.data(r)));
+        files.add(write(folder, dir.resolve(ResultFiles.TIMESERIES_GP), ScenarioPlot.script(r)));
         if (!r.intervals().isEmpty()) {
-            Path hlog = dir.resolve(HdrOutput.HLOG_FILE_NAME);
+            Path hlog = dir.resolve(ResultFiles.LATENCY_HLOG);
             if (folder != null) {
-                folder.write(HdrOutput.HLOG_FILE_NAME, () -> writeHlog(r, hlog));
+                folder.write(ResultFiles.LATENCY_HLOG, () -> ScenarioHlog.write(r, hlog));
             } else {
-                writeHlog(r, hlog);
+                ScenarioHlog.write(r, hlog);
             }
             files.add(hlog);
         }
+        if (r.phases() != null && r.phases().backlog() != null) {
+            files.addAll(r.phases().backlog().write(dir)); // backlog.dat, backlog.gp (issue 31 item 3)
+        }
         if (formats.contains("json")) {
-            Path summary = dir.resolve("summary.json");
+            Path summary = dir.resolve(ResultFiles.SUMMARY);
             if (folder != null) {
                 folder.commit(json(r).getBytes(StandardCharsets.UTF_8));
             } else {
@@ -68,24 +69,7 @@ public final class ScenarioWriters {
         return files;
     }
 
-    /** The measurement's intervals as an HdrHistogram interval log (the drain tagged "drain"). */
-    static void writeHlog(ScenarioResult r, Path file) throws IOException {
-        try (HdrOutput.IntervalLog log = new HdrOutput.IntervalLog(file,
-                "msgscope scenario latency, values in ns, one interval per second of the measurement, merged over the "
-                        + "subscribers agents; the last, tagged drain, is what arrived after the publishers stopped",
-                r.intervals().get(0).startEpochMs())) {
-            for (ScenarioResult.Interval i : r.intervals()) {
-                try {
-                    Histogram h = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(i.histogram()), 0);
-                    log.append(h, i.startEpochMs(), i.endEpochMs(), i.tag());
-                } catch (DataFormatException e) {
-                    throw new IOException("latency interval at " + i.startEpochMs() + " ms is not a histogram: " + e.getMessage(), e);
-                }
-            }
-        }
-    }
-
-    private static Path write(io.msgscope.coordinator.ResultsFolder folder, Path p, String text) throws IOException {
+    private static Path write(io.msgscope.coordinator.results.ResultsFolder folder, Path p, String text) throws IOException {
         if (folder == null) {
             return write(p, text);
         }
@@ -104,7 +88,7 @@ public final class ScenarioWriters {
     }
 
     static String json(Map<String, Object> root) throws IOException {
-        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(root) + "\n";
+        return Json.text(root);
     }
 
     public static String csv(ScenarioResult r) {
@@ -173,34 +157,5 @@ public final class ScenarioWriters {
             return s;
         }
         return v.toString();
-    }
-
-    public static String timeseries(ScenarioResult r) {
-        return timeseries(r.seconds());
-    }
-
-    static String timeseries(List<ScenarioResult.Second> seconds) {
-        StringBuilder b = new StringBuilder("# msgscope scenario time series, one row per second of the measurement\n"
-                + "# second rate_msg_s p50_us p99_us\n");
-        for (ScenarioResult.Second s : seconds) {
-            b.append(String.format(Locale.ROOT, "%d %.3f %.3f %.3f%n", s.second(), s.rate(), s.p50Us(), s.p99Us()));
-        }
-        return b.toString();
-    }
-
-    public static String gnuplot(ScenarioResult r) {
-        return "# gnuplot timeseries.gp  ->  timeseries.png\n"
-                + "set terminal pngcairo size 1000,600\n"
-                + "set output 'timeseries.png'\n"
-                + "set title '" + r.setup().scenario() + " (" + r.envelope().driver() + ")'\n"
-                + "set xlabel 'second of the measurement'\n"
-                + "set ylabel 'msg/s'\n"
-                + "set y2label 'latency (us)'\n"
-                + "set ytics nomirror\nset y2tics\nset key outside\n"
-                // issue 29: a rate and a latency from 0, so 386-402 msg/s reads as steady, not as a zigzag
-                + "set yrange [0:*]\nset y2range [0:*]\n"
-                + "plot 'timeseries.dat' using 1:2 with lines title 'rate', \\\n"
-                + "     '' using 1:3 axes x1y2 with lines title 'p50', \\\n"
-                + "     '' using 1:4 axes x1y2 with lines title 'p99'\n";
     }
 }

@@ -1,11 +1,12 @@
 package io.msgscope.coordinator.sweep;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.msgscope.coordinator.report.SummaryView;
+import io.msgscope.coordinator.view.SummaryView;
+import io.msgscope.coordinator.results.Json;
+import io.msgscope.coordinator.results.ResultFiles;
+import io.msgscope.coordinator.results.Unfinished;
 
 import io.msgscope.analysis.output.GnuplotScripts;
 import java.io.IOException;
@@ -118,10 +119,7 @@ public final class SweepTable {
     }
 
     private static String status(Point p) {
-        if (p.summary() == null) {
-            return "missing";
-        }
-        return new io.msgscope.coordinator.report.SummaryView(p.summary()).status();
+        return p.summary() == null ? "missing" : new SummaryView(p.summary()).status();
     }
 
     /** sweep.dat. */
@@ -295,8 +293,7 @@ public final class SweepTable {
 
     /** sweep.json: every point with its row, the spread, and the given extra fields (timing, spec). */
     public String json(Map<String, Object> extra) throws IOException {
-        ObjectMapper om = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode root = om.createObjectNode();
+        ObjectNode root = Json.MAPPER.createObjectNode();
         root.put("parameter", param.column());
         root.put("sweep_option", param.kind().sweepOption);
         root.put("mode", throughputMode ? "throughput" : "run");
@@ -336,9 +333,21 @@ public final class SweepTable {
         }
         Map<String, Object> ordered = new LinkedHashMap<>(extra);
         for (Map.Entry<String, Object> e : ordered.entrySet()) {
-            root.set(e.getKey(), om.valueToTree(e.getValue()));
+            root.set(e.getKey(), Json.MAPPER.valueToTree(e.getValue()));
         }
-        return om.writeValueAsString(root) + "\n";
+        return Json.text(root);
+    }
+
+    /** sweep.json into dir: the points, how the sweep ended (how far, if a signal stopped it), its runs' arguments, timing. */
+    public Path writeJson(Path dir, boolean failed, Unfinished stopped, int repeat, String driver, List<String> runArgs,
+                          SweepTiming timing) throws IOException {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        Unfinished.putStatus(extra, stopped, failed);
+        extra.put("repeat", repeat);
+        extra.put("driver", driver);
+        extra.put("run_args", runArgs);
+        extra.put("timing", timing.toMap());
+        return write(dir.resolve(ResultFiles.SWEEP), json(extra));
     }
 
     private void putValue(ObjectNode o, double v) {
@@ -350,18 +359,14 @@ public final class SweepTable {
     }
 
     private static void putNum(ObjectNode o, String k, double v) {
-        if (Double.isNaN(v)) {
-            o.putNull(k);
-        } else {
-            o.put(k, v);
-        }
+        o.set(k, Double.isNaN(v) ? o.nullNode() : o.numberNode(v));
     }
 
     /** Writes sweep.dat, sweep.csv, sweep-spread.dat, sweep-throughput.gp and sweep-latency.gp into dir. */
     public List<Path> writeTables(Path dir) throws IOException {
         List<Path> files = new ArrayList<>();
-        files.add(write(dir.resolve("sweep.dat"), sweepDat()));
-        files.add(write(dir.resolve("sweep.csv"), sweepCsv()));
+        files.add(write(dir.resolve(ResultFiles.SWEEP_DAT), sweepDat()));
+        files.add(write(dir.resolve(ResultFiles.SWEEP_CSV), sweepCsv()));
         files.add(write(dir.resolve("sweep-spread.dat"), spreadDat()));
         files.add(write(dir.resolve("sweep-throughput.gp"), throughputScript()));
         files.add(write(dir.resolve("sweep-latency.gp"), latencyScript()));

@@ -18,7 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-class ComparisonTest {
+public class ComparisonTest {
     @TempDir
     Path tmp;
 
@@ -41,8 +41,8 @@ class ComparisonTest {
         return d;
     }
 
-    /** Runs compare like Main does: SpecException → one line on stderr, exit 2. */
-    static int compare(StringWriter out, StringWriter err, String... args) {
+    /** Runs compare like Main does: SpecException → one line on stderr, exit 2 (also for compare's verdict tests). */
+    public static int compare(StringWriter out, StringWriter err, String... args) {
         CommandLine cl = new CommandLine(new CompareCommand());
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));

@@ -1,6 +1,6 @@
 package io.msgscope.coordinator.scenario;
 
-import io.msgscope.coordinator.result.LatencyFigures;
+import io.msgscope.coordinator.results.LatencyFigures;
 import io.msgscope.core.scenario.Scenario;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,8 +26,8 @@ class ScenarioSummaryTest {
     }
 
     /** A run whose broker went away: subscribers lost, a publisher stopped, the publishers agent gone. */
-    static ScenarioOutcome brokerLost() {
-        ScenarioOutcome o = new ScenarioOutcome();
+    static ScenarioCollector brokerLost() {
+        ScenarioCollector o = new ScenarioCollector();
         o.publisherCounters.putAll(Map.of("messages_sent", 300L, "messages_acked", 290L, "errors_connection_lost", 2L,
                 "errors_publish_failed", 3L));
         o.subscriberCounters.putAll(Map.of("messages_received", 290L, "errors_connection_lost", 1L,
@@ -42,7 +42,7 @@ class ScenarioSummaryTest {
 
     @Test
     void errorsAreCountedByKindOverEveryAgent() {
-        ScenarioResult r = ScenarioSummary.build(config("tcp://127.0.0.1:1", Map.of(), 7), brokerLost(), "QoS 1", true);
+        ScenarioResult r = ScenarioSummary.build(config("tcp://127.0.0.1:1", Map.of(), 7), brokerLost().outcome(), "QoS 1", true);
         assertEquals("failed", r.envelope().status());
         assertEquals("measurement", r.envelope().failedDuring());
         assertEquals("all 1 subscriptions lost: connection to MQTT broker at 127.0.0.1:1 lost", r.envelope().failureReason());
@@ -58,11 +58,11 @@ class ScenarioSummaryTest {
 
     @Test
     void errorsAloneFailTheRunNamingTheKindsAndTheFirstError() {
-        ScenarioOutcome o = new ScenarioOutcome();
+        ScenarioCollector o = new ScenarioCollector();
         o.publisherCounters.putAll(Map.of("messages_sent", 400L));
         o.subscriberCounters.putAll(Map.of("messages_received", 400L, "errors_short_payload", 2L));
         o.firstErrors.add("subscribers: a subscriber received payloads shorter than the 32-byte header");
-        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
+        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o.outcome(), "QoS 1", true);
         assertEquals("failed", r.envelope().status());
         assertEquals("2 errors (short_payload 2); first: subscribers: a subscriber received payloads shorter than "
                 + "the 32-byte header", r.envelope().failureReason());
@@ -73,8 +73,8 @@ class ScenarioSummaryTest {
     /** Issue 29: the time series' rate (left) and latency (right) axes start at 0, not at the rate's own minimum. */
     @Test
     void theTimeSeriesAxesStartAtZero() {
-        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), new ScenarioOutcome(), "QoS 1", true);
-        String gp = ScenarioWriters.gnuplot(r);
+        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), new ScenarioCollector().outcome(), "QoS 1", true);
+        String gp = ScenarioPlot.script(r);
         assertTrue(gp.contains("set yrange [0:*]\nset y2range [0:*]\n") && gp.indexOf("set yrange") < gp.indexOf("\nplot "), gp);
     }
 
@@ -83,30 +83,30 @@ class ScenarioSummaryTest {
         ScenarioConfig a = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 1);
         ScenarioConfig b = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "1"), 2);
         ScenarioConfig c = config("tcp://me:hunter2@127.0.0.1:1883", Map.of("password", "hunter3", "qos", "2"), 1);
-        ScenarioResult r = ScenarioSummary.build(a, new ScenarioOutcome(), "QoS 1", true);
+        ScenarioResult r = ScenarioSummary.build(a, new ScenarioCollector().outcome(), "QoS 1", true);
         String everything = ScenarioWriters.json(r) + ScenarioWriters.csv(r) + ScenarioWriters.markdown(r);
         assertFalse(everything.contains("hunter"), everything);
         assertTrue(everything.contains("tcp://me:****@127.0.0.1:1883"), everything);
         String hash = r.envelope().specHash();
         assertEquals(64, hash.length());
         // the run id differs, the spec does not: same hash; another QoS: another hash
-        assertEquals(hash, ScenarioSummary.build(b, new ScenarioOutcome(), "QoS 1", true).envelope().specHash());
-        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioOutcome(), "QoS 2", true).envelope().specHash());
+        assertEquals(hash, ScenarioSummary.build(b, new ScenarioCollector().outcome(), "QoS 1", true).envelope().specHash());
+        assertNotEquals(hash, ScenarioSummary.build(c, new ScenarioCollector().outcome(), "QoS 2", true).envelope().specHash());
     }
 
     /** Issue 16's one rule: more deliveries than expected fail a scenario as duplicates fail a trace run, unless allowed. */
     @Test
     void duplicatesFailUnlessAllowedAndAreReportedEitherWay() {
-        ScenarioOutcome o = new ScenarioOutcome();
+        ScenarioCollector o = new ScenarioCollector();
         o.publisherCounters.putAll(Map.of("messages_sent", 400L));
         o.subscriberCounters.putAll(Map.of("messages_received", 403L));
-        ScenarioResult failed = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 1", true);
+        ScenarioResult failed = ScenarioSummary.build(config("", Map.of(), 1), o.outcome(), "QoS 1", true);
         assertEquals("failed", failed.envelope().status());
         assertEquals("received 403 deliveries, more than the 400 the scenario allows; --allow-duplicates accepts that "
                 + "at an at-least-once QoS", failed.envelope().failureReason());
         ScenarioConfig c = config("", Map.of(), 1);
         ScenarioConfig allowed = c.allowingDuplicates(true);
-        ScenarioResult ok = ScenarioSummary.build(allowed, o, "QoS 1", true);
+        ScenarioResult ok = ScenarioSummary.build(allowed, o.outcome(), "QoS 1", true);
         assertEquals("ok", ok.envelope().status());
         assertTrue(ok.notes().contains("3 deliveries beyond the 400 expected (duplicates or a message to more than one "
                 + "group member), accepted by --allow-duplicates"), ok.notes().toString());
@@ -121,7 +121,7 @@ class ScenarioSummaryTest {
      */
     @Test
     void publishersThatFellBehindAreWarnedOf() {
-        ScenarioOutcome o = new ScenarioOutcome();
+        ScenarioCollector o = new ScenarioCollector();
         o.publisherCounters.putAll(Map.of("messages_sent", 400L, "sends_deferred", 286_317L));
         o.subscriberCounters.putAll(Map.of("messages_received", 400L));
         o.latency = io.msgscope.core.LatencyRange.histogram();
@@ -130,7 +130,7 @@ class ScenarioSummaryTest {
             o.latency.recordValue(2_000_000L);
             o.intended.recordValue(348_000_000L);
         }
-        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o, "QoS 2", true);
+        ScenarioResult r = ScenarioSummary.build(config("", Map.of(), 1), o.outcome(), "QoS 2", true);
         assertEquals("ok", r.envelope().status());
         assertEquals(1, r.envelope().warnings().size(), r.envelope().warnings().toString());
         String w = r.envelope().warnings().get(0);
@@ -145,18 +145,50 @@ class ScenarioSummaryTest {
                 "nothing deferred");
     }
 
-    /** Issue 27: a JetStream pull consumer's latency is its fetch batch's fill time, and a note says so. */
+    /**
+     * Issues 27, 30: the driver's latency caveat (given each subscriber's rate) and, for a failed run, its failure
+     * note reach the notes; the coordinator names no driver itself.
+     */
     @Test
-    void aJetStreamPullConsumerNotesItsFetchBatch() {
-        ScenarioConfig c = new ScenarioConfig(Scenario.ROUND_ROBIN, new io.msgscope.core.Workload("nats", "",
-                Map.of("jetstream", "true", "consumer", "pull"), 64, io.msgscope.core.Padding.ZEROS, 1), 4, 2, 100,
-                1_000, 2_000, null, ScenarioConfig.Connections.DEFAULT);
-        // 400 msg/s over 2 subscribers: 200 each, a batch of 256 fills in 1.28 s, so the fetch's 1 s wait ends it
-        String note = ScenarioCaveats.pullBatch(c, 800, 2.0);
-        assertTrue(note.contains("at 200 msg/s per subscriber a batch takes 1000 ms"), note);
-        // 2,000 msg/s each: 128 ms
-        assertTrue(ScenarioCaveats.pullBatch(c, 8_000, 2.0).contains("takes 128 ms"));
-        assertNull(ScenarioCaveats.pullBatch(config("", Map.of(), 1), 800, 2.0), "not JetStream pull: no note");
+    void theDriversCaveatAndFailureNoteReachTheNotes() {
+        io.msgscope.core.driver.Driver driver = new io.msgscope.core.driver.Driver() {
+            @Override
+            public String name() {
+                return "fake";
+            }
+
+            @Override
+            public String failureNote(Map<String, String> options) {
+                return "left behind: " + options.get("k");
+            }
+
+            @Override
+            public String latencyCaveat(Map<String, String> options, double perSubscriberRate) {
+                return String.format(java.util.Locale.ROOT, "caveat at %.1f msg/s", perSubscriberRate);
+            }
+
+            @Override
+            public io.msgscope.core.driver.Subscriber openSubscriber(io.msgscope.core.driver.DriverSpec spec,
+                                                                     io.msgscope.core.driver.ClientContext context) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public io.msgscope.core.driver.Publisher openPublisher(io.msgscope.core.driver.DriverSpec spec,
+                                                                   io.msgscope.core.driver.ClientContext context) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        ScenarioConfig c = config("", Map.of("k", "v"), 1); // one subscriber, 2 s
+        ScenarioResult failed = ScenarioSummary.build(c, brokerLost().outcome(), "QoS 1", true, driver, null);
+        assertTrue(failed.notes().contains("caveat at 145.0 msg/s"), failed.notes().toString()); // 290 over 2 s
+        assertTrue(failed.notes().contains("left behind: v"), failed.notes().toString());
+        ScenarioCollector fine = new ScenarioCollector();
+        fine.publisherCounters.put("messages_sent", 400L);
+        fine.subscriberCounters.put("messages_received", 400L);
+        ScenarioResult ok = ScenarioSummary.build(c, fine.outcome(), "QoS 1", true, driver, null);
+        assertEquals("ok", ok.envelope().status(), ok.envelope().failureReason());
+        assertFalse(ok.notes().contains("left behind: v"), "a run that did not fail has no failure note");
     }
 
     /** Issue 27: connect_time says what it times, and that a handful of connections is mostly the cold start. */
@@ -167,5 +199,83 @@ class ScenarioSummaryTest {
                 && few.contains("weighs heavily in every percentile"), few);
         assertTrue(ScenarioCaveats.connectTime(2_000).endsWith("in the top percentiles and the max"));
         assertNull(ScenarioCaveats.connectTime(0));
+    }
+
+    /**
+     * Issue 31 item 1: {@code --drain-timeout} is in the spec when it is not the default 5000 ms (which keeps the hash
+     * of every earlier spec), and the deliveries missing when none arrived for it say so.
+     */
+    @Test
+    void theDrainTimeoutIsInTheSpecAndInTheMessageOfWhatIsMissing() {
+        ScenarioCollector o = timedOut(400, 397);
+        o.drainMs = 12_345;
+        ScenarioConfig byDefault = config("", Map.of(), 1);
+        ScenarioResult d = ScenarioSummary.build(byDefault, o.outcome(), "QoS 1", true);
+        assertFalse(d.envelope().spec().containsKey("drain_timeout_ms"), d.envelope().spec().toString());
+        assertEquals("delivery_rate 0.992500 < 1.0 at QoS 1: 3 deliveries missing after no delivery for 5000 ms "
+                + "(--drain-timeout)", d.envelope().failureReason());
+        assertEquals(12_345L, d.results().inFlightWaitMs());
+        ScenarioResult longer = ScenarioSummary.build(byDefault.drainingFor(30_000), o.outcome(), "QoS 1", true);
+        assertEquals(30_000L, longer.envelope().spec().get("drain_timeout_ms"));
+        assertTrue(longer.envelope().failureReason().contains("3 deliveries missing after no delivery for 30000 ms"),
+                longer.envelope().failureReason());
+        assertNotEquals(d.envelope().specHash(), longer.envelope().specHash(), "the timeout is part of the spec");
+        o.inFlightTimedOut = false; // the wait ended otherwise (an interruption, the subscriptions lost)
+        assertTrue(ScenarioSummary.build(byDefault, o.outcome(), "QoS 1", true).envelope().failureReason()
+                .endsWith("3 deliveries missing at the end of the in-flight wait"));
+    }
+
+    /**
+     * Issue 31 item 3 (a loss seen on a quorum queue, status ok): without publisher confirms a scenario's loss is only
+     * noted, yet on backlog phases a broker count still above 0 after the in-flight wait means the broker kept messages
+     * and never delivered them — failed at any QoS. 22,000 sent, 1,999 received, expected 22,000 (fan-in, one
+     * subscriber): 20,001 missing, delivery_rate 1,999 / 22,000 = 0.0908636 → "0.090864". The broker's last reads:
+     * 19,000 and 901 (two subscribers agents), 19,901 in all; a last read of 0 leaves it a note.
+     */
+    @Test
+    void aLossTheBrokerStillHeldFailsTheRunAtAnyQos() {
+        ScenarioCollector o = timedOut(22_000, 1_999);
+        o.backlogReads = brokerReads(19_000, 901);
+        ScenarioConfig c = config("", Map.of(), 1);
+        ScenarioResult held = ScenarioSummary.build(c, o.outcome(), "AMQP no confirms, acks", false);
+        assertEquals("failed", held.envelope().status());
+        String missing = "delivery_rate 0.090864 < 1.0 at AMQP no confirms, acks: 20001 deliveries missing after no "
+                + "delivery for 5000 ms (--drain-timeout); the broker still held 19901 messages for the subscriptions at "
+                + "its last read, after the wait: it had them and never delivered them";
+        assertEquals(missing + " (failed at any QoS)", held.envelope().failureReason());
+        assertFalse(held.notes().toString().contains("reported, not failed"), held.notes().toString());
+        assertEquals(missing.replace("AMQP no confirms", "AMQP confirms"), ScenarioSummary.build(c, o.outcome(),
+                "AMQP confirms, acks", true).envelope().failureReason());
+
+        o.backlogReads = brokerReads(0, 0); // the broker held nothing: lost on the way in, which no confirm promised
+        ScenarioResult noted = ScenarioSummary.build(c, o.outcome(), "AMQP no confirms, acks", false);
+        assertEquals("ok", noted.envelope().status(), noted.envelope().failureReason());
+        assertTrue(noted.notes().contains("delivery_rate < 1.0 at AMQP no confirms, acks (no delivery guarantee): 20001 "
+                + "deliveries missing after no delivery for 5000 ms (--drain-timeout), reported, not failed"),
+                noted.notes().toString());
+        o.backlogReads = ScenarioBacklog.Reads.add(brokerReads(19_000, 901),
+                io.msgscope.proto.ScenarioReport.newBuilder().setBacklogNote("the broker's backlog reads stopped").build());
+        assertEquals("ok", ScenarioSummary.build(c, o.outcome(), "AMQP no confirms, acks", false).envelope().status(),
+                "an agent that could not read: the broker's count is unknown, so the QoS decides");
+    }
+
+    /** A run whose in-flight wait ended after --drain-timeout without a delivery, {@code received} of {@code sent}. */
+    private static ScenarioCollector timedOut(long sent, long received) {
+        ScenarioCollector o = new ScenarioCollector();
+        o.publisherCounters.put("messages_sent", sent);
+        o.subscriberCounters.put("messages_received", received);
+        o.inFlightTimedOut = true;
+        return o;
+    }
+
+    /** Two subscribers agents' reads of the broker's count: 10,000 each in the pause, then {@code lastA}, {@code lastB}. */
+    private static ScenarioBacklog.Reads brokerReads(long lastA, long lastB) {
+        ScenarioBacklog.Reads r = null;
+        for (long last : new long[] {lastA, lastB}) {
+            r = ScenarioBacklog.Reads.add(r, io.msgscope.proto.ScenarioReport.newBuilder()
+                    .addBacklogEpochNs(1_000_000_000L).addBacklogDepth(10_000)
+                    .addBacklogEpochNs(2_000_000_000L).addBacklogDepth(last).setBacklogHeldMax(100).build());
+        }
+        return r;
     }
 }

@@ -37,10 +37,10 @@ class ScenarioWritersTest {
 
     /** A typed result with the given latency intervals, from a minimal outcome. */
     static ScenarioResult result(ScenarioResult.Interval... intervals) {
-        ScenarioOutcome o = new ScenarioOutcome();
+        ScenarioCollector o = new ScenarioCollector();
         o.seconds.add(new ScenarioResult.Second(1, 799.5, 12.25, 1000.0));
         o.intervals.addAll(List.of(intervals));
-        return ScenarioSummary.build(ScenarioSummaryTest.config("", Map.of(), 1), o, "QoS 1", true);
+        return ScenarioSummary.build(ScenarioSummaryTest.config("", Map.of(), 1), o.outcome(), "QoS 1", true);
     }
 
     @Test
@@ -72,7 +72,7 @@ class ScenarioWritersTest {
     void timeseriesGolden() {
         assertEquals("# msgscope scenario time series, one row per second of the measurement\n"
                 + "# second rate_msg_s p50_us p99_us\n1 799.500 12.250 1000.000\n", 
-                ScenarioWriters.timeseries(result()).replace(System.lineSeparator(), "\n"));
+                ScenarioPlot.data(result()).replace(System.lineSeparator(), "\n"));
     }
 
     @Test

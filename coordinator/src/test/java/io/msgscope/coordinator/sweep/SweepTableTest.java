@@ -113,6 +113,27 @@ class SweepTableTest {
         assertEquals("failed", j.path("status").asText());
     }
 
+    /** Issue 29: a sweep stopped by SIGINT writes sweep.json over the points that finished, marked interrupted. */
+    @Test
+    void anInterruptedSweepSaysHowFarItGot() throws IOException {
+        List<SweepTable.Point> pts = List.of(
+                new SweepTable.Point(64, 1, "point-64-1", 0, summary(100, 20000, 64, "ok")),
+                new SweepTable.Point(128, 1, "point-128-1", 130, summary(110, 19000, 128, "interrupted")));
+        SweepTable t = new SweepTable(SweepParameter.Kind.SIZE, pts);
+        t.writeJson(dir, false, new io.msgscope.coordinator.results.Unfinished("SIGINT", 2, 3, List.of("point-256-1")),
+                1, "tcp", List.of(), new SweepTiming(1, false, 1, 0, 0, 3));
+        JsonNode j = OM.readTree(dir.resolve("sweep.json").toFile());
+        assertEquals("interrupted", j.path("status").asText());
+        assertEquals(2, j.path("interrupted").path("finished").asInt());
+        assertEquals("point-256-1", j.path("interrupted").path("not_finished").get(0).asText());
+        assertEquals("interrupted", j.path("points").get(1).path("status").asText());
+        assertEquals(19000.0, j.path("points").get(1).path("recv_msg_s").asDouble());
+        t.writeJson(dir, true, null, 1, "tcp", List.of(), new SweepTiming(1, false, 1, 0, 0, 3));
+        JsonNode failed = OM.readTree(dir.resolve("sweep.json").toFile());
+        assertEquals("failed", failed.path("status").asText());
+        assertTrue(failed.path("interrupted").isMissingNode());
+    }
+
     @Test
     void nonNumericOptionValuesAreCategoriesOnTheXAxis() throws IOException {
         SweepParameter p = SweepParameter.parse(SweepParameter.Kind.OPT, "persistent=false,true");

@@ -52,6 +52,11 @@ public final class AckCounts {
         return firstError;
     }
 
+    /** Measured publishes acknowledged so far ({@code messages_acked}); any thread may read it while acks arrive. */
+    public long measuredAcked() {
+        return acked.get();
+    }
+
     /** Measured and warm-up acks together: whether the other side ever acknowledged anything. */
     public long totalAcked() {
         return acked.get() + warmupAcked.get();

@@ -7,8 +7,9 @@ import java.nio.ByteBuffer;
 import java.util.Set;
 
 /**
- * One messaging system behind one interface (M10): raw TCP, AMQP 0-9-1, MQTT, NATS, ZeroMQ. Drivers
- * register through {@link java.util.ServiceLoader} and never depend on each other or on the agents.
+ * One messaging system behind one interface (M10): raw TCP, AMQP 0-9-1, AMQP 1.0, MQTT, NATS, ZeroMQ,
+ * Kafka, Redis and RabbitMQ streams. Drivers register through {@link java.util.ServiceLoader} and never depend on each other or on the
+ * agents.
  * The receiver opens its subscriber first (it may create the destination, e.g. a server-named AMQP
  * queue, and reports {@link Subscriber#destination()}); the sender then opens its publisher to that
  * destination on its own connection (M5.6).
@@ -50,11 +51,6 @@ public interface Driver {
         }
     }
 
-    /** True when the driver talks to its peer through the built-in relay rather than a broker. */
-    default boolean usesRelay() {
-        return false;
-    }
-
     /**
      * True when, with these {@code --opt} options, the messages go through a middle box run by the
      * broker-probe agent: the raw-TCP relay, or the driver's own {@link #openMiddleBox} (e.g. ZeroMQ's
@@ -62,7 +58,7 @@ public interface Driver {
      * ingress port and the receiver at its egress port.
      */
     default boolean usesRelay(java.util.Map<String, String> options) {
-        return usesRelay();
+        return false;
     }
 
     /**
@@ -72,6 +68,25 @@ public interface Driver {
      */
     default String lossHint(java.util.Map<String, String> options) {
         return null;
+    }
+
+    /**
+     * Who talks to whom in a trace run with these {@code --opt} options, one line for summary.json's
+     * {@code topology}: {@code uriForDisplay} is the URI with its secrets masked, {@code destination} what the
+     * receiver reported (empty when it reported none). The default is a broker between sender and receiver.
+     */
+    default String topology(String uriForDisplay, java.util.Map<String, String> options, String destination) {
+        return "sender -> broker " + uriForDisplay + " -> receiver"
+                + (destination.isEmpty() ? "" : " (destination " + destination + ")");
+    }
+
+    /**
+     * What the CPU time that the middle box (see {@link #usesRelay(java.util.Map)}) stamps into every Nth message
+     * counts, as summary.json's {@code cpu.broker.source} begins in relay mode. The default: the relay's
+     * forwarding thread and this driver's own middle box's I/O threads.
+     */
+    default String middleBoxCpuSource() {
+        return "relay forwarding-thread CPU (ns, plus the " + name() + " middle box's I/O threads)";
     }
 
     /**
@@ -105,6 +120,32 @@ public interface Driver {
     }
 
     /** The payload buffer the sender writes headers into: direct for socket drivers, heap for byte[] clients. */
+    /**
+     * Why this driver's subscriber cannot pause consuming while the system under test keeps the messages (a phase with
+     * {@code /paused}, issue 31), or null when it can ({@link Subscriber#pause}). Checked before a run starts.
+     */
+    default String whyConsumersCannotPause(java.util.Map<String, String> options) {
+        return "it has no way to stop consuming while the system under test keeps the messages";
+    }
+
+    /**
+     * Why clients with these options cannot survive a fault that ends their connections (a broker killed or
+     * restarted, issue 32), one clause naming what to give, or null when they reconnect
+     * ({@link Reconnects#OPTION}). Checked before a run with such a fault starts.
+     */
+    default String whyClientsCannotReconnect(java.util.Map<String, String> options) {
+        return "the " + name() + " driver does not reconnect yet (docs/limits.md); --opt " + Reconnects.OPTION
+                + "=true is for the nats, mqtt, amqp and amqp10 drivers";
+    }
+
+    /**
+     * A probe of the broker's own count of what waits for the subscriber at {@code destination} (its
+     * {@link Subscriber#destination}), or null when the protocol does not tell (issue 31 item 3).
+     */
+    default BacklogProbe openBacklogProbe(DriverSpec spec, String destination) throws IOException {
+        return null;
+    }
+
     default ByteBuffer allocatePayload(int capacity) {
         return io.msgscope.core.WireHeader.allocate(capacity);
     }
@@ -144,6 +185,24 @@ public interface Driver {
      */
     default java.util.List<String> clean(DriverSpec spec, boolean dryRun) throws IOException {
         return java.util.List.of();
+    }
+
+    /**
+     * What to tell a user whose run with these {@code --opt} options failed, beyond the failure itself: what the run
+     * may have left on the broker and how to remove it (e.g. {@code msgscope clean}). Scenario mode adds it to the
+     * notes of a failed run (issue 30). Null, the default, when the driver leaves nothing behind.
+     */
+    default String failureNote(java.util.Map<String, String> options) {
+        return null;
+    }
+
+    /**
+     * What a scenario run's latency with these {@code --opt} options shows besides the broker's delivery, given each
+     * subscriber's mean receive rate (msg/s): e.g. a consumer that fetches in batches holds a message until its
+     * batch fills. Scenario mode adds it to its notes (issue 27, issue 30). Null, the default, when nothing.
+     */
+    default String latencyCaveat(java.util.Map<String, String> options, double perSubscriberRate) {
+        return null;
     }
 
     /** One subscriber on the process-wide {@link ClientContext#shared()} (tests, tools). */

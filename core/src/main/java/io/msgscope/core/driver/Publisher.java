@@ -42,6 +42,30 @@ public interface Publisher extends AutoCloseable {
     }
 
     /**
+     * The measured sequences sent and never confirmed by the system under test, as sorted {@code [from, to)} pairs
+     * ({@link Confirmations#unconfirmedRanges}), read after {@link #drain}; null when these settings confirm nothing
+     * (core NATS, QoS 0: loss is allowed, no guarantee to violate) or when there were too many ranges to hand over.
+     * A message lost that is not among them was confirmed: a guarantee violation (issue 32 item 3).
+     */
+    default long[] unconfirmed() {
+        return null;
+    }
+
+    /** Whether these settings confirm messages at all, so a lost confirmed message violates a guarantee. */
+    default boolean confirms() {
+        return false;
+    }
+
+    /**
+     * Measured messages the system under test has confirmed so far (accepted: a publisher confirm's ack, a JetStream
+     * publish ack), or -1 when these settings confirm nothing. Any thread may call it while sending goes on: a backlog
+     * run samples it to compare the broker's count with what the broker accepted, not with what was sent (issue 31).
+     */
+    default long confirmedSoFar() {
+        return -1;
+    }
+
+    /**
      * The first asynchronous failure (a refused publish with its reason code, a missing ack), one line,
      * or null when there was none; failures of {@link #send} itself are thrown instead.
      */

@@ -35,6 +35,31 @@ public interface Subscriber extends AutoCloseable {
         throw new UnsupportedOperationException("this subscriber can only be polled");
     }
 
+    /**
+     * Stops consuming for a phase whose consumers are paused ({@code --phases ...@RATE/paused}, issue 31): from now on
+     * no message reaches the handler and the system under test keeps what arrives (a backlog), until {@link #resume}.
+     * Called on the polling thread, between polls. Only drivers whose {@link Driver#whyConsumersCannotPause} is null
+     * for the run's options implement it.
+     *
+     * @throws UnsupportedOperationException for subscribers that cannot leave the messages with the broker
+     */
+    default void pause() throws IOException {
+        throw new UnsupportedOperationException("this subscriber cannot pause");
+    }
+
+    /** Consumes again after {@link #pause}: the backlog is delivered from where it stopped. */
+    default void resume() throws IOException {
+        throw new UnsupportedOperationException("this subscriber cannot pause");
+    }
+
+    /**
+     * Tells the broker, before a {@link BacklogProbe}'s last read, what this subscriber has consumed where the broker
+     * counts it only when told (Kafka: the group's committed offsets, issue 31 item 3), waiting for its answer. Called
+     * on the polling thread once receiving has ended. Default: nothing to tell.
+     */
+    default void settleConsumed() throws IOException {
+    }
+
     /** Where publishers must send (an AMQP server-named queue, a topic, ...); empty when implicit. */
     default String destination() {
         return "";

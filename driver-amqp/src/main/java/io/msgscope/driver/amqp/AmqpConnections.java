@@ -19,6 +19,7 @@ import java.net.SocketTimeoutException;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.security.GeneralSecurityException;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -40,9 +41,59 @@ final class AmqpConnections {
     private AmqpConnections() {
     }
 
-    /** A factory for the spec's URI (default {@value #DEFAULT_URI}); bad URIs are bad input naming --uri. */
+    /**
+     * A factory for the spec's URI (default {@value #DEFAULT_URI}), the first of a comma-separated list of nodes
+     * ({@link #nodes}); bad URIs are bad input naming --uri.
+     */
     static ConnectionFactory factory(DriverSpec spec, AmqpOptions o) {
+        nodes(spec, o); // every node of a list checked
+        return factory(first(spec), o);
+    }
+
+    private static String first(DriverSpec spec) {
         String uri = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        return uri.split(",", -1)[0].trim();
+    }
+
+    /**
+     * The nodes of {@code --uri}: one, or with {@code --opt reconnect=true} a comma-separated list
+     * ({@code amqp://u:p@a:5672/%2f,amqp://u:p@b:5673/%2f}) of nodes that differ only in host and port, the first
+     * connected first, the next one after each loss (issue 32 item 3).
+     */
+    static List<com.rabbitmq.client.Address> nodes(DriverSpec spec, AmqpOptions o) {
+        String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        String[] list = raw.split(",", -1);
+        if (list.length > 1 && !o.reconnect()) {
+            throw new SpecException("--uri", "a comma-separated list of nodes needs --opt " + AmqpOptions.RECONNECT
+                    + "=true (without it the clients connect to one broker and stop when it goes)");
+        }
+        List<com.rabbitmq.client.Address> nodes = new java.util.ArrayList<>();
+        ConnectionFactory head = null;
+        for (String one : list) {
+            ConnectionFactory f = factory(one.trim(), o);
+            if (head == null) {
+                head = f;
+            } else if (f.isSSL() != head.isSSL() || !f.getUsername().equals(head.getUsername())
+                    || !f.getPassword().equals(head.getPassword()) || !f.getVirtualHost().equals(head.getVirtualHost())) {
+                throw new SpecException("--uri", "the nodes of a list must differ only in host and port (one scheme, "
+                        + "user, password and vhost), got '" + redact(raw) + "'");
+            }
+            nodes.add(new com.rabbitmq.client.Address(f.getHost(), f.getPort()));
+        }
+        return List.copyOf(nodes);
+    }
+
+    /** "amqp://host:port/vhost" of node {@code a} reached with {@code f}'s scheme and vhost. */
+    static String address(ConnectionFactory f, com.rabbitmq.client.Address a) {
+        String vhost = f.getVirtualHost();
+        return (f.isSSL() ? "amqps://" : "amqp://") + a.getHost() + ":" + a.getPort() + "/"
+                + ("/".equals(vhost) ? "%2f" : vhost);
+    }
+
+    private static ConnectionFactory factory(String uri, AmqpOptions o) {
+        if (uri.isEmpty()) {
+            throw new SpecException("--uri", "has an empty entry in its comma-separated list of nodes");
+        }
         // issue 14: amqp-client reads amqp://guest:p@ss@host as no host at all and falls back to localhost:5672
         // as guest; such a URI is refused here, its password masked
         io.msgscope.core.Secrets.requireStrictUri("--uri", uri);
@@ -101,9 +152,15 @@ final class AmqpConnections {
      */
     static Connection open(ConnectionFactory f, ExecutorService executor, String name, int alreadyOpen)
             throws IOException {
-        String addr = address(f);
+        return open(f, null, executor, name, alreadyOpen);
+    }
+
+    /** {@link #open(ConnectionFactory, ExecutorService, String, int)} to node {@code node} (null: {@code f}'s own). */
+    static Connection open(ConnectionFactory f, com.rabbitmq.client.Address node, ExecutorService executor,
+                           String name, int alreadyOpen) throws IOException {
+        String addr = node == null ? address(f) : address(f, node);
         try {
-            return f.newConnection(executor, name);
+            return node == null ? f.newConnection(executor, name) : f.newConnection(executor, List.of(node), name);
         } catch (AuthenticationFailureException e) {
             throw new IOException("amqp: " + addr + " refused the login of user '" + f.getUsername() + "': "
                     + e.getMessage(), e);

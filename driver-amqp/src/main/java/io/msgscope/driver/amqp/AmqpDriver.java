@@ -52,6 +52,43 @@ public final class AmqpDriver implements Driver {
         AmqpConnections.factory(spec, AmqpOptions.of(spec));
     }
 
+    /**
+     * A paused consumer holds its delivery thread before the handler, so it stops acknowledging: with a prefetch the
+     * broker then sends no more and keeps the rest in the queue (issue 31). Without acks or without a prefetch the
+     * broker would push the whole backlog into the client, so those are refused.
+     */
+    @Override
+    public String whyConsumersCannotPause(Map<String, String> options) {
+        AmqpOptions o = AmqpOptions.of(new DriverSpec("", 0, "", io.msgscope.core.WireHeader.SIZE, 0, options, ""));
+        if (o.autoAck()) {
+            return "with --opt " + AmqpOptions.AUTO_ACK + "=true the broker forgets each message as it sends it, so a "
+                    + "paused consumer's backlog would pile up in the client: drop it";
+        }
+        if (o.effectivePrefetch() == 0) {
+            return "without a prefetch the broker pushes the whole backlog into the paused client: give --opt "
+                    + AmqpOptions.PREFETCH + "=N (e.g. 100), and the broker keeps all but N";
+        }
+        return null;
+    }
+
+    /** Issue 31 item 3: the queue's message_count by passive declare, see {@link AmqpBacklogProbe}. */
+    @Override
+    public io.msgscope.core.driver.BacklogProbe openBacklogProbe(DriverSpec spec, String destination)
+            throws IOException {
+        return new AmqpBacklogProbe(spec, destination);
+    }
+
+    /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3). */
+    @Override
+    public String whyClientsCannotReconnect(Map<String, String> options) {
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            return null; // AmqpOptions refuses the combinations it cannot resume (tx_size, topic)
+        }
+        return "the amqp clients do not reconnect without --opt " + AmqpOptions.RECONNECT + "=true (with --opt "
+                + AmqpOptions.CONFIRM + "=N, --opt " + AmqpOptions.PERSISTENT + "=true and manual acks nothing the "
+                + "broker confirmed may be lost)";
+    }
+
     /** Heap and little-endian: amqp-client publishes a byte[], so the array goes out without a copy. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {
@@ -97,19 +134,38 @@ public final class AmqpDriver implements Driver {
         String address = AmqpConnections.address(f);
         AmqpDispatch dispatch = new AmqpDispatch(shared.dispatch());
         Connection c = null;
+        // reconnect=true: a queue of msgscope's naming, declared again under that name after each reconnect
+        String named = o.reconnect() ? QueueTypes.ownName(o.queueType()) : null;
+        AmqpReconnect.Nodes nodes = new AmqpReconnect.Nodes(AmqpConnections.nodes(spec, o));
+        AmqpReconnect.Opener opener = () -> {
+            Connection oc = shared.open(f, nodes.next(), dispatch, "msgscope-subscriber", false).connection();
+            try {
+                Channel ch = oc.createChannel();
+                if (o.txSize() > 0) {
+                    ch.txSelect();
+                }
+                int prefetch = o.effectivePrefetch();
+                if (prefetch > 0) {
+                    ch.basicQos(prefetch);
+                }
+                QueueTypes.require(o.queueType(), oc, address);
+                if (named != null) {
+                    QueueTypes.declare(ch, named, o.queueType(), o.persistent());
+                }
+                return new AmqpReconnect.Link(oc, ch, null);
+            } catch (IOException | RuntimeException e) {
+                abort(oc, null);
+                throw e;
+            }
+        };
         try {
-            c = shared.open(f, dispatch, "msgscope-subscriber", false).connection();
-            Channel ch = c.createChannel();
-            if (o.txSize() > 0) {
-                ch.txSelect();
-            }
-            int prefetch = o.effectivePrefetch();
-            if (prefetch > 0) {
-                ch.basicQos(prefetch);
-            }
-            QueueTypes.require(o.queueType(), c, address);
+            AmqpReconnect.Link link = opener.open();
+            c = link.connection();
+            Channel ch = link.channel();
             String queue;
-            if (!o.routed()) {
+            if (named != null) {
+                queue = named;
+            } else if (!o.routed()) {
                 queue = o.queueType() == AmqpOptions.QueueType.CLASSIC
                         // server-named, non-durable, non-exclusive, auto-delete; only the default exchange's binding (A1)
                         ? ch.queueDeclare("", false, false, true, null).getQueue()
@@ -121,11 +177,11 @@ public final class AmqpDriver implements Driver {
                         ? declareGroupQueue(ch, o, address)
                         : o.queueType() == AmqpOptions.QueueType.CLASSIC
                         // its own: server-named, exclusive (gone with the connection), auto-delete
-                        ? ch.queueDeclare("", false, true, true, null).getQueue()
+                        ? AmqpSubscriber.exclusive(ch.queueDeclare("", false, true, true, null).getQueue(), c)
                         : QueueTypes.declareOwn(ch, o.queueType());
                 ch.queueBind(queue, o.exchange(), o.topic());
             }
-            return new AmqpSubscriber(o, address, c, ch, dispatch, queue, spec.messageSize());
+            return new AmqpSubscriber(o, address, c, ch, dispatch, queue, spec.messageSize(), opener);
         } catch (IOException | ShutdownSignalException e) {
             abort(c, dispatch);
             if (e instanceof IOException io && io.getMessage() != null && io.getMessage().startsWith("amqp: ")) {
@@ -197,13 +253,23 @@ public final class AmqpDriver implements Driver {
         // confirms and returns arrive on the NIO loop; the shared dispatch executor only serves amqp-client's
         // consumer dispatch, which the publisher never uses
         Connection c = null;
+        AmqpReconnect.Nodes nodes = new AmqpReconnect.Nodes(AmqpConnections.nodes(spec, o));
+        AmqpReconnect.Opener opener = () -> {
+            AmqpShared.Opened opened = shared.open(f, nodes.next(), shared.dispatch(), "msgscope-publisher", true);
+            try {
+                return new AmqpReconnect.Link(opened.connection(), opened.connection().createChannel(),
+                        opened.writeQueue());
+            } catch (IOException | RuntimeException e) {
+                abort(opened.connection(), null);
+                throw e;
+            }
+        };
         try {
-            AmqpShared.Opened opened = shared.open(f, shared.dispatch(), "msgscope-publisher", true);
-            c = opened.connection();
-            Channel ch = c.createChannel();
+            AmqpReconnect.Link link = opener.open();
+            c = link.connection();
             String exchange = o.routed() ? o.exchange() : "";
             String routingKey = o.routed() ? o.topic() : spec.destination();
-            return new AmqpPublisher(o, address, c, ch, opened.writeQueue(), exchange, routingKey, spec.messageSize());
+            return new AmqpPublisher(o, address, link, opener, exchange, routingKey, spec.messageSize());
         } catch (IOException | ShutdownSignalException e) {
             abort(c, null);
             if (e instanceof IOException io && io.getMessage() != null && io.getMessage().startsWith("amqp: ")) {

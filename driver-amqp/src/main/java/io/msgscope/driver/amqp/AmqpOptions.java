@@ -42,10 +42,15 @@ import java.util.Set;
  *                    A2), {@code quorum} or {@code stream} (RabbitMQ 3.9 and later): a named, durable queue of that
  *                    type, which msgscope deletes when the subscriber closes; a stream is read from the next
  *                    message on with a prefetch and manual acks
+ * @param reconnect   {@code reconnect} (issue 32 item 3, {@link io.msgscope.core.driver.Reconnects}): a lost connection
+ *                    is opened again (each side on its own), the queue declared again and consumed, and what publisher
+ *                    confirms did not confirm published again; false (the default) ends the run as before. The
+ *                    subscriber's queue is then named by msgscope (the publisher must find it again), not auto-delete
+ *                    (a lost consumer would delete it) and durable when messages are {@code persistent}
  */
 public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
                           int confirm, int prefetch, int multiAck, boolean tlsVerify, String topic, String exchange,
-                          String group, boolean nio, QueueType queueType) {
+                          String group, boolean nio, QueueType queueType, boolean reconnect) {
 
     /** The queue types of RabbitMQ's {@code x-queue-type}: what a queue keeps and how it is read. */
     public enum QueueType {
@@ -80,9 +85,10 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String GROUP = "group";
     public static final String IO = "io";
     public static final String QUEUE_TYPE = "queue_type";
+    public static final String RECONNECT = io.msgscope.core.driver.Reconnects.OPTION;
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT);
 
     /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
     public static final String DEFAULT_EXCHANGE = "amq.topic";
@@ -176,8 +182,17 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
             default -> throw new SpecException("--opt " + IO, "must be nio (shared I/O threads) or blocking (a thread "
                     + "per connection), got '" + spec.option(IO, "") + "'");
         };
+        boolean reconnect = spec.boolOption(RECONNECT, false);
+        if (reconnect && txSize > 0) {
+            throw new SpecException("--opt " + RECONNECT, "=true does not resume transactions yet (docs/limits.md): drop "
+                    + "--opt " + TX_SIZE + " (publisher confirms, --opt " + CONFIRM + "=N, are what it republishes by)");
+        }
+        if (reconnect && !topic.isEmpty()) {
+            throw new SpecException("--opt " + RECONNECT, "=true does not route by topic yet (scenario mode, --opt "
+                    + TOPIC + "; docs/limits.md): drop one of them");
+        }
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
-                tlsVerify, topic, exchange, group, nio, queueType);
+                tlsVerify, topic, exchange, group, nio, queueType, reconnect);
     }
 
     private static QueueType queueType(String v) {

@@ -12,6 +12,7 @@ import io.msgscope.core.driver.Publisher;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -39,6 +40,13 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Counters: messages_acked / messages_nacked (publisher confirms) and returned (basic.return)
  * count measured messages only: those from the first one whose header sequence is >= 0, so the
  * warm-up (negative sequences) does not inflate them.
+ *
+ * <p>With confirms each measured message's sequence is noted by tag, so an ack confirms it ({@code messages_confirmed},
+ * {@code messages_unconfirmed}; issue 32 item 3) and the coordinator tells a lost message the broker had confirmed, a
+ * guarantee violation with manual acks, from one it never had. With {@code --opt reconnect=true} a lost connection is
+ * opened again ({@link AmqpReconnect}) and the measured messages nacked or still unconfirmed at the loss are published
+ * again ({@code messages_republished}; each then may arrive twice, a duplicate in the trace); each message is then
+ * copied into a fresh array kept until it is confirmed (one allocation per message).
  */
 final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener {
     private static final long WAIT_SLICE_NS = 1_000_000;
@@ -47,9 +55,19 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
 
     private final AmqpOptions options;
     private final String address;
-    private final Connection connection;
-    private final Channel channel;
-    private final AmqpShared.CountingWriteQueue writeQueue;
+    private volatile Connection connection;
+    private volatile Channel channel;
+    private AmqpShared.CountingWriteQueue writeQueue;
+    /** reconnect=true: opens the connection and channel again; else null. */
+    private final AmqpReconnect.Opener reopen;
+    private final io.msgscope.core.driver.Confirmations confirmations;
+    private long reconnects;
+    /** Acks and nacks counted by the confirm windows of channels lost before the current one. */
+    private long ackedBefore;
+    private long nackedBefore;
+    /** reconnect=true, sender thread: messages to publish, those published again first ({@link #againLeft}). */
+    private final java.util.ArrayDeque<ConfirmWindow.Pending> toSend = new java.util.ArrayDeque<>();
+    private int againLeft;
     private final int queueRoom;
     private final String exchange;
     private final String routingKey;
@@ -61,7 +79,7 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
     /** Message bodies in turn (see {@link #publish}). */
     private final BodyArrays bodies;
     /** Publisher confirms, or null without ({@code confirm=0}). */
-    private final ConfirmWindow confirms;
+    private ConfirmWindow confirms;
     private volatile long returned;
 
     // the sending thread's own state
@@ -78,14 +96,14 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
      * @param writeQueue the connection's outgoing frame queue, or null when unknown ({@link #offer} then checks
      *                   only the confirm window and the commits)
      */
-    AmqpPublisher(AmqpOptions options, String address, Connection connection, Channel channel,
-                  AmqpShared.CountingWriteQueue writeQueue, String exchange, String routingKey, int size)
-            throws IOException {
+    AmqpPublisher(AmqpOptions options, String address, AmqpReconnect.Link link, AmqpReconnect.Opener reopen,
+                  String exchange, String routingKey, int size) throws IOException {
         this.options = options;
         this.address = address;
-        this.connection = connection;
-        this.channel = channel;
-        this.writeQueue = writeQueue;
+        this.reopen = options.reconnect() ? reopen : null;
+        this.confirmations = options.confirm() > 0 ? new io.msgscope.core.driver.Confirmations() : null;
+        final Connection connection = link.connection();
+        final AmqpShared.CountingWriteQueue writeQueue = link.writeQueue();
         this.exchange = exchange;
         this.routingKey = routingKey;
         this.size = size;
@@ -93,11 +111,29 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         this.immediate = options.immediate();
         this.txSize = options.txSize();
         this.properties = new AMQP.BasicProperties.Builder().deliveryMode(options.persistent() ? 2 : 1).build();
-        this.confirms = options.confirm() > 0 ? new ConfirmWindow(options.confirm()) : null;
         int frames = frames(size, connection.getFrameMax());
         this.queueRoom = writeQueue == null ? 0 : writeQueue.capacity() - QUEUE_RESERVE - frames;
         this.bodies = new BodyArrays(size,
                 writeQueue == null ? 1 : BodyArrays.bodyArrays(size, frames, writeQueue.capacity()));
+        attach(link);
+    }
+
+    /** Takes {@code link} as this publisher's connection and channel: listeners, confirm mode, a fresh confirm window. */
+    private void attach(AmqpReconnect.Link link) throws IOException {
+        connection = link.connection();
+        channel = link.channel();
+        writeQueue = link.writeQueue();
+        ConfirmWindow previous = confirms;
+        if (previous != null) {
+            ackedBefore += previous.acked();
+            nackedBefore += previous.nacked();
+        }
+        confirms = options.confirm() > 0 ? new ConfirmWindow(options.confirm(), confirmations, reopen != null) : null;
+        if (previous != null && !previous.warmingUp()) {
+            confirms.measuredFrom(1);
+        }
+        nextTag = 1;
+        closedBy = null;
         channel.addShutdownListener(this);
         connection.addShutdownListener(this);
         channel.addReturnListener(this);
@@ -112,6 +148,10 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
 
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
+        if (reopen != null) {
+            sendAgain(buffer, offset, length);
+            return;
+        }
         final int sz = size;
         final int end = offset + length;
         for (int off = offset; off < end; off += sz) {
@@ -152,9 +192,13 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         } else {
             buffer.get(off, body, 0, size);
         }
-        if (confirms != null && confirms.warmingUp() && body.length >= WireHeader.SIZE
-                && WireHeader.sequence(buffer, off) >= 0) {
+        long seq = body.length >= WireHeader.SIZE ? WireHeader.sequence(buffer, off) : -1;
+        if (confirms != null && confirms.warmingUp() && seq >= 0) {
             confirms.measuredFrom(nextTag); // from here on confirms are counted
+        }
+        if (confirms != null) {
+            confirmations.sent(seq);
+            confirms.track(nextTag, seq, null);
         }
         try {
             channel.basicPublish(exchange, routingKey, mandatory, immediate, properties, body);
@@ -163,6 +207,160 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         }
         bodies.published(k, writeQueue == null ? 0 : writeQueue.added());
         nextTag++;
+    }
+
+    // ---- reconnect=true (issue 32 item 3) ----
+
+    /** Each message copied into an array of its own (kept until confirmed) and published; see {@link #sendAll}. */
+    private void sendAgain(ByteBuffer buffer, int offset, int length) throws IOException {
+        final int end = offset + length;
+        for (int off = offset; off < end; off += size) {
+            byte[] body = new byte[size];
+            buffer.get(off, body, 0, size);
+            long seq = size >= WireHeader.SIZE ? WireHeader.sequence(buffer, off) : -1;
+            if (confirmations != null) {
+                confirmations.sent(seq);
+            }
+            toSend.add(new ConfirmWindow.Pending(seq, body));
+        }
+        queueNacked();
+        sendAll();
+    }
+
+    /** The measured messages the broker nacked go out again first. */
+    private void queueNacked() {
+        if (confirms != null) {
+            List<ConfirmWindow.Pending> nacked = confirms.takeNacked();
+            for (int i = nacked.size() - 1; i >= 0; i--) {
+                toSend.addFirst(nacked.get(i));
+            }
+            againLeft += nacked.size();
+        }
+    }
+
+    /**
+     * Publishes what {@link #toSend} holds, each once there is room; a lost connection is got back ({@link #recover})
+     * and what it left unconfirmed goes out again first. A message leaves the queue only as it is published: one
+     * that failed while waiting for room is still there, one whose publish failed is among the unconfirmed.
+     */
+    private void sendAll() throws IOException {
+        while (!toSend.isEmpty()) {
+            try {
+                if (confirms != null && confirms.full(nextTag)) {
+                    awaitWindow(nextTag - confirms.size() + 1, Long.MAX_VALUE);
+                }
+                if (writeQueue != null && writeQueue.size() > queueRoom) {
+                    awaitWrites(false, 0);
+                }
+                ConfirmWindow.Pending p = toSend.peek();
+                if (confirms != null) {
+                    if (confirms.warmingUp() && p.seq() >= 0) {
+                        confirms.measuredFrom(nextTag);
+                    }
+                    confirms.track(nextTag, p.seq(), p.body());
+                }
+                try {
+                    channel.basicPublish(exchange, routingKey, mandatory, immediate, properties, p.body());
+                } catch (com.rabbitmq.client.AlreadyClosedException e) { // refused before a byte went out
+                    if (confirms != null) {
+                        confirms.untrack(nextTag);
+                    }
+                    throw e;
+                } catch (ShutdownSignalException | IOException e) { // maybe written: unconfirmed, sent again
+                    published();
+                    throw e;
+                }
+                published();
+            } catch (ShutdownSignalException | IOException e) {
+                recover(e);
+            }
+        }
+    }
+
+    /** The head of {@link #toSend} went out (or may have): it leaves the queue, a republish counted as one. */
+    private void published() {
+        toSend.poll();
+        nextTag++;
+        if (againLeft > 0) {
+            againLeft--;
+            confirmations.republished();
+        }
+    }
+
+    /**
+     * After a failure: when the connection was lost ({@link AmqpReconnect#survivable}), puts the measured messages
+     * it left unconfirmed (outstanding or nacked) at the head of {@link #toSend}, opens the connection again (the same
+     * URI, every {@link AmqpReconnect#WAIT_NS}) and counts a reconnect; any other failure is thrown as without the
+     * option, counted in {@code errors}.
+     */
+    private void recover(Exception e) throws IOException {
+        ShutdownSignalException s = closedBy != null ? closedBy : AmqpConnections.shutdownCause(e);
+        if (s == null) { // a write failed before amqp-client noticed the connection's end: give it a moment
+            long until = System.nanoTime() + AmqpConnections.CLOSE_TIMEOUT_MS * 1_000_000L;
+            while (connection.isOpen() && System.nanoTime() < until) {
+                LockSupport.parkNanos(WAIT_SLICE_NS);
+            }
+            s = closedBy != null ? closedBy : connection.getCloseReason();
+        }
+        if (closing || !AmqpReconnect.survivable(s)) {
+            errors++;
+            throw e instanceof IOException io ? io : failed(e);
+        }
+        long deadline = System.nanoTime() + AmqpReconnect.GIVE_UP_NS;
+        while (true) {
+            if (confirms != null) {
+                List<ConfirmWindow.Pending> out = confirms.outstanding(nextTag);
+                for (int i = out.size() - 1; i >= 0; i--) {
+                    toSend.addFirst(out.get(i));
+                }
+                againLeft += out.size();
+            }
+            AmqpReconnect.abandon(connection);
+            AmqpReconnect.Link link;
+            try {
+                link = AmqpReconnect.reopen(reopen, deadline, "publisher");
+            } catch (IOException x) {
+                errors++; // gave up: the run fails as it would have without the option
+                throw x;
+            }
+            try {
+                attach(link);
+                reconnects++;
+                return;
+            } catch (ShutdownSignalException | IOException x) {
+                if (System.nanoTime() - deadline > 0) {
+                    errors++;
+                    throw failed(x);
+                }
+                // lost again while confirm mode was set up: the new window holds nothing yet; try again
+            }
+        }
+    }
+
+    /**
+     * Waits for every confirm, publishing again what is nacked or left unconfirmed by a lost connection, until
+     * {@code deadlineNs}; what is still unconfirmed then is counted {@code messages_unconfirmed}, not thrown.
+     */
+    private void drainAgain(long deadlineNs) throws IOException {
+        while (true) {
+            try {
+                queueNacked();
+                sendAll();
+                if (confirms != null && !awaitWindow(nextTag, deadlineNs)) {
+                    return;
+                }
+                if (confirms != null && confirms.hasNacked()) {
+                    continue;
+                }
+                channel.basicQos(0); // one round trip: every basic.return is in
+                return;
+            } catch (ShutdownSignalException | IOException e) {
+                if (System.nanoTime() - deadlineNs > 0) {
+                    return;
+                }
+                recover(e);
+            }
+        }
     }
 
     private long writtenFrames() {
@@ -286,7 +484,9 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
     }
 
     private IOException failed(Exception e) {
-        errors++;
+        if (reopen == null) {
+            errors++; // reconnect=true: counted by recover, as a reconnect or as the failure it gave up on
+        }
         ShutdownSignalException s = e instanceof ShutdownSignalException sse ? sse : AmqpConnections.shutdownCause(e);
         if (s == null) {
             s = closedBy;
@@ -305,6 +505,10 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
     @Override
     public void drain(long timeoutMs) throws IOException {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        if (reopen != null) {
+            drainAgain(deadline);
+            return;
+        }
         try {
             if (pendingCommit != null) {
                 try {
@@ -357,6 +561,10 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
 
     @Override
     public void shutdownCompleted(ShutdownSignalException cause) {
+        Object ref = cause.getReference();
+        if (ref != connection && ref != channel) {
+            return; // a connection this publisher left after a reconnect
+        }
         if (!cause.isInitiatedByApplication() && !closing) {
             if (closedBy == null) {
                 closedBy = cause;
@@ -373,17 +581,40 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         return s == null ? null : AmqpConnections.explain(s, options);
     }
 
+    /** Measured messages acked by publisher confirms so far (nacked ones are not in the queue); -1 without. */
+    @Override
+    public long confirmedSoFar() {
+        return confirms == null ? -1 : ackedBefore + confirms.acked(); // across reconnects, as counters() counts
+    }
+
     @Override
     public Map<String, Long> counters() {
         Map<String, Long> c = new LinkedHashMap<>();
-        long acked = confirms == null ? 0 : confirms.acked();
-        long nacked = confirms == null ? 0 : confirms.nacked();
+        long acked = confirms == null ? 0 : ackedBefore + confirms.acked();
+        long nacked = confirms == null ? 0 : nackedBefore + confirms.nacked();
         c.put("messages_acked", acked);
         c.put("messages_nacked", nacked);
         c.put("returned", returned);
         c.put("producer_tx_commits", txCommits);
-        c.put("errors", errors + nacked); // failed operations and nacked messages
+        c.put("errors", errors + (reopen == null ? nacked : 0)); // failed operations and nacked messages
+        if (confirmations != null) {
+            c.putAll(confirmations.counters());
+        }
+        if (reopen != null) {
+            c.put(io.msgscope.core.driver.Reconnects.PUBLISHER_RECONNECTS, reconnects);
+        }
         return c;
+    }
+
+    /** Confirms with manual acks make each confirmed message a promise (issue 32 item 3); auto-ack forgets them. */
+    @Override
+    public boolean confirms() {
+        return confirmations != null && !options.autoAck();
+    }
+
+    @Override
+    public long[] unconfirmed() {
+        return confirms() ? confirmations.unconfirmedRanges() : null;
     }
 
     @Override

@@ -32,6 +32,10 @@ final class AmqpScenarios implements ScenarioSupport {
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
         ScenarioSupport.refuseChosen(user, "the topic of each connection, the round-robin group's queue",
                 " (use --topic-prefix for the topics)", AmqpOptions.TOPIC, AmqpOptions.GROUP);
+        if (io.msgscope.core.driver.Reconnects.on(user)) {
+            throw new SpecException("--opt " + AmqpOptions.RECONNECT, "=true is not wired in scenario mode yet (its "
+                    + "connections route by topic; docs/limits.md): use it with run");
+        }
         if (scenario == Scenario.ROUND_ROBIN && "stream".equalsIgnoreCase(user.get(AmqpOptions.QUEUE_TYPE))) {
             throw new SpecException("--opt " + AmqpOptions.QUEUE_TYPE, "stream cannot do round-robin: every consumer "
                     + "of a stream reads every message; use quorum or classic");

@@ -201,13 +201,19 @@ final class AmqpShared implements AutoCloseable {
      *                  socket is drained, and blocks itself once 1,000 deliveries of a channel wait for a callback.
      */
     Opened open(ConnectionFactory f, ExecutorService consumers, String name, boolean publisher) throws IOException {
-        String address = AmqpConnections.address(f);
+        return open(f, null, consumers, name, publisher);
+    }
+
+    /** {@link #open(ConnectionFactory, ExecutorService, String, boolean)} to {@code node} (null: {@code f}'s own). */
+    Opened open(ConnectionFactory f, com.rabbitmq.client.Address node, ExecutorService consumers, String name,
+                boolean publisher) throws IOException {
+        String address = node == null ? AmqpConnections.address(f) : AmqpConnections.address(f, node);
         AtomicInteger n = openTo.computeIfAbsent(address, a -> new AtomicInteger());
         Catch slot = new Catch(publisher ? WRITE_QUEUE_FRAMES : Integer.MAX_VALUE);
         caught.set(slot);
         Connection c;
         try {
-            c = AmqpConnections.open(f, consumers, name, n.get());
+            c = AmqpConnections.open(f, node, consumers, name, n.get());
         } finally {
             caught.remove();
         }

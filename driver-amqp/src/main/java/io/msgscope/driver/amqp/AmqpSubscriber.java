@@ -42,6 +42,13 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Buffers: amqp-client allocates a new body array per delivery. A body of up to
  * {@value #COPY_LIMIT} bytes is copied into one reused little-endian buffer (no allocation in this
  * code); a larger one is wrapped, one small ByteBuffer per delivery, cheaper than copying it.
+ *
+ * <p>With {@code --opt reconnect=true} (poll mode; issue 32 item 3) a lost connection ({@link AmqpReconnect#survivable})
+ * does not end the subscription: the next polls open it again every {@link AmqpReconnect#WAIT_NS}, declare the
+ * queue again under its name and consume it ({@code subscriber_reconnects}). Each delivery is acknowledged on the
+ * channel it came on: what the lost channel delivered and had not acknowledged the broker delivers again (counted
+ * {@code redelivered}, a duplicate in the trace when the handler had it); with auto-ack what was on its way is lost,
+ * and counted lost.
  */
 final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     static final int COPY_LIMIT = 1024;
@@ -51,8 +58,16 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     private final AmqpOptions options;
     private final String address;
-    private final Connection connection;
-    private final Channel channel;
+    private volatile Connection connection;
+    private volatile Channel channel;
+    /** The channel the subscriber was opened with (its deliveries come to this object's own callbacks). */
+    private final Channel firstChannel;
+    /** reconnect=true: opens the connection and channel again and declares the queue; else null. */
+    private final AmqpReconnect.Opener reopen;
+    private volatile boolean lost;
+    private volatile long lostSinceNs;
+    private long lastAttemptNs;
+    private volatile long reconnects;
     private final AmqpDispatch executor;
     private final String queue;
     private final String group;
@@ -62,6 +77,8 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private final int txSize;
 
     private volatile MessageHandler handler;
+    /** A phase with paused consumers (issue 31): the delivery thread waits before the handler, so nothing is acked. */
+    private volatile boolean paused;
     private volatile java.util.function.Consumer<String> ended;
     private final java.util.concurrent.atomic.AtomicBoolean endReported = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile String consumerTag;
@@ -81,13 +98,17 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     private long redelivered;
     private long errors;
     private long txCommits;
+    private Channel ackChannel;
 
     AmqpSubscriber(AmqpOptions options, String address, Connection connection, Channel channel,
-                   AmqpDispatch executor, String queue, int messageSize) {
+                   AmqpDispatch executor, String queue, int messageSize, AmqpReconnect.Opener reopen) {
         this.options = options;
         this.address = address;
         this.connection = connection;
         this.channel = channel;
+        this.firstChannel = channel;
+        this.ackChannel = channel;
+        this.reopen = options.reconnect() ? reopen : null;
         this.executor = executor;
         this.queue = queue;
         this.group = options.group();
@@ -119,6 +140,9 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
                 startConsuming();
             }
         }
+        if (lost) {
+            reconnect();
+        }
         final long seen = lastPolled;
         long d = delivered;
         if (d == seen && closeReason == null && timeoutMs > 0) {
@@ -134,7 +158,7 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
             d = delivered;
         }
         if (d == seen) {
-            if (closeReason == null) {
+            if (closeReason == null && !lost) {
                 checkWhenIdle();
             }
             if (closeReason != null) {
@@ -243,6 +267,14 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     @Override
     public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+        deliver(firstChannel, envelope, body);
+    }
+
+    /** One delivery that came on channel {@code ch}: handed over first, then acknowledged on {@code ch}. */
+    private void deliver(Channel ch, Envelope envelope, byte[] body) {
+        if (paused) {
+            awaitResume();
+        }
         final int n = body.length;
         if (n >= WireHeader.SIZE) {
             handler.onMessage(reused.of(body), 0);
@@ -255,11 +287,40 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
             redelivered++;
         }
         if (!autoAck) {
-            acknowledge(envelope.getDeliveryTag());
+            acknowledge(ch, envelope.getDeliveryTag());
         }
     }
 
-    private void acknowledge(long deliveryTag) {
+    /**
+     * Holds the delivery thread while paused: this delivery is not handed over nor acked, so with the prefetch the
+     * broker stops sending and keeps the backlog in the queue; at most the prefetch waits in the client, handed over
+     * (and timed) on resume.
+     */
+    private void awaitResume() {
+        while (paused && !closing && closeReason == null) {
+            LockSupport.parkNanos(this, WAIT_SLICE_NS);
+        }
+    }
+
+    @Override
+    public void pause() {
+        paused = true;
+    }
+
+    @Override
+    public void resume() {
+        paused = false;
+    }
+
+    private void acknowledge(Channel channel, long deliveryTag) {
+        if (channel != ackChannel) { // the first delivery on a channel got back by a reconnect
+            ackChannel = channel;
+            unacked = 0;
+            inTx = 0;
+        }
+        if (reopen != null && !channel.isOpen()) {
+            return; // a lost channel's delivery: the broker delivers it again
+        }
         try {
             if (++unacked == multiAck) {
                 channel.basicAck(deliveryTag, multiAck > 1);
@@ -275,7 +336,9 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
                 txCommits++;
             }
         } catch (IOException | ShutdownSignalException e) {
-            errors++; // the shutdown listener keeps the reason; later batches ack and commit as usual
+            if (reopen == null || !(e instanceof ShutdownSignalException s && AmqpReconnect.survivable(s))) {
+                errors++; // an ack lost with a connection that comes back is not one: the broker redelivers
+            } // the shutdown listener keeps the reason; later batches ack and commit as usual
             unacked = 0;
             inTx = 0;
         }
@@ -294,11 +357,75 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     @Override
     public void shutdownCompleted(ShutdownSignalException cause) {
+        Object ref = cause.getReference();
+        if (ref != connection && ref != channel) {
+            return; // a connection this subscriber left after a reconnect
+        }
+        if (reopen != null && ended == null && !closing && AmqpReconnect.survivable(cause)) {
+            if (!lost) {
+                lostSinceNs = System.nanoTime();
+                lost = true; // the next poll reconnects
+            }
+            return;
+        }
         if (!cause.isInitiatedByApplication() && !closing && closeReason == null) {
             String r = AmqpConnections.explain(cause, options);
             end(AmqpConnections.replyCode(cause) == 404
                     ? "amqp: queue '" + queue + "' at " + address + " is gone (deleted?): " + r
                     : "amqp: " + address + ": " + r);
+        }
+    }
+
+    /**
+     * reconnect=true, the receiver's thread: opens the connection again (at most every {@link AmqpReconnect#WAIT_NS}),
+     * declares the queue again and consumes it; after {@link AmqpReconnect#GIVE_UP_NS} without success the
+     * subscription ends as it would have without the option.
+     */
+    private void reconnect() {
+        long now = System.nanoTime();
+        if (now - lastAttemptNs < AmqpReconnect.WAIT_NS) {
+            return;
+        }
+        lastAttemptNs = now;
+        AmqpReconnect.abandon(connection);
+        try {
+            AmqpReconnect.Link l = reopen.open();
+            connection = l.connection();
+            channel = l.channel();
+            lost = false; // before the listeners: one added to a connection already lost is called at once
+            l.channel().addShutdownListener(this);
+            l.connection().addShutdownListener(this);
+            consumerTag = l.channel().basicConsume(queue, autoAck, "", false, false,
+                    QueueTypes.consumeArguments(options.queueType()), new Resumed(l.channel()));
+            reconnects++;
+        } catch (IOException | ShutdownSignalException e) {
+            lost = true;
+            if (now - lostSinceNs > AmqpReconnect.GIVE_UP_NS) {
+                end("amqp: the subscriber could not reconnect to " + address + " within "
+                        + AmqpReconnect.GIVE_UP_NS / 1_000_000_000L + " s: " + AmqpConnections.describe(e));
+            }
+        }
+    }
+
+    /** The consumer of a channel got back by a reconnect: this subscriber's callbacks, acknowledging on it. */
+    private final class Resumed extends com.rabbitmq.client.DefaultConsumer {
+        Resumed(Channel ch) {
+            super(ch);
+        }
+
+        @Override
+        public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+            deliver(getChannel(), envelope, body);
+        }
+
+        @Override
+        public void handleCancel(String tag) {
+            AmqpSubscriber.this.handleCancel(tag);
+        }
+
+        @Override
+        public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
+            shutdownCompleted(sig);
         }
     }
 
@@ -312,6 +439,24 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
 
     @Override
     public void handleRecoverOk(String consumerTag) {
+    }
+
+    /**
+     * The exclusive queues of this JVM's subscribers and their connections: only its own connection may passive-declare
+     * such a queue, so a backlog probe reads it there (scenario mode, issue 31 item 3).
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Connection> EXCLUSIVE =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Notes that {@code queue} is exclusive to {@code c}; returns the queue. */
+    static String exclusive(String queue, Connection c) {
+        EXCLUSIVE.put(queue, c);
+        return queue;
+    }
+
+    /** The connection that holds exclusive {@code queue} in this JVM, or null. */
+    static Connection exclusiveOwner(String queue) {
+        return EXCLUSIVE.get(queue);
     }
 
     /** Why the broker ended the subscription (queue deleted, channel or connection closed), or null. */
@@ -329,6 +474,9 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         c.put("redelivered", redelivered);
         c.put("consumer_tx_commits", txCommits);
         c.put("broker_closed", closeReason != null ? 1L : 0L);
+        if (reopen != null) {
+            c.put(io.msgscope.core.driver.Reconnects.SUBSCRIBER_RECONNECTS, reconnects);
+        }
         return c;
     }
 
@@ -350,10 +498,11 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
     @Override
     public void close() throws IOException {
         closing = true;
+        EXCLUSIVE.remove(queue);
         try {
             if (!group.isEmpty() && connection.isOpen() && channel.isOpen()) {
                 deleteGroupQueueIfLast();
-            } else if (group.isEmpty() && options.queueType().durable() && connection.isOpen()) {
+            } else if (group.isEmpty() && (options.queueType().durable() || reopen != null) && connection.isOpen()) {
                 deleteOwnQueue();
             }
             if (connection.isOpen()) {

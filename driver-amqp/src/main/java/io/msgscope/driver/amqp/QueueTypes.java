@@ -38,9 +38,25 @@ final class QueueTypes {
 
     /** A subscriber's own queue of a durable type: named, durable, non-exclusive, not auto-delete. */
     static String declareOwn(Channel ch, AmqpOptions.QueueType type) throws IOException {
-        String name = PREFIX + type.argument() + "-" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
+        return declare(ch, ownName(type), type, true);
+    }
+
+    /** A fresh name for a subscriber's own queue: {@code msgscope-TYPE-RANDOM}. */
+    static String ownName(AmqpOptions.QueueType type) {
+        return PREFIX + type.argument() + "-" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
                 .nextLong() & Long.MAX_VALUE);
-        return ch.queueDeclare(name, true, false, false, arguments(type)).getQueue();
+    }
+
+    /**
+     * Declares (again, after a reconnect: issue 32 item 3) a subscriber's own named queue, non-exclusive and not
+     * auto-delete, so that neither a lost connection nor a lost consumer removes it; a classic one (reconnect=true)
+     * is durable as asked and expires like a quorum queue once unused for {@link #QUORUM_EXPIRES_MS}, in case the
+     * subscriber cannot delete it at the end.
+     */
+    static String declare(Channel ch, String name, AmqpOptions.QueueType type, boolean durable) throws IOException {
+        Map<String, Object> args = type == AmqpOptions.QueueType.CLASSIC ? Map.of("x-expires", QUORUM_EXPIRES_MS)
+                : arguments(type);
+        return ch.queueDeclare(name, durable || type.durable(), false, false, args).getQueue();
     }
 
     /** The basic.consume arguments: a stream is read from the next message written on. */

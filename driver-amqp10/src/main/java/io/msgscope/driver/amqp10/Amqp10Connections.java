@@ -42,13 +42,50 @@ final class Amqp10Connections {
     private Amqp10Connections() {
     }
 
-    /** The URI as the driver reads it: {@code --uri}, or {@link #DEFAULT_URI} when empty. */
+    /** The URI as the driver reads it: {@code --uri} (its first node), or {@link #DEFAULT_URI} when empty. */
     static BrokerUri uri(DriverSpec spec) {
         return BrokerUri.parse(raw(spec), SCHEMES, spec);
     }
 
+    /** {@code --uri}'s first node, or {@link #DEFAULT_URI}. */
     static String raw(DriverSpec spec) {
-        return spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        return spec.uri().isEmpty() ? DEFAULT_URI : spec.uri().split(",", -1)[0].trim();
+    }
+
+    /** One node of {@code --uri}'s list: where ProtonJ2 may connect. */
+    record Node(String host, int port) {
+    }
+
+    /**
+     * The nodes of {@code --uri}: one, or with {@code --opt reconnect=true} a comma-separated list
+     * ({@code amqp://u:p@a:5672,amqp://u:p@b:5673}) of nodes that differ only in host and port, the first connected
+     * first, the others tried in turn after a loss (issue 32 item 3).
+     */
+    static List<Node> nodes(DriverSpec spec, boolean reconnect) {
+        String all = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        String[] list = all.split(",", -1);
+        if (list.length > 1 && !reconnect) {
+            throw new SpecException("--uri", "a comma-separated list of nodes needs --opt " + Amqp10Options.RECONNECT
+                    + "=true (without it the clients connect to one broker and stop when it goes)");
+        }
+        BrokerUri head = uri(spec);
+        String headPath = String.valueOf(URI.create(raw(spec)).getRawPath());
+        List<Node> nodes = new java.util.ArrayList<>();
+        for (String one : list) {
+            String u = one.trim();
+            if (u.isEmpty()) {
+                throw new SpecException("--uri", "has an empty entry in its comma-separated list of nodes");
+            }
+            BrokerUri b = BrokerUri.parse(u, SCHEMES, spec);
+            if (b.tls() != head.tls() || !java.util.Objects.equals(b.user(), head.user())
+                    || !java.util.Objects.equals(b.password(), head.password())
+                    || !String.valueOf(URI.create(u).getRawPath()).equals(headPath)) {
+                throw new SpecException("--uri", "the nodes of a list must differ only in host and port (one scheme, "
+                        + "user, password and virtual host), got '" + Secrets.uri(all) + "'");
+            }
+            nodes.add(new Node(b.host(), b.port()));
+        }
+        return List.copyOf(nodes);
     }
 
     /** The virtual host the URI's path names, or null for the broker's default ("" or "/"). */
@@ -99,8 +136,12 @@ final class Amqp10Connections {
         return c;
     }
 
-    /** An open connection and the client it belongs to; closing it closes both. */
-    record Opened(Client client, Connection connection, String address) implements AutoCloseable {
+    /**
+     * An open connection and the client it belongs to; closing it closes both. {@code events}: its reconnects with
+     * {@code --opt reconnect=true}, else null.
+     */
+    record Opened(Client client, Connection connection, String address, Amqp10Reconnect.Events events)
+            implements AutoCloseable {
         @Override
         public void close() {
             try {
@@ -127,10 +168,15 @@ final class Amqp10Connections {
         Client client = Client.create(co);
         String address = uri.address();
         Connection c = null;
+        ConnectionOptions options = options(spec, o, uri);
+        Amqp10Reconnect.Events events = o.reconnect() ? new Amqp10Reconnect.Events() : null;
+        if (events != null) {
+            Amqp10Reconnect.configure(options, nodes(spec, true), events);
+        }
         try {
-            c = client.connect(uri.host(), uri.port(), options(spec, o, uri));
+            c = client.connect(uri.host(), uri.port(), options);
             c.openFuture().get(o.openTimeoutMs(), TimeUnit.MILLISECONDS);
-            return new Opened(client, c, address);
+            return new Opened(client, c, address, events);
         } catch (ClientException | ExecutionException | TimeoutException | RuntimeException e) {
             if (c != null) {
                 try {

@@ -10,6 +10,7 @@ import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.driver.Subscriber;
 import org.apache.qpid.protonj2.client.Connection;
 import org.apache.qpid.protonj2.client.DeliveryMode;
+import org.apache.qpid.protonj2.client.DurabilityMode;
 import org.apache.qpid.protonj2.client.Receiver;
 import org.apache.qpid.protonj2.client.ReceiverOptions;
 import org.apache.qpid.protonj2.client.Sender;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeoutException;
  * deletes it when the link closes (the counterpart of A2's server-named, auto-delete queue); the publisher's sender
  * link targets that node. {@code --opt address} uses a node of the user's instead, {@code --opt topic} RabbitMQ's
  * topic routing (scenarios). Options: {@link Amqp10Options}; the connection and URI: {@link Amqp10Connections};
- * scenarios: {@link Amqp10Scenarios}.
+ * scenarios: {@link Amqp10Scenarios}; {@code --opt reconnect=true} (issue 32 item 3): {@link Amqp10Reconnect}.
  *
  * <p>Threads: ProtonJ2 runs one I/O thread per connection (not the agent's shared ones, issue 13: a scenario's
  * thread count grows with its connections), plus, in scenario mode, one delivery thread per subscriber.
@@ -58,9 +59,21 @@ public final class Amqp10Driver implements Driver {
     /** Every option as {@link Amqp10Options#of} reads it, and the URI (scheme, host, credentials, virtual host). */
     @Override
     public void checkOptions(DriverSpec spec) {
-        Amqp10Options.of(spec);
+        Amqp10Options o = Amqp10Options.of(spec);
         Amqp10Connections.uri(spec);
+        Amqp10Connections.nodes(spec, o.reconnect());
         Amqp10Connections.virtualHost(spec);
+    }
+
+    /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3). */
+    @Override
+    public String whyClientsCannotReconnect(Map<String, String> options) {
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            return null;
+        }
+        return "the amqp10 clients do not reconnect without --opt " + Amqp10Options.RECONNECT + "=true (with unsettled "
+                + "transfers, the default, and --opt " + Amqp10Options.DURABLE + "=true nothing the broker accepted may "
+                + "be lost)";
     }
 
     /** Heap and little-endian: the payload is copied into a byte[] body, straight from the array. */
@@ -96,11 +109,19 @@ public final class Amqp10Driver implements Driver {
                     .deliveryMode(o.settled() ? DeliveryMode.AT_MOST_ONCE : DeliveryMode.AT_LEAST_ONCE);
             ro.autoSettle(true);
             ro.openTimeout(o.openTimeoutMs());
+            if (o.durableRunQueue()) {
+                ro.sourceOptions().durabilityMode(DurabilityMode.CONFIGURATION); // RabbitMQ declares it durable
+            }
             Connection c = op.connection();
             Map<String, String> info = serverInfo(c);
             // RabbitMQ 3.x refuses dynamic sources (amqp:not-implemented): a private queue bound to amq.direct instead
             String source = !o.dynamic() ? o.sourceAddress() : rabbitMq(info) ? rabbitRunQueue() : "";
             boolean dynamic = source.isEmpty();
+            if (dynamic && o.reconnect()) {
+                throw new Fault(Fault.Kind.REFUSED, "amqp10: --opt " + Amqp10Options.RECONNECT + "=true needs a node "
+                        + "that outlives the link (a dynamic node would be another one after a reconnect): give --opt "
+                        + Amqp10Options.ADDRESS + "=NAME of a queue at " + op.address());
+            }
             Receiver r = dynamic ? c.openDynamicReceiver(ro) : c.openReceiver(source, ro);
             String what = dynamic ? "a dynamic node" : "'" + source + "'";
             await(r.openFuture(), o, "subscriber", what, op.address());
@@ -134,6 +155,9 @@ public final class Amqp10Driver implements Driver {
             // unsettled on its side (amqp:illegal-state) under a full window
             so.deliveryTagGeneratorSupplier(ProtonDeliveryTagGenerator.BUILTIN.SEQUENTIAL::createGenerator);
             so.openTimeout(o.openTimeoutMs());
+            if (o.durableRunQueue()) {
+                so.targetOptions().durabilityMode(DurabilityMode.CONFIGURATION); // as the subscriber declared it
+            }
             Sender s = op.connection().openSender(node, so);
             await(s.openFuture(), o, "publisher", "'" + node + "'", op.address());
             return new Amqp10Publisher(o, op, s, node, spec.messageSize());

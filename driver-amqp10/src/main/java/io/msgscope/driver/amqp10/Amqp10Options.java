@@ -35,10 +35,13 @@ import java.util.Set;
  * @param openTimeoutMs {@code open_timeout_ms}: how long connecting, opening a link and closing may take
  * @param tlsVerify    {@code tls_verify}: for {@code amqps://}, check the broker's certificate and host name against the
  *                     JVM's trust store; false (the default) trusts any certificate
+ * @param reconnect    {@code reconnect} (issue 32 item 3, {@link io.msgscope.core.driver.Reconnects}): a lost
+ *                     connection is got back with its links, unsettled transfers are sent again, every event counted
+ *                     ({@link Amqp10Reconnect}); false (the default): a lost connection ends the run
  */
 public record Amqp10Options(boolean settled, int credit, int maxInflight, boolean durable, String address,
                             String topic, boolean shared, String containerId, long idleTimeoutMs, long openTimeoutMs,
-                            boolean tlsVerify) {
+                            boolean tlsVerify, boolean reconnect) {
     public static final String SETTLED = "settled";
     public static final String CREDIT = "credit";
     public static final String MAX_INFLIGHT = "max_inflight";
@@ -52,9 +55,10 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
     public static final String TLS_VERIFY = "tls_verify";
     public static final String USERNAME = "username";
     public static final String PASSWORD = "password";
+    public static final String RECONNECT = io.msgscope.core.driver.Reconnects.OPTION;
 
     public static final Set<String> KEYS = Set.of(SETTLED, CREDIT, MAX_INFLIGHT, DURABLE, ADDRESS, TOPIC, SHARED,
-            CONTAINER_ID, IDLE_TIMEOUT_MS, OPEN_TIMEOUT_MS, TLS_VERIFY, USERNAME, PASSWORD);
+            CONTAINER_ID, IDLE_TIMEOUT_MS, OPEN_TIMEOUT_MS, TLS_VERIFY, USERNAME, PASSWORD, RECONNECT);
 
     static final int DEFAULT_CREDIT = 1_000;
     static final int MAX_CREDIT = 1_000_000;
@@ -64,6 +68,8 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
     static final long DEFAULT_OPEN_TIMEOUT_MS = 15_000;
     /** Addresses and container ids: AMQP strings, kept to a size brokers accept in a name. */
     static final int MAX_NAME_BYTES = 255;
+    /** reconnect=true keeps a copy of every unsettled transfer (max_inflight x size bytes): at most this much. */
+    static final long MAX_KEPT_BYTES = 256L << 20;
 
     /** Reads and cross-checks every option; bad values and combinations name the option. */
     public static Amqp10Options of(DriverSpec spec) {
@@ -94,8 +100,14 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
         long idle = spec.longOption(IDLE_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, 0, 3_600_000);
         long open = spec.longOption(OPEN_TIMEOUT_MS, DEFAULT_OPEN_TIMEOUT_MS, 100, 600_000);
         boolean tlsVerify = spec.boolOption(TLS_VERIFY, false);
+        boolean reconnect = spec.boolOption(RECONNECT, false);
+        if (reconnect && !settled && (long) maxInflight * spec.messageSize() > MAX_KEPT_BYTES) {
+            throw new SpecException("--opt " + MAX_INFLIGHT, "with --opt " + RECONNECT + "=true each unsettled transfer "
+                    + "is kept to be sent again: " + maxInflight + " x " + spec.messageSize() + " bytes is over "
+                    + (MAX_KEPT_BYTES >> 20) + " MiB; give a smaller --opt " + MAX_INFLIGHT);
+        }
         return new Amqp10Options(settled, credit, maxInflight, durable, address, topic, shared, containerId, idle, open,
-                tlsVerify);
+                tlsVerify, reconnect);
     }
 
     /** A name option: absent = empty; given, 1 to 255 bytes of UTF-8 without control characters. */
@@ -123,6 +135,15 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
      */
     String sourceAddress() {
         return topic.isEmpty() ? address : (shared ? "/queue/" : "/topic/") + topic;
+    }
+
+    /**
+     * True when the per-run queue is declared durable on RabbitMQ (the links' terminus durability "configuration"):
+     * with reconnect=true and durable messages, so that the queue and what it holds outlive a broker restart, as the
+     * AMQP 0-9-1 driver's queue with persistent=true.
+     */
+    boolean durableRunQueue() {
+        return reconnect && durable && dynamic();
     }
 
     /** True when delivery is a promise (Q6): unsettled transfers acknowledged by the broker and by the receiver. */

@@ -32,6 +32,12 @@ import java.util.function.Consumer;
  * The handler gets the message's single data section: copied into one reused little-endian buffer up to
  * {@value #COPY_LIMIT} bytes (nothing allocated in this code), wrapped beyond. ProtonJ2 decodes the message
  * (allocating) before the handler runs, so the receive time includes the decoding.
+ *
+ * <p>With {@code --opt reconnect=true} ProtonJ2 gets a lost connection back and attaches this link again to the same
+ * node ({@link Amqp10Reconnect}; {@code subscriber_reconnects}); {@code receive} simply waits meanwhile. What the
+ * lost link had delivered and this side had not accepted yet (its accept dies with the link, or never went out) the
+ * broker delivers again: a duplicate in the trace when the handler had it. ProtonJ2 drops what it had received but
+ * not handed over, which the broker delivers again too.
  */
 final class Amqp10Subscriber implements Subscriber {
     static final int COPY_LIMIT = 1024;
@@ -179,6 +185,9 @@ final class Amqp10Subscriber implements Subscriber {
         c.put("short_payloads", shortPayloads);
         c.put("not_data_messages", notData);
         c.put("link_closed", closeReason != null ? 1L : 0L);
+        if (opened.events() != null) {
+            c.put(io.msgscope.core.driver.Reconnects.SUBSCRIBER_RECONNECTS, opened.events().reconnects());
+        }
         return c;
     }
 

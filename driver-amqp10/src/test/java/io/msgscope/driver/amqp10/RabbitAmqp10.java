@@ -10,7 +10,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The local RabbitMQ on 127.0.0.1:5672 with its AMQP 1.0 plugin. {@link #require} skips the calling test with a
@@ -76,23 +75,6 @@ public final class RabbitAmqp10 {
     }
 
     private static String enablePlugin() {
-        try {
-            Process p = new ProcessBuilder("rabbitmq-plugins", "enable", "rabbitmq_amqp1_0").redirectErrorStream(true)
-                    .start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return "rabbitmq-plugins did not finish in 120 s";
-            }
-            for (int i = 0; i < 50 && !speaksAmqp10(); i++) {
-                Thread.sleep(200);
-            }
-            return "exit " + p.exitValue() + ": " + out.replace('\n', ' ').trim();
-        } catch (IOException e) {
-            return "cannot run rabbitmq-plugins: " + e.getMessage();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted";
-        }
+        return io.msgscope.core.test.RabbitPlugins.enable("rabbitmq_amqp1_0", 50, RabbitAmqp10::speaksAmqp10);
     }
 }

@@ -119,6 +119,24 @@ public final class KafkaDriver implements Driver {
         return KafkaScenarios.INSTANCE;
     }
 
+    /** A consumer pauses its partitions and the log keeps what is sent (issue 31): always possible. */
+    @Override
+    public String whyConsumersCannotPause(Map<String, String> options) {
+        return null;
+    }
+
+    /**
+     * Issue 31 item 3: the consumer group's lag, summed over the topic's partitions ({@link KafkaBacklogProbe}), for
+     * the subscriber of {@code destination} that this agent opened (the group is its own); null without one.
+     */
+    @Override
+    public io.msgscope.core.driver.BacklogProbe openBacklogProbe(DriverSpec spec, String destination)
+            throws IOException {
+        KafkaSubscriber sub = KafkaSubscriber.commitForProbe(destination);
+        return sub == null ? null : new KafkaBacklogProbe(KafkaSettings.of(spec.withDestination(destination), true),
+                sub.group());
+    }
+
     @Override
     public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         KafkaSettings s = KafkaSettings.of(spec, false);

@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  * producer's partitioner spreads batches over the partitions. Each message is copied from the sender's buffer into
  * one byte[] of the message size, preallocated, and handed to {@code send}: kafka-clients serializes and appends the
  * value to its batch inside {@code send} (the value bytes are copied into the batch before it returns), so the array
- * is free again for the next message and the sender may overwrite its buffer at once. {@code KafkaPublisherTest}
+ * is free again for the next message and the sender may overwrite its buffer at once. {@code KafkaDriverTest}
  * holds this to account: every payload arrives as written. kafka-clients allocates a ProducerRecord and its batch
  * bookkeeping per message (the library's, not hidden).
  *
@@ -166,6 +166,17 @@ final class KafkaPublisher implements Publisher {
     @Override
     public Map<String, Long> counters() {
         return counts.counters(true, true);
+    }
+
+    /**
+     * Measured records the broker acknowledged so far ({@code messages_acked}, counted by the send callbacks on the
+     * producer's network thread, so any thread may read it), or -1 with acks=0: the producer then completes a send once
+     * it is written to the socket, which says nothing about what the broker appended (issue 31: a backlog run compares
+     * the group's lag with confirmed − received). A failed send is not counted: the broker did not append it.
+     */
+    @Override
+    public long confirmedSoFar() {
+        return settings.acks().equals("0") ? -1 : counts.measuredAcked();
     }
 
     @Override

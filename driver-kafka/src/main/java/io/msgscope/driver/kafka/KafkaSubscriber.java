@@ -42,6 +42,10 @@ final class KafkaSubscriber implements Subscriber {
     /** How long the constructor waits for the group to assign partitions. */
     private static final long ASSIGN_TIMEOUT_NS = 60_000_000_000L;
     private static final Duration PUSH_POLL = Duration.ofSeconds(1);
+    /** While a backlog probe watches: the most time between commits of what was consumed (half its 100 ms period). */
+    static final long PROBE_COMMIT_MS = 50;
+    /** Open subscribers by topic, for the backlog probe of the same agent to find the consumer group. */
+    private static final Map<String, KafkaSubscriber> OPEN_BY_TOPIC = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final KafkaSettings settings;
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -58,6 +62,11 @@ final class KafkaSubscriber implements Subscriber {
     private volatile Thread pusher;
     private final AtomicBoolean endedOnce = new AtomicBoolean();
     private volatile boolean joined;
+    private volatile boolean probed;
+    private long lastCommitNs; // polling (or push) thread only
+    private boolean uncommitted; // polling (or push) thread only: records delivered since the last commit
+    private boolean startCommitted; // the group's offsets hold this member's starting positions
+    private volatile boolean startCommitAsked; // a backlog probe asked the push thread to commit the start
 
     KafkaSubscriber(KafkaSettings s, int size, Admin admin) throws IOException {
         this.settings = s;
@@ -124,9 +133,14 @@ final class KafkaSubscriber implements Subscriber {
                 for (TopicPartition tp : assigned) {
                     c.position(tp, Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
                 }
+                // a later owner of a shared group's partition starts here too; a private group commits its start
+                // only for a backlog probe (commitForProbe): nothing else reads its offsets
                 if (sharedGroup) {
-                    c.commitSync(Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS)); // a later owner starts here too
+                    c.commitSync(Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
+                    startCommitted = true;
                 }
+                lastCommitNs = System.nanoTime();
+                OPEN_BY_TOPIC.put(settings.topic(), this);
                 return;
             }
             if (sharedGroup && joined) {
@@ -148,7 +162,7 @@ final class KafkaSubscriber implements Subscriber {
         ConsumerRecords<byte[], byte[]> r = pending;
         if (r != null) {
             pending = null;
-            return deliver(handler, r);
+            return committed(deliver(handler, r));
         }
         try {
             r = consumer.poll(Duration.ofMillis(Math.max(0, timeoutMs)));
@@ -159,7 +173,92 @@ final class KafkaSubscriber implements Subscriber {
                     + KafkaClients.oneLine(e);
             return -1;
         }
-        return deliver(handler, r);
+        return committed(deliver(handler, r));
+    }
+
+    /**
+     * While a backlog probe watches ({@link #commitForProbe}): commits the positions of what was delivered, at most
+     * every {@value #PROBE_COMMIT_MS} ms, asynchronously (a poll does not wait for the broker's answer); returns n.
+     */
+    private int committed(int n) {
+        if (n > 0) {
+            uncommitted = true;
+        }
+        if (probed && uncommitted) {
+            long now = System.nanoTime();
+            if (now - lastCommitNs >= PROBE_COMMIT_MS * 1_000_000L) {
+                try {
+                    consumer.commitAsync();
+                } catch (KafkaException e) {
+                    return n; // the next poll reports a consumer that failed; the probe keeps the last commit
+                }
+                lastCommitNs = now;
+                uncommitted = false;
+            }
+        }
+        return n;
+    }
+
+    /** Commits what was delivered and waits for the broker (a backlog probe's last read follows, issue 31). */
+    @Override
+    public void settleConsumed() throws IOException {
+        if (!probed) {
+            return;
+        }
+        try {
+            // even with nothing uncommitted: a commitAsync of the last poll may still be on its way, and commitSync
+            // returns only once it has reached the broker too (the probe's last read must see it)
+            consumer.commitSync(Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
+            uncommitted = false;
+        } catch (KafkaException e) {
+            throw new IOException("committing the offsets of group '" + group + "' failed: " + KafkaClients.oneLine(e), e);
+        }
+    }
+
+    /**
+     * The open subscriber of {@code topic} in this JVM, told to commit what it consumes for a backlog probe (issue 31
+     * item 3: Kafka's lag counts committed offsets); null when there is none. A private group's starting positions
+     * are committed here, so the lag is known from the probe's first read: the receiver opens the probe right after
+     * the subscriber and before its first poll, so this thread is the only one using the consumer.
+     */
+    static KafkaSubscriber commitForProbe(String topic) throws IOException {
+        KafkaSubscriber s = OPEN_BY_TOPIC.get(topic);
+        if (s != null) {
+            s.probed = true;
+            Thread t = s.pusher;
+            if (t != null && Thread.currentThread() != t) {
+                // push mode (a scenario's subscribers): kafka-clients allows no other thread, so the consumer's own
+                // commits the start, woken from its poll; the probe's first reads may come a poll's wake-up before it
+                s.startCommitAsked = true;
+                s.consumer.wakeup();
+            } else {
+                s.commitStart();
+            }
+        }
+        return s;
+    }
+
+    private void commitStart() throws IOException {
+        if (startCommitted) {
+            return;
+        }
+        for (int attempt = 1; !startCommitted; attempt++) {
+            try {
+                consumer.commitSync(Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
+                startCommitted = true;
+            } catch (KafkaException e) {
+                // a wake-up meant for the poll (commitForProbe's own, or a pause's) can land in this commit: again
+                if (!(e instanceof WakeupException) || closed || attempt == 3) {
+                    throw new IOException("committing the starting offsets of group '" + group + "' for the backlog "
+                            + "probe failed: " + KafkaClients.oneLine(e), e);
+                }
+            }
+        }
+        lastCommitNs = System.nanoTime();
+    }
+
+    String group() {
+        return group;
     }
 
     private int deliver(MessageHandler h, ConsumerRecords<byte[], byte[]> records) {
@@ -190,6 +289,7 @@ final class KafkaSubscriber implements Subscriber {
             while (!closed) {
                 int n;
                 try {
+                    applySwitch();
                     n = poll(h, PUSH_POLL.toMillis());
                 } catch (IOException | RuntimeException e) {
                     failure = "consuming topic '" + settings.topic() + "' failed: " + KafkaClients.oneLine(e);
@@ -207,6 +307,58 @@ final class KafkaSubscriber implements Subscriber {
         pusher = t;
         t.start();
     }
+
+    /**
+     * A phase with paused consumers (issue 31): {@code KafkaConsumer.pause} on every assigned partition, on the
+     * polling thread (kafka-clients allows no other); its polls go on, keeping the member in its group, and return
+     * nothing while the records stay in the log and the group's lag grows.
+     */
+    @Override
+    public void pause() {
+        if (!handOver(Boolean.TRUE)) {
+            consumer.pause(consumer.assignment());
+        }
+    }
+
+    @Override
+    public void resume() {
+        if (!handOver(Boolean.FALSE)) {
+            consumer.resume(consumer.paused());
+        }
+    }
+
+    /**
+     * In push mode (scenario mode's subscribers, issue 31 item 3) a pause or resume asked from another thread is handed
+     * to the consumer's own thread, woken from its poll, which applies it before the next one; true when handed over.
+     */
+    private boolean handOver(Boolean pause) {
+        Thread t = pusher;
+        if (t == null || Thread.currentThread() == t) {
+            return false;
+        }
+        switchTo.set(pause);
+        consumer.wakeup();
+        return true;
+    }
+
+    /** The consumer's thread: a start commit a probe asked for, and the last pause or resume handed over, if any. */
+    private void applySwitch() throws IOException {
+        if (startCommitAsked) {
+            startCommitAsked = false;
+            commitStart();
+        }
+        Boolean s = switchTo.getAndSet(null);
+        if (s != null) {
+            if (s) {
+                consumer.pause(consumer.assignment());
+            } else {
+                consumer.resume(consumer.paused());
+            }
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicReference<Boolean> switchTo =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     @Override
     public String closeReason() {
@@ -240,6 +392,7 @@ final class KafkaSubscriber implements Subscriber {
     @Override
     public void close() {
         closed = true;
+        OPEN_BY_TOPIC.remove(settings.topic(), this);
         Thread t = pusher;
         if (t != null) {
             consumer.wakeup();

@@ -128,6 +128,66 @@ class KafkaDriverTest {
         }
     }
 
+    /** Issue 31: a paused consumer gets nothing while the log keeps what is sent, then all of it in order on resume. */
+    @Test
+    void aPausedConsumerLeavesTheBacklogInTheLogUntilItResumes() throws Exception {
+        int size = 64;
+        int n = 2_000;
+        assertEquals(null, driver.whyConsumersCannotPause(Map.of()));
+        try (Subscriber sub = driver.openSubscriber(spec(size));
+             Publisher pub = driver.openPublisher(spec(size).withDestination(sub.destination()))) {
+            Received r = new Received(size);
+            sub.pause();
+            sendAll(pub, size, n);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < until) {
+                assertEquals(0, sub.poll(r, 100), "nothing is delivered while paused");
+            }
+            sub.resume();
+            pollUntil(sub, r, n);
+            assertInOrderAndComplete(r, size, n);
+        }
+    }
+
+    /**
+     * Issue 31 item 3: the probe reads the group's lag from the broker: 0 before anything is sent, N with the consumer
+     * paused after N sent, and 0 again once the consumer has taken them all and its next commit (at most
+     * PROBE_COMMIT_MS after the last delivery, on a later poll) has reached the broker.
+     */
+    @Test
+    void theBacklogProbeReadsTheGroupsCommittedLag() throws Exception {
+        int size = 64;
+        int n = 1_500;
+        assertEquals(null, driver.openBacklogProbe(spec(size), "no-such-subscriber"), "no subscriber, no probe");
+        try (Subscriber sub = driver.openSubscriber(spec(size, "partitions", "3"));
+             Publisher pub = driver.openPublisher(spec(size).withDestination(sub.destination()));
+             io.msgscope.core.driver.BacklogProbe probe = driver.openBacklogProbe(spec(size), sub.destination())) {
+            assertTrue(probe.source().contains(sub.serverInfo().get("consumer_group")), probe.source());
+            assertEquals(0, probe.depth(), "nothing sent yet");
+            Received r = new Received(size);
+            sub.pause();
+            sendAll(pub, size, n);
+            assertEquals(0, sub.poll(r, 100));
+            assertEquals(n, probe.depth(), "all of it waits in the log, uncommitted");
+            sub.resume();
+            pollUntil(sub, r, n);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long depth = probe.depth();
+            while (depth != 0 && System.nanoTime() < deadline) {
+                assertEquals(0, sub.poll(r, 20)); // a later poll commits what was delivered
+                depth = probe.depth();
+            }
+            assertEquals(0, depth, "consumed and committed");
+            assertEquals(n, r.seqs.size());
+            // what was consumed since the last commit is told at once before the sampler's last read
+            sendAll(pub, size, 100);
+            pollUntil(sub, r, n + 100);
+            sub.settleConsumed();
+            assertEquals(0, probe.depth(), "settled: the last read counts nothing received");
+        }
+        assertEquals(null, driver.openBacklogProbe(spec(size), "closed"), "a closed subscriber is no longer found");
+    }
+
     @Test
     void everyMessageArrivesInOrderAndCompleteAndTheTopicIsDeleted() throws Exception {
         int size = 100;

@@ -5,6 +5,10 @@ import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.Subscriber;
+import io.msgscope.driver.mqtt.hivemq.HiveMqPublisher;
+import io.msgscope.driver.mqtt.hivemq.HiveMqSubscriber;
+import io.msgscope.driver.mqtt.netty.NettyMqttPublisher;
+import io.msgscope.driver.mqtt.netty.NettyMqttSubscriber;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,7 +18,7 @@ import java.util.Set;
 /**
  * MQTT 5 and 3.1.1 through msgscope's own lean engine on Netty (the default, {@code --opt engine=netty}:
  * {@link NettyMqttPublisher}, {@link NettyMqttSubscriber}) or, as the reference, the HiveMQ async client
- * ({@code --opt engine=hivemq}: {@link MqttPublisher}, {@link MqttSubscriber}) (seed 002, issues 5 and 13). The
+ * ({@code --opt engine=hivemq}: {@link HiveMqPublisher}, {@link HiveMqSubscriber}) (seed 002, issues 5 and 13). The
  * subscriber connects first, subscribes to its topic (by default {@code msgscope/<random>}), waits for the
  * SUBACK and reports the topic as its destination; the publisher publishes every message to it on its own
  * connection. Both engines bind their sockets to the context's source addresses.
@@ -39,15 +43,35 @@ import java.util.Set;
  *       defaults); at MQTT 5 the broker's Receive Maximum bounds it too</li>
  *   <li>{@code tls_ca} a PEM file of the certificates to trust, {@code tls_verify} true (default) or false
  *       (any certificate and host name): TLS URIs only ({@link io.msgscope.netty.TlsClient})</li>
+ *   <li>{@code reconnect} true/false (default false, netty engine only; issue 32 item 3): a lost connection is got
+ *       back with the same client id and a persistent session (clean start off, session expiry), the subscriber
+ *       subscribes again and the publisher republishes, DUP set, what was not completed (PUBACK, PUBCOMP); counted,
+ *       never hidden ({@link io.msgscope.core.driver.Reconnects})</li>
  * </ul>
  */
 public final class MqttDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("version", "qos", "clean_session", "keep_alive", "topic", "username",
-            "password", "max_inflight", "group", "engine", "tls_ca", "tls_verify");
+            "password", "max_inflight", "group", "engine", "tls_ca", "tls_verify", io.msgscope.core.driver.Reconnects.OPTION);
 
     @Override
     public String name() {
         return "mqtt";
+    }
+
+    /** Issue 31: msgscope's MQTT subscriber has no paused state the broker honours (see limits.md). */
+    @Override
+    public String whyConsumersCannotPause(java.util.Map<String, String> options) {
+        return "an MQTT broker pushes to a connected subscriber whether it reads or not (QoS 0 drops, QoS 1/2 fill "
+                + "its in-flight window), and the mqtt driver does not disconnect a persistent session to hold a backlog";
+    }
+
+    /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3); the settings refuse it on hivemq. */
+    @Override
+    public String whyClientsCannotReconnect(java.util.Map<String, String> options) {
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            return null;
+        }
+        return "the mqtt clients do not reconnect without --opt reconnect=true (on the default netty engine)";
     }
 
     @Override
@@ -73,6 +97,19 @@ public final class MqttDriver implements Driver {
                 + "(max_queued_messages 1000, max_queued_bytes): raise them in mosquitto.conf, or lower --rate";
     }
 
+    /**
+     * Persistent sessions ({@code clean_session=false}, {@code reconnect=true}) are cleared when a client closes
+     * cleanly; one whose connection was lost keeps its session on the broker, and MQTT cannot list them to clean.
+     */
+    @Override
+    public String failureNote(java.util.Map<String, String> options) {
+        boolean persistent = "true".equalsIgnoreCase(options.get("reconnect"))
+                || "false".equalsIgnoreCase(options.get("clean_session"));
+        return persistent ? "a client whose connection was lost left its persistent session (client id msgscope-pub-... "
+                + "or msgscope-sub-...) on the broker: at MQTT 5 it expires after 3600 s, at MQTT 3.1.1 when the broker "
+                + "expires it (Mosquitto: persistent_client_expiration)" : null;
+    }
+
     @Override
     public ByteBuffer allocatePayload(int capacity) {
         return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
@@ -81,14 +118,14 @@ public final class MqttDriver implements Driver {
     @Override
     public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         MqttSettings s = MqttSettings.of(spec, false);
-        return s.netty() ? NettyMqttSubscriber.open(s, spec.messageSize(), context) : new MqttSubscriber(s, context);
+        return s.netty() ? NettyMqttSubscriber.open(s, spec.messageSize(), context) : new HiveMqSubscriber(s, context);
     }
 
     @Override
     public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
         MqttSettings s = MqttSettings.of(spec, true);
         return s.netty() ? NettyMqttPublisher.open(s, spec.messageSize(), context)
-                : new MqttPublisher(s, spec.messageSize(), context);
+                : new HiveMqPublisher(s, spec.messageSize(), context);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.netty.TlsClient;
 
+import javax.net.ssl.SSLException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -17,16 +18,21 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param tlsSettings the TLS options ({@code tls_ca}, {@code tls_verify}) of an {@code ssl://} or {@code mqtts://}
  *                    URI, null for plain TCP
  * @param netty       the lean engine ({@code engine=netty}, the default) rather than the HiveMQ client
+ * @param reconnect   {@code --opt reconnect=true} (issue 32 item 3, netty engine only): a lost connection is got back
+ *                    with the same client id and its persistent session (so {@code clean_session} is false), the
+ *                    subscriber subscribes again and the publisher republishes what was not completed, DUP set
  */
-record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
+public record MqttSettings(String host, int port, boolean tls, int version, int qos, boolean cleanSession, int keepAlive,
                     String topic, String username, String password, int maxInflight, String group, boolean netty,
-                    TlsClient.Settings tlsSettings) {
+                    TlsClient.Settings tlsSettings, boolean reconnect) {
+    /** How long either engine waits for a socket and for the CONNACK; set-up steps wait twice as long. */
+    public static final long CONNECT_TIMEOUT_S = 5;
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
     static final int DEFAULT_QOS = 1;
     static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
             java.util.List.of("tcp", "mqtt"), java.util.List.of("ssl", "mqtts"), 1883, 8883);
 
-    static MqttSettings of(DriverSpec spec, boolean publisher) {
+    public static MqttSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("mqtt", MqttDriver.OPTIONS);
         String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
         // issue 14: a URI the client would read otherwise than written is refused, its password masked
@@ -56,7 +62,16 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
             String opt = spec.options().containsKey("tls_ca") ? "--opt tls_ca" : "--opt tls_verify";
             throw new SpecException(opt, "applies to TLS only: use an ssl:// or mqtts:// --uri, got " + scheme + "://");
         }
-        boolean clean = spec.boolOption("clean_session", true);
+        boolean reconnect = io.msgscope.core.driver.Reconnects.on(spec);
+        if (reconnect && !netty) {
+            throw new SpecException("--opt reconnect", "=true runs on the netty engine only: drop --opt engine=hivemq or "
+                    + "give --opt engine=netty (the hivemq engine does not reconnect yet, docs/limits.md)");
+        }
+        if (reconnect && spec.options().containsKey("clean_session") && spec.boolOption("clean_session", false)) {
+            throw new SpecException("--opt clean_session", "=true cannot go with --opt reconnect=true: the broker must "
+                    + "keep the session (the subscriber's QoS 1/2 messages) while the client is away; drop it");
+        }
+        boolean clean = !reconnect && spec.boolOption("clean_session", true);
         int keepAlive = (int) spec.longOption("keep_alive", 60, 0, 65_535);
         int maxInflight = (int) spec.longOption("max_inflight", defaultMaxInflight(version, qos, netty), 1, 1_000_000);
         if (netty && maxInflight > 65_535) {
@@ -81,7 +96,7 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
             }
         }
         return new MqttSettings(uri.host(), port, tls, version, qos, clean, keepAlive, topic, user, pass, maxInflight,
-                group, netty, tlsSettings);
+                group, netty, tlsSettings, reconnect);
     }
 
     /**
@@ -105,12 +120,51 @@ record MqttSettings(String host, int port, boolean tls, int version, int qos, bo
         return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://[^/@:]*):[^/@]*@", "$1:****@");
     }
 
+    /** The same settings on a clean session (MQTT 5: clean start, no session expiry), without reconnecting. */
+    public MqttSettings onCleanSession() {
+        return new MqttSettings(host, port, tls, version, qos, true, keepAlive, topic, username, password, maxInflight,
+                group, netty, tlsSettings, false);
+    }
+
     /** The subscriber's topic filter: the topic, or {@code $share/GROUP/topic} with a group (MQTT 5). */
-    String filter() {
+    public String filter() {
         return group.isEmpty() ? topic : "$share/" + group + "/" + topic;
     }
 
-    String address() {
+    public String address() {
         return host + ":" + port;
+    }
+
+    /** Whether {@code t} or a cause of it is a TLS failure. */
+    public static boolean hasSsl(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SSLException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * What a connection the broker closed before its CONNACK adds to its one-line reason: at MQTT 5 that brokers
+     * without MQTT 5 do this (RabbitMQ's MQTT plugin before 3.13 among them) and the option asking for 3.1.1, so the
+     * user is not left guessing; nothing at MQTT 3.1.1.
+     */
+    public String noConnackHint() {
+        return version == 5 ? " (a broker without MQTT 5 does that, RabbitMQ's MQTT plugin before 3.13 among them:"
+                + " try --opt version=3)" : "";
+    }
+
+    /** The exception and its root cause in one line, for a failure reason. */
+    public static String oneLine(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        if (root != t && t.getMessage() != null && !t.getMessage().contains(m)) {
+            m = t.getMessage() + " (" + m + ")";
+        }
+        return m.replace('\n', ' ');
     }
 }

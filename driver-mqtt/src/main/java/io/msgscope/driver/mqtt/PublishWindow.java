@@ -11,12 +11,12 @@ import java.util.concurrent.locks.LockSupport;
  * core's worth of wake-ups while the broker was the bottleneck, and a wake-up per completion would
  * cost one on the client's thread per message.
  */
-final class PublishWindow {
+public final class PublishWindow {
     /** A window that does not move for this long fails the send: the broker stopped acknowledging. */
-    static final long STALL_NS = 30_000_000_000L;
+    public static final long STALL_NS = 30_000_000_000L;
 
     /** Throws when the connection is gone (checked while waiting). */
-    interface Alive {
+    public interface Alive {
         void check() throws IOException;
     }
 
@@ -27,36 +27,36 @@ final class PublishWindow {
     private volatile long wakeAt = Long.MAX_VALUE;
     private volatile Thread waiter;
 
-    PublishWindow(int max, String address) {
+    public PublishWindow(int max, String address) {
         this.max = max;
         this.batch = Math.max(1, max / 8);
         this.address = address;
     }
 
     /** Sender thread: whether {@code sent} publishes fill the window. */
-    boolean full(long sent) {
+    public boolean full(long sent) {
         return sent - completed.get() >= max;
     }
 
-    long completed() {
+    public long completed() {
         return completed.get();
     }
 
     /** Completing thread: {@code n} more publishes are done; wakes a waiting sender once its batch is in. */
-    void complete(long n) {
+    public void complete(long n) {
         if (completed.addAndGet(n) >= wakeAt) {
             wake();
         }
     }
 
     /** Any thread: wakes a waiting sender now (e.g. the connection was lost). */
-    void wake() {
+    public void wake() {
         wakeAt = Long.MAX_VALUE;
         LockSupport.unpark(waiter);
     }
 
     /** Sender thread: parks until the window has room for 1/8 of it again. */
-    void await(long sent, Alive alive) throws IOException {
+    public void await(long sent, Alive alive) throws IOException {
         final long need = sent - max + batch; // completed count at which the window has room again
         long last = completed.get();
         long since = System.nanoTime();
@@ -84,7 +84,7 @@ final class PublishWindow {
      * Sender thread, at the end: waits until all {@code sent} publishes completed, checking the
      * connection every 0.1 ms step; fails after {@code timeoutMs} naming how many are missing.
      */
-    void drain(long sent, long timeoutMs, Alive alive) throws IOException {
+    public void drain(long sent, long timeoutMs, Alive alive) throws IOException {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         long c;
         while ((c = completed.get()) < sent) {

@@ -6,6 +6,10 @@ import io.msgscope.core.driver.Driver;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.Subscriber;
+import io.msgscope.driver.nats.jnats.JnatsPublisher;
+import io.msgscope.driver.nats.jnats.JnatsSubscriber;
+import io.msgscope.driver.nats.netty.NettyNatsPublisher;
+import io.msgscope.driver.nats.netty.NettyNatsSubscriber;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -43,11 +47,18 @@ import java.util.Set;
  *   <li>{@code group} subscriber only: core NATS, join this queue group; JetStream, share the durable
  *       consumer of that name (push: with this deliver group) — either way each message goes to one
  *       member of the group (round-robin)</li>
+ *   <li>{@code reconnect} true/false (default false; issue 32 item 3): reconnect to any server of the URI list (a
+ *       comma list), subscribe again (JetStream: through a durable consumer that outlives a server restart) and
+ *       republish JetStream publishes not acknowledged; counted, never hidden
+ *       ({@link io.msgscope.core.driver.Reconnects}); both engines (netty: {@code netty.NatsReconnect})</li>
  * </ul>
  */
 public final class NatsDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
-            "password", "token", "group", "consumer", "engine", "tls_ca", "tls_verify");
+            "password", "token", "group", "consumer", "engine", "tls_ca", "tls_verify", "replicas",
+            io.msgscope.core.driver.Reconnects.OPTION);
+    /** The longest a pull consumer's fetch waits for its batch to fill: the agents poll for at most 1 s. */
+    static final double PULL_WAIT_S = 1.0;
 
     @Override
     public String name() {
@@ -57,6 +68,15 @@ public final class NatsDriver implements Driver {
     @Override
     public Set<String> optionKeys() {
         return OPTIONS;
+    }
+
+    /** Kill and restart need {@code --opt reconnect=true}, on either engine (issue 32 item 3). */
+    @Override
+    public String whyClientsCannotReconnect(Map<String, String> options) {
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            return null;
+        }
+        return "the nats clients do not reconnect without --opt reconnect=true";
     }
 
     /** The URI and every option as both sides read them. */
@@ -78,14 +98,39 @@ public final class NatsDriver implements Driver {
     public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         NatsSettings s = NatsSettings.of(spec, false);
         return s.netty() ? new NettyNatsSubscriber(s, spec.messageSize(), context)
-                : new NatsSubscriber(s, spec.messageSize());
+                : new JnatsSubscriber(s, spec.messageSize());
     }
 
     @Override
     public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
         NatsSettings s = NatsSettings.of(spec, true);
         return s.netty() ? new NettyNatsPublisher(s, spec.messageSize(), context)
-                : new NatsPublisher(s, spec.messageSize());
+                : new JnatsPublisher(s, spec.messageSize());
+    }
+
+    /**
+     * A JetStream pull consumer pauses by not fetching: the stream keeps every message and the consumer's pending
+     * count grows (issue 31). Core NATS keeps nothing for a subscriber, and a push consumer is sent the backlog anyway.
+     */
+    @Override
+    public String whyConsumersCannotPause(Map<String, String> options) {
+        NatsSettings s = NatsSettings.of(new DriverSpec("", 0, "", 0, 0, options, ""), false);
+        if (!s.jetStream()) {
+            return "core NATS keeps no message for a subscriber that stops reading (it would drop them as a slow "
+                    + "consumer): use --opt jetstream=true --opt consumer=pull";
+        }
+        if (!s.pull()) {
+            return "a JetStream push consumer is sent the backlog whether it reads or not: use --opt consumer=pull";
+        }
+        return null;
+    }
+
+    /** Issue 31 item 3: with JetStream, the stream's message count ({@link JnatsBacklogProbe}); core NATS keeps none. */
+    @Override
+    public io.msgscope.core.driver.BacklogProbe openBacklogProbe(DriverSpec spec, String destination)
+            throws IOException {
+        NatsSettings s = NatsSettings.of(spec.withDestination(destination), true); // the subscriber's subject
+        return s.jetStream() ? new io.msgscope.driver.nats.jnats.JnatsBacklogProbe(s) : null;
     }
 
     /** The netty engine binds its sockets to the context's source addresses; jnats opens its own sockets. */
@@ -129,7 +174,7 @@ public final class NatsDriver implements Driver {
             io.nats.client.JetStreamManagement jsm = c.jetStreamManagement();
             java.util.List<String> out = new java.util.ArrayList<>();
             for (String name : jsm.getStreamNames()) {
-                if (name.startsWith(NatsSubscriber.STREAM_PREFIX)) {
+                if (name.startsWith(JnatsSubscriber.STREAM_PREFIX)) {
                     if (!dryRun) {
                         jsm.deleteStream(name);
                     }
@@ -147,5 +192,39 @@ public final class NatsDriver implements Driver {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** JetStream: the streams a failed run made may outlive it when the server went away; clean removes them. */
+    @Override
+    public String failureNote(Map<String, String> options) {
+        if (!jetStream(options)) {
+            return null;
+        }
+        return "JetStream streams this run made (" + JnatsSubscriber.STREAM_PREFIX + "<subject>) are deleted at its end "
+                + "while the server is there; if it went away, `msgscope clean --driver " + name() + " --uri URI` "
+                + "removes what is left";
+    }
+
+    /**
+     * A JetStream pull consumer fetches up to {@link JnatsSubscriber#PULL_BATCH} messages per request and a request
+     * waits up to {@link #PULL_WAIT_S} s for its batch to fill, so at a low rate per subscriber a message waits in the
+     * stream for its batch (issue 27).
+     */
+    @Override
+    public String latencyCaveat(Map<String, String> options, double perSubscriberRate) {
+        if (!jetStream(options) || !"pull".equalsIgnoreCase(options.get("consumer"))) {
+            return null;
+        }
+        double fillS = perSubscriberRate <= 0 ? PULL_WAIT_S
+                : Math.min(PULL_WAIT_S, JnatsSubscriber.PULL_BATCH / perSubscriberRate);
+        return String.format(java.util.Locale.ROOT, "JetStream pull consumer: each subscriber fetches up to %d "
+                + "messages per request and a request waits up to %.0f s for its batch to fill; at %.0f msg/s per "
+                + "subscriber a batch takes %.0f ms, so a message waits up to that long in the stream before it is "
+                + "fetched (about half of it at p50): the latency shows the fetch batching, not JetStream's delivery",
+                JnatsSubscriber.PULL_BATCH, PULL_WAIT_S, perSubscriberRate, fillS * 1e3);
+    }
+
+    private static boolean jetStream(Map<String, String> options) {
+        return "true".equalsIgnoreCase(options.get("jetstream"));
     }
 }

@@ -29,20 +29,37 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param netty   the lean core-NATS engine on Netty ({@code --opt engine=netty}, the default for core NATS); false
  *                for jnats (JetStream, or {@code --opt engine=jnats})
  * @param tlsOpts {@code tls_ca} and {@code tls_verify} as given (defaults: the JVM's trust store, verify)
+ * @param servers every server of the URI list ({@code nats://a:4222,nats://b:4223}), the first being {@code url}
+ * @param reconnect {@code --opt reconnect=true} (issue 32 item 3): either engine reconnects to any server of the list,
+ *                  subscribes again, and the JetStream publisher (jnats) republishes what was not acknowledged
  */
-record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
+public record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
                     boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
-                    String password, String token, String group, boolean pull, int socketBuffer) {
+                    String password, String token, String group, boolean pull, int socketBuffer, int replicas,
+                    java.util.List<String> servers, boolean reconnect) {
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
             java.util.List.of("nats"), java.util.List.of("tls"), 4222, 4222);
-    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** With {@code reconnect=true}: the wait between two attempts on one server. */
+    public static final Duration RECONNECT_WAIT = Duration.ofMillis(100);
 
-    static NatsSettings of(DriverSpec spec, boolean publisher) {
+    public static NatsSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("nats", NatsDriver.OPTIONS);
         String raw = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        // a comma list of servers (a cluster): the first one's credentials and scheme are the connection's
+        String[] list = raw.split(",");
         // issue 14: a URI the client would read otherwise than written is refused, its password masked
-        io.msgscope.core.driver.BrokerUri uri = io.msgscope.core.driver.BrokerUri.parse(raw, SCHEMES, spec);
+        io.msgscope.core.driver.BrokerUri uri = io.msgscope.core.driver.BrokerUri.parse(list[0].trim(), SCHEMES, spec);
+        java.util.List<String> servers = new java.util.ArrayList<>();
+        for (String one : list) {
+            io.msgscope.core.driver.BrokerUri u = io.msgscope.core.driver.BrokerUri.parse(one.trim(), SCHEMES, spec);
+            if (u.tls() != uri.tls()) {
+                throw new SpecException("--uri", "mixes tls:// and nats:// servers in one list");
+            }
+            servers.add((u.tls() ? "tls://" : "nats://") + u.address());
+        }
+        boolean reconnect = io.msgscope.core.driver.Reconnects.on(spec);
         boolean tls = uri.tls();
         int port = uri.port();
         String user = uri.user();
@@ -66,6 +83,11 @@ record NatsSettings(String url, String host, int port, String address, boolean t
             throw new SpecException("--opt max_inflight", "applies to JetStream only (core NATS has no acks)");
         }
         int maxInflight = (int) spec.longOption("max_inflight", 1000, 1, 1_000_000);
+        if (!js && spec.options().containsKey("replicas")) {
+            throw new SpecException("--opt replicas", "applies to JetStream only: add --opt jetstream=true");
+        }
+        // the stream's copies on a cluster (issue 32); JetStream allows at most 5
+        int replicas = (int) spec.longOption("replicas", 1, 1, 5);
         String consumer = spec.option("consumer", "push").toLowerCase(Locale.ROOT);
         if (!consumer.equals("push") && !consumer.equals("pull")) {
             throw new SpecException("--opt consumer", "must be push or pull, got '" + consumer + "'");
@@ -91,7 +113,7 @@ record NatsSettings(String url, String host, int port, String address, boolean t
         String address = uri.address();
         return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.host(), port, address, tls, tlsOpts,
                 netty, subject, js, storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec),
-                consumer.equals("pull"), spec.socketBuffer());
+                consumer.equals("pull"), spec.socketBuffer(), replicas, java.util.List.copyOf(servers), reconnect);
     }
 
     /**
@@ -111,8 +133,20 @@ record NatsSettings(String url, String host, int port, String address, boolean t
         return engine.equals("netty");
     }
 
+    /**
+     * These settings aimed at server {@code i} of the list: its URL, host, port and address, everything else the same.
+     * The netty engine dials one server at a time (the first that answers, and after a loss the next in turn), and
+     * each of its messages names the server it was talking to.
+     */
+    public NatsSettings onServer(int i) {
+        URI u = URI.create(servers.get(i)); // "nats://" + host:port, as read above
+        return new NatsSettings(servers.get(i), u.getHost(), u.getPort(), u.getHost() + ":" + u.getPort(), tls, tlsOpts,
+                netty, subject, jetStream, memory, maxInflight, username, password, token, group, pull, socketBuffer,
+                replicas, servers, reconnect);
+    }
+
     /** Refuses a message size above the server's announced max_payload before anything is sent. */
-    void checkMaxPayload(int size, long maxPayload) {
+    public void checkMaxPayload(int size, long maxPayload) {
         if (maxPayload > 0 && size > maxPayload) {
             throw new SpecException("--size", "must be at most " + maxPayload + " bytes with NATS at " + address
                     + " (its max_payload), got " + size);
@@ -130,14 +164,34 @@ record NatsSettings(String url, String host, int port, String address, boolean t
     }
 
     /** Connects without reconnecting (a lost connection is reported, not hidden); one line on failure. */
-    Connection connect(String role, Runnable lost, ErrorListener errors) throws IOException {
-        Options.Builder b = new Options.Builder().server(url).connectionName("msgscope-" + role)
-                .connectionTimeout(CONNECT_TIMEOUT).noReconnect().errorListener(errors)
+    public Connection connect(String role, Runnable lost, ErrorListener errors) throws IOException {
+        return connect(role, lost, () -> { }, errors);
+    }
+
+    /**
+     * Connects; without {@code reconnect} a lost connection is reported ({@code lost}), not hidden. With it jnats
+     * reconnects to any server of the list for as long as the run goes on, every 100 ms, keeping what is published
+     * meanwhile in its reconnect buffer; {@code reconnected} runs each time it is back, {@code lost} only once it
+     * gives up (closed). One line on failure.
+     */
+    public Connection connect(String role, Runnable lost, Runnable reconnected, ErrorListener errors)
+            throws IOException {
+        Options.Builder b = new Options.Builder().servers(servers.toArray(new String[0]))
+                .connectionName("msgscope-" + role).connectionTimeout(CONNECT_TIMEOUT).errorListener(errors)
                 .connectionListener((conn, event) -> {
-                    if (event == ConnectionListener.Events.DISCONNECTED || event == ConnectionListener.Events.CLOSED) {
+                    if (event == ConnectionListener.Events.CLOSED
+                            || event == ConnectionListener.Events.DISCONNECTED && !reconnect) {
                         lost.run();
+                    } else if (event == ConnectionListener.Events.RECONNECTED) {
+                        reconnected.run();
                     }
                 });
+        if (reconnect) {
+            // unanswered requests (JetStream publishes whose ack died with the server) time out within a second
+            b.maxReconnects(-1).reconnectWait(RECONNECT_WAIT).requestCleanupInterval(Duration.ofSeconds(1));
+        } else {
+            b.noReconnect();
+        }
         if (tls) {
             jnatsTls(b);
         }
@@ -178,7 +232,7 @@ record NatsSettings(String url, String host, int port, String address, boolean t
         }
     }
 
-    static String oneLine(Throwable t) {
+    public static String oneLine(Throwable t) {
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
         Throwable c = t.getCause();
         if (c != null && c.getMessage() != null && !m.contains(c.getMessage())) {

@@ -1,6 +1,7 @@
 package io.msgscope.driver.nats;
 
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.driver.nats.jnats.JnatsSubscriber;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
@@ -23,7 +24,7 @@ class NatsCleanTest {
     void leftoverStreamsAreListedThenDeletedAndOthersAreLeftAlone() throws Exception {
         NatsDriverTest.requireSystemServer();
         String tag = Long.toHexString(System.nanoTime());
-        String ours = NatsSubscriber.STREAM_PREFIX + "msgscope_left_" + tag;
+        String ours = JnatsSubscriber.STREAM_PREFIX + "msgscope_left_" + tag;
         String theirs = "SOMEONE_ELSE_" + tag;
         try (Connection c = Nats.connect("nats://127.0.0.1:4222")) {
             JetStreamManagement jsm = c.jetStreamManagement();

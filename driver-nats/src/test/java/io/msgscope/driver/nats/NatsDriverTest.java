@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The NATS driver against the real nats-server on 127.0.0.1:4222 (required under CI=true) and against
  * a private nats-server (with JetStream) started by jnats-server-runner when nats-server is on PATH.
  */
-class NatsDriverTest {
+public class NatsDriverTest {
     private static final int N = 5000;
     private static final String SYSTEM = "nats://127.0.0.1:4222";
     private static NatsServerRunner privateServer;
@@ -50,7 +50,7 @@ class NatsDriverTest {
         }
     }
 
-    static boolean onPath(String exe) {
+    public static boolean onPath(String exe) {
         String path = System.getenv("PATH");
         for (String d : (path == null ? "" : path).split(java.io.File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, exe))) {
@@ -60,7 +60,7 @@ class NatsDriverTest {
         return Files.isExecutable(Path.of("/usr/sbin", exe));
     }
 
-    static void requireSystemServer() {
+    public static void requireSystemServer() {
         boolean up;
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", 4222), 1000);
@@ -172,7 +172,7 @@ class NatsDriverTest {
                 }
                 pub.drain(30_000);
             }
-            NettyEngineFakeServerTest.await(() -> received.get() == n, n + " messages pushed with " + opts);
+            io.msgscope.core.test.Await.until(() -> received.get() == n, 10, n + " messages pushed with " + opts);
             for (int i = 0; i < n; i++) {
                 assertEquals(1, arrivals.get(i), "arrivals of " + i + " with " + opts);
             }

@@ -33,6 +33,13 @@ public final class TcpDriver implements Driver {
         return "tcp";
     }
 
+    /** Issue 31: the relay (or a direct connection) keeps no queue, so a paused consumer would only stall the sender. */
+    @Override
+    public String whyConsumersCannotPause(Map<String, String> options) {
+        return "its relay (or direct connection) keeps no queue: a receiver that stops reading only "
+                + "fills the socket buffers and stalls the sender";
+    }
+
     @Override
     public Set<String> optionKeys() {
         return TcpOptions.KEYS;
@@ -43,11 +50,6 @@ public final class TcpDriver implements Driver {
     public void checkOptions(DriverSpec spec) {
         spec.requireKnownOptions(name(), optionKeys());
         TcpOptions.of(spec);
-    }
-
-    @Override
-    public boolean usesRelay() {
-        return true;
     }
 
     /** Through the relay unless {@code --opt via=direct}; bad values are refused here first. */
@@ -69,6 +71,22 @@ public final class TcpDriver implements Driver {
                     + "runs; leave out the relay agent, or use via=relay");
         }
         return new TcpRelay(bindHost, ingressPort, egressPort, spec.messageSize(), spec.socketBuffer(), o.noDelay());
+    }
+
+    /** Through the relay (on loopback), or one hop straight to the receiver's listening socket. */
+    @Override
+    public String topology(String uriForDisplay, Map<String, String> options, String destination) {
+        if (!TcpOptions.of(options).direct()) {
+            return "sender -> relay -> receiver (raw TCP, loopback)";
+        }
+        return "sender -> receiver (raw TCP, one hop" + (destination.isEmpty() ? ""
+                : ", receiver listening on " + destination) + ")";
+    }
+
+    /** The relay is this driver's own: its forwarding thread is all the middle box there is. */
+    @Override
+    public String middleBoxCpuSource() {
+        return "relay forwarding-thread CPU (ns)";
     }
 
     /** No broker either way: the relay is msgscope's own middle box, and direct mode has none. */

@@ -102,16 +102,47 @@ class ZmqProxyTest {
     }
 
     /**
+     * A receiver whose messages stopped coming: what came is exactly the first {@code got} sequences, in order,
+     * and nothing after them within 10 s — JeroMQ 0.6.0's mid-stream stall (issue #1008, docs/limits.md: 1 run
+     * in ~45-60 under load here, the last high-water mark's worth of messages left in the proxy-to-subscriber
+     * connection). Told apart from a loss, which leaves a gap or delivers out of order.
+     */
+    private static final class StalledConnection extends AssertionError {
+        StalledConnection(int got, int expected) {
+            super("messages received: the first " + got + " of " + expected + " in order, then none within 10 s: "
+                    + "a connection that stalled");
+        }
+    }
+
+    /**
+     * A receiver that missed the first messages and got every later one, in order: the connection they were queued
+     * on got stuck in JeroMQ 0.6.0's set-up (the fault {@link DeadConnection} shows when it never heals) and the
+     * 1 s ZMTP handshake deadline ({@code ZmqEndpoints.HANDSHAKE_IVL_MS}) dropped it with what it held — up to a
+     * high-water mark's worth — and made a new one that carried the rest. Measured with {@code hwm=10} under load:
+     * 13 of 200 attempts lost exactly sequences 0..9; with the deadline at 10 s, 28 of 200 lost 0..9 and then
+     * stalled within the receive's 10 s (docs/limits.md). Told apart from a loss in the proxy, which leaves a gap
+     * elsewhere or loses the same messages on every attempt.
+     */
+    private static final class HealedConnection extends AssertionError {
+        HealedConnection(int got, int expected) {
+            super("messages received: all but the first " + (expected - got) + " of " + expected + ", in order: "
+                    + "a connection redone at its handshake deadline with what it held");
+        }
+    }
+
+    /**
      * Runs {@code body} again on a fresh proxy (up to 3 times in all) only when a connection carried nothing
-     * at all ({@link DeadConnection}); any other failure, a message lost mid-stream among them, fails at
-     * once. Every attempt checks the whole behaviour (order, exact counts, the tap).
+     * at all ({@link DeadConnection}), stalled after an exact in-order prefix ({@link StalledConnection}) or was
+     * redone losing an exact prefix ({@link HealedConnection}), JeroMQ's documented connection faults; any other
+     * failure (a gap, a duplicate, a reordering, a wrong count or tap stamp) fails at once, and a fault that comes
+     * back on every attempt fails too. Every attempt checks the whole behaviour.
      */
     private static void onAWorkingConnection(Body body) throws Exception {
         for (int attempt = 1; ; attempt++) {
             try {
                 body.run();
                 return;
-            } catch (DeadConnection e) {
+            } catch (DeadConnection | StalledConnection | HealedConnection e) {
                 if (attempt == 3) {
                     throw e;
                 }
@@ -141,8 +172,51 @@ class ZmqProxyTest {
         if (k[0] == 0) {
             throw new DeadConnection(n);
         }
-        assertEquals(n, k[0], "messages received");
+        if (k[0] < n && isPrefix(got[0], k[0])) {
+            throw new StalledConnection(k[0], n);
+        }
+        if (k[0] < n && isSuffix(got[0], k[0], n)) {
+            throw new HealedConnection(k[0], n);
+        }
+        assertEquals(n, k[0], () -> "messages received; " + missing(got[0], Math.min(k[0], n), n));
         return got;
+    }
+
+    /** Whether the first {@code k} sequences are n - k, ..., n - 1: every message after a lost first few. */
+    private static boolean isSuffix(long[] sequences, int k, int n) {
+        for (int i = 0; i < k; i++) {
+            if (sequences[i] != n - k + i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Which of the sequences 0..n-1 the first {@code k} received lack, as ranges, for a failure's message. */
+    private static String missing(long[] sequences, int k, int n) {
+        java.util.BitSet seen = new java.util.BitSet(n);
+        for (int i = 0; i < k; i++) {
+            if (sequences[i] >= 0 && sequences[i] < n) {
+                seen.set((int) sequences[i]);
+            }
+        }
+        StringBuilder b = new StringBuilder("missing sequences:");
+        for (int from = seen.nextClearBit(0); from < n; from = seen.nextClearBit(from)) {
+            int to = Math.min(seen.nextSetBit(from) < 0 ? n : seen.nextSetBit(from), n);
+            b.append(' ').append(from).append(to - 1 > from ? ".." + (to - 1) : "");
+            from = to;
+        }
+        return b.toString();
+    }
+
+    /** Whether the first {@code k} sequences are 0, 1, ..., k - 1 (every test here sends from 0). */
+    private static boolean isPrefix(long[] sequences, int k) {
+        for (int i = 0; i < k; i++) {
+            if (sequences[i] != i) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Test

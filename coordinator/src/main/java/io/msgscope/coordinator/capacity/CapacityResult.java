@@ -1,0 +1,116 @@
+package io.msgscope.coordinator.capacity;
+
+import io.msgscope.coordinator.results.Envelope;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A capacity search's typed, immutable result (issue 31 item 4) and its summary.json after the envelope.
+ *
+ * @param envelope  tool, mode {@code capacity}, run id, driver, status, spec
+ * @param objective the objective
+ * @param settings  the search's settings
+ * @param mode      what each step ran: {@code trace} or {@code scenario} (the rate the total over all publishers)
+ * @param search    what the search found
+ * @param knee      a throughput run's knee on the same set-up; null when none was given
+ * @param seconds   wall seconds of the whole search
+ * @param cut       how Ctrl-C stopped the search; null when it ran to its end
+ */
+public record CapacityResult(Envelope envelope, Objective objective, CapacitySearch.Settings settings,
+                             StepMode mode, CapacitySearch.Result search, Knee knee, double seconds,
+                             Cut cut) {
+
+    /**
+     * A search stopped by SIGINT or SIGTERM (issue 29); where it stood is {@code search().cutAt()}.
+     *
+     * @param signal      SIGINT or SIGTERM
+     * @param notFinished the step cut before it kept anything (its folder), or empty
+     */
+    public record Cut(String signal, List<String> notFinished) {
+        public Cut {
+            notFinished = List.copyOf(notFinished);
+        }
+    }
+
+    /** summary.json's {@code interrupted} section; null when the search ran to its end. */
+    public Map<String, Object> interruptedMap() {
+        if (cut == null) {
+            return null;
+        }
+        CapacitySearch.State st = search.cutAt();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("signal", cut.signal());
+        m.put("steps_finished", search.steps().size());
+        m.put("not_finished", cut.notFinished());
+        m.put("during", st.phase());
+        m.put("last_passing_msg_s", st.lastPassing());
+        m.put("first_failing_msg_s", st.firstFailing());
+        m.put("converged", st.converged());
+        return m;
+    }
+
+    /** The step that decided the found rate (its last run), or null. */
+    public Step atFound() {
+        return last(search.found());
+    }
+
+    /** The last decided run at the first failing rate, or null. */
+    public Step atAbove() {
+        return last(search.above());
+    }
+
+    private Step last(Double rate) {
+        Step out = null;
+        if (rate != null) {
+            for (CapacitySearch.Taken t : search.steps()) {
+                if (t.decides() && t.step().rateAsked() == rate) {
+                    out = t.step();
+                }
+            }
+        }
+        return out;
+    }
+
+    /** summary.json: the envelope, then the objective, the settings, the found rate with its interval, every step. */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = envelope.toMap();
+        if (cut != null) {
+            m.put("interrupted", interruptedMap());
+        }
+        m.put("objective", objective.toMap());
+        Map<String, Object> set = new LinkedHashMap<>();
+        set.put("step_mode", mode.key());
+        set.put("from_msg_s", settings.from());
+        set.put("to_msg_s", settings.to());
+        set.put("precision", settings.precision());
+        set.put("hold_s", settings.holdS());
+        set.put("max_hold_s", settings.maxHoldS());
+        set.put("repeats", settings.repeats());
+        set.put("max_steps", settings.maxSteps());
+        set.put("window_s", 1);
+        set.put("stationarity_tolerance_of_tightest_bound", Stationarity.TOLERANCE);
+        m.put("search", set);
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("found_msg_s", search.found());
+        c.put("first_failing_msg_s", search.above());
+        c.put("edge", search.interval() == null ? null : search.interval().toMap());
+        Step at = atFound();
+        c.put("cpu_ns_per_message_at_found", at == null || at.cpuNsPerMessage().isEmpty() ? null
+                : new LinkedHashMap<>(at.cpuNsPerMessage()));
+        c.put("stop_reason", search.stop());
+        c.put("steps_taken", search.steps().size());
+        c.put("seconds", seconds);
+        m.put("capacity", c);
+        m.put("throughput_knee", knee == null ? null : knee.toMap());
+        List<Map<String, Object>> steps = new ArrayList<>();
+        int i = 0;
+        for (CapacitySearch.Taken t : search.steps()) {
+            steps.add(t.step().toMap(++i, t.role()));
+        }
+        m.put("steps", steps);
+        return m;
+    }
+}

@@ -1,0 +1,89 @@
+package io.msgscope.coordinator.capacity;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The search on a simulated system whose latency rises at a known rate (issue 31 item 4). */
+class CapacitySearchTest {
+    private static final Objective P99_2MS = Objective.parse("--objective", "p99=2ms");
+
+    private static List<Double> rates(CapacitySearch.Result r) {
+        return r.steps().stream().map(t -> t.step().rateAsked()).toList();
+    }
+
+    @Test
+    void findsTheKnownEdgeWithinOneStep() throws Exception {
+        // p99 = 200 µs / (1 - r/1000) reaches 2 ms at r = 900 msg/s exactly: the known edge
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        CapacitySearch.Settings set = new CapacitySearch.Settings(100, 5000, 0.05, 5, 20, 3, 40);
+        CapacitySearch.Result r = new CapacitySearch(set, P99_2MS, sys.stepper(P99_2MS)).run();
+        double edge = 900;
+        assertTrue(r.found() <= edge && r.found() >= edge / 1.05, "found " + r.found());
+        assertTrue(r.above() > edge && r.above() <= r.found() * 1.05 + 1, "above " + r.above());
+        // doubling 100..1600 (1600 fails), bisection 1200, 1000, 900 (p99 = 2 ms exactly: within), 950, 925 (2.8 %)
+        assertEquals(List.of(100.0, 200.0, 400.0, 800.0, 1600.0, 1200.0, 1000.0, 900.0, 950.0, 925.0),
+                rates(r).subList(0, 10));
+        assertEquals(900, r.found());
+        assertEquals(925, r.above());
+        // then two more runs at 900 and at 925 (3 each)
+        assertEquals(14, r.steps().size());
+        assertEquals(3, rates(r).stream().filter(x -> x == 900).count());
+        assertEquals(3, rates(r).stream().filter(x -> x == 925).count());
+        assertEquals("repeat", r.steps().get(13).role());
+        // each pair: x(900) = 1.0, x(925) = 200/(1-0.925)/2000 = 1.3333: the edge estimate is 900 every time, s = 0
+        assertEquals(List.of(900.0, 900.0, 900.0), r.interval().estimates());
+        assertEquals(900, r.interval().low(), 1e-9);
+        assertEquals(900, r.interval().high(), 1e-9);
+    }
+
+    @Test
+    void toPassingAndFromFailing() throws Exception {
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        CapacitySearch.Result all = new CapacitySearch(new CapacitySearch.Settings(100, 300, 0.05, 5, 20, 2, 40),
+                P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(300, all.found());
+        assertNull(all.above());
+        assertNull(all.interval());
+        assertEquals(List.of(100.0, 200.0, 300.0), rates(all));
+        assertEquals("the objective held up to --to", all.stop());
+        CapacitySearch.Result none = new CapacitySearch(new CapacitySearch.Settings(2000, 4000, 0.05, 5, 20, 2, 40),
+                P99_2MS, sys.stepper(P99_2MS)).run();
+        assertNull(none.found());
+        assertEquals(2000, none.above());
+        assertEquals("the first rate failed", none.stop());
+    }
+
+    @Test
+    void anUnsteadyStepIsHeldLongerAndARepeatThatFailsMovesTheEdgeDown() throws Exception {
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        sys.drifts = (rate, hold) -> rate == 800 && hold < 10; // drifts at 5 s, settles at 10 s
+        sys.loses = (rate, run) -> rate == 900 && run == 2; // the second run at 900 loses a message
+        CapacitySearch.Settings set = new CapacitySearch.Settings(100, 5000, 0.05, 5, 20, 3, 40);
+        CapacitySearch.Result r = new CapacitySearch(set, P99_2MS, sys.stepper(P99_2MS)).run();
+        CapacitySearch.Taken first800 = r.steps().get(3);
+        assertEquals(800, first800.step().rateAsked());
+        assertEquals("superseded", first800.role());
+        assertEquals(5, first800.step().holdS());
+        assertTrue(first800.step().why().startsWith("not stationary: p99 from the intended time rose"));
+        assertEquals(10, r.steps().get(4).step().holdS());
+        assertTrue(r.steps().get(4).step().pass());
+        // 900 failed on a repeat: the found rate is the largest lower rate that always passed, bisected again
+        assertTrue(r.found() < 900 && r.found() >= 900 / 1.05 / 1.05, "found " + r.found());
+        assertNotNull(r.interval());
+    }
+
+    @Test
+    void theBudgetEndsTheSearch() throws Exception {
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        CapacitySearch.Result r = new CapacitySearch(new CapacitySearch.Settings(100, 5000, 0.001, 5, 20, 3, 7),
+                P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(7, r.steps().size());
+        assertEquals("step budget spent", r.stop());
+    }
+}

@@ -1,0 +1,62 @@
+package io.msgscope.core.timeline;
+
+import java.util.Locale;
+
+/**
+ * One phase of a run's timeline (issue 31): a name, a length and the publishing rate over it, which runs linearly from
+ * {@code fromRate} to {@code toRate} (equal: a constant rate; both 0: publishers paused), and whether the consumers
+ * consume during it.
+ *
+ * @param name            what the results call it ({@code steady}, {@code ramp}, …); letters, digits, {@code -} and
+ *                        {@code _}
+ * @param durationNs      how long the phase lasts on the sender's clock, ns
+ * @param fromRate        the rate at the phase's start, msg/s
+ * @param toRate          the rate at its end, msg/s
+ * @param consumersPaused the receiver does not consume during the phase: the broker holds what is sent (a backlog)
+ * @param targetMessages  the phase ends when it has sent this many messages (its duration is derived from its constant
+ *                        rate); 0 = the phase is given by its duration
+ */
+public record LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
+                        long targetMessages) {
+    /** What a phase does to the publishers. */
+    public enum Kind { CONSTANT, RAMP, PAUSE }
+
+    /** A phase whose consumers consume, given by its duration. */
+    public LoadPhase(String name, long durationNs, double fromRate, double toRate) {
+        this(name, durationNs, fromRate, toRate, false, 0);
+    }
+
+    /**
+     * A phase of {@code messages} messages at a constant {@code rate}: it lasts {@code ceil(messages / rate)} s in ns,
+     * so each of its messages is due inside it.
+     */
+    public static LoadPhase ofMessages(String name, long messages, double rate, boolean consumersPaused) {
+        long ns = rate > 0 ? (long) Math.ceil(messages * 1e9 / rate) : 0;
+        return new LoadPhase(name, ns, rate, rate, consumersPaused, messages);
+    }
+
+    public Kind kind() {
+        if (fromRate == 0 && toRate == 0) {
+            return Kind.PAUSE;
+        }
+        return fromRate == toRate ? Kind.CONSTANT : Kind.RAMP;
+    }
+
+    /** Messages the phase schedules: its target, or the rate integrated over its length (not rounded). */
+    public double scheduledMessages() {
+        return targetMessages > 0 ? targetMessages : (fromRate + toRate) / 2 * durationNs / 1e9;
+    }
+
+    /** The phase as the shorthand writes it, e.g. {@code ramp:60s@5000..50000} or {@code fill:20000msg@5000/paused}. */
+    public String shorthand() {
+        String rate = fromRate == toRate ? Timeline.number(fromRate)
+                : Timeline.number(fromRate) + ".." + Timeline.number(toRate);
+        String length = targetMessages > 0 ? targetMessages + "msg" : Timeline.duration(durationNs);
+        return name + ":" + length + "@" + rate + (consumersPaused ? "/paused" : "");
+    }
+
+    @Override
+    public String toString() {
+        return shorthand().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# A private 3-broker Kafka KRaft cluster on loopback for fault runs (issue 32 item 2): three JVMs (kafka.Kafka from
+# the kafka_2.13 jars Maven resolves), each broker and controller at once, node ids 1-3, one controller quorum of
+# the three, topics replicated 3 times by default with min.insync.replicas 2. Separate processes, so a fault can
+# pause (SIGSTOP) one broker. Every process it starts is stopped by its own PID.
+#
+#   deploy/kafka-cluster.sh start  DIR [BASEPORT]   format, start, wait until a topic of replication 3 can be made
+#   deploy/kafka-cluster.sh stop   DIR              stop the 3 JVMs by PID (a paused one is resumed first)
+#   deploy/kafka-cluster.sh tool   DIR CLASS ARGS   run a Kafka tool class (e.g. org.apache.kafka.tools.TopicCommand)
+#
+# Ports, from BASEPORT (default 19092), broker N = 1..3: client listener BASEPORT+N-1, controller BASEPORT+100+N-1.
+# DIR gets: cluster.env, classpath, nodeN/{server.properties,data/,server.log,kafka.pid (what --fault-target wants)}.
+# The classpath comes from benchmarks/scripts/kafka-tools-pom.xml through the Maven wrapper (Maven Central).
+# KAFKA_HEAP (default -Xmx512m) is each JVM's heap.
+set -euo pipefail
+. "$(dirname "$(readlink -f "$0")")/cluster-lib.sh"
+
+ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+NODES=(1 2 3)
+
+usage() {
+    sed -n '7,9p' "$0" | sed 's/^# *//' >&2
+    exit 2
+}
+
+tool() { # tool CLASS ARGS...: a Kafka class's main on the cluster's classpath
+    local cls=$1
+    shift
+    java -Xmx256m -cp "$(cat "$DIR/classpath")" "$cls" "$@"
+}
+
+start() {
+    if [ -f "$DIR/node1/kafka.pid" ] && alive "$(pid_of "$DIR/node1/kafka.pid")"; then
+        echo "kafka-cluster: a cluster already runs from $DIR (stop it first)" >&2
+        exit 1
+    fi
+    local n port
+    for n in "${NODES[@]}"; do
+        for port in $((BASE + n - 1)) $((BASE + 100 + n - 1)); do
+            free_port "$port" || { echo "kafka-cluster: port $port is in use (choose another BASEPORT)" >&2; exit 1; }
+        done
+    done
+    local t0
+    t0=$(date +%s.%N)
+    if [ ! -s "$DIR/classpath" ]; then
+        (cd "$ROOT" && ./mvnw -q -B -f benchmarks/scripts/kafka-tools-pom.xml dependency:build-classpath \
+            -Dmdep.outputFile="$DIR/classpath" >/dev/null)
+    fi
+    local voters="1@127.0.0.1:$((BASE + 100)),2@127.0.0.1:$((BASE + 101)),3@127.0.0.1:$((BASE + 102))"
+    # a cluster id: 16 random bytes, URL-safe base64 without padding (what kafka-storage random-uuid prints)
+    local id
+    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+    cat >"$DIR/cluster.env" <<EOF
+BASEPORT=$BASE
+BOOTSTRAP=127.0.0.1:$BASE,127.0.0.1:$((BASE + 1)),127.0.0.1:$((BASE + 2))
+CLUSTER_ID=$id
+EOF
+    for n in "${NODES[@]}"; do
+        local d="$DIR/node$n"
+        rm -rf "$d/data"
+        mkdir -p "$d/data"
+        cat >"$d/server.properties" <<EOF
+process.roles=broker,controller
+node.id=$n
+controller.quorum.voters=$voters
+listeners=PLAINTEXT://127.0.0.1:$((BASE + n - 1)),CONTROLLER://127.0.0.1:$((BASE + 100 + n - 1))
+advertised.listeners=PLAINTEXT://127.0.0.1:$((BASE + n - 1))
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$d/data
+auto.create.topics.enable=false
+num.partitions=1
+default.replication.factor=3
+min.insync.replicas=2
+offsets.topic.replication.factor=3
+transaction.state.log.replication.factor=3
+transaction.state.log.min.isr=2
+group.initial.rebalance.delay.ms=0
+EOF
+        tool kafka.tools.StorageTool format -t "$id" -c "$d/server.properties" >"$d/format.log" 2>&1 ||
+            { echo "kafka-cluster: formatting node $n failed: $(tail -3 "$d/format.log")" >&2; exit 1; }
+    done
+    for n in "${NODES[@]}"; do
+        local d="$DIR/node$n"
+        # shellcheck disable=SC2086
+        (exec setsid java ${KAFKA_HEAP:--Xmx512m} -cp "$(cat "$DIR/classpath")" kafka.Kafka "$d/server.properties" \
+            </dev/null >"$d/server.log" 2>&1) &
+        echo $! >"$d/kafka.pid"
+    done
+    # ready once a topic with replication 3 and min.insync.replicas 2 can be created: all 3 brokers registered
+    local w=0
+    until tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$BASE" --create \
+        --topic msgscope-cluster-ready --partitions 1 --replication-factor 3 >"$DIR/ready.log" 2>&1; do
+        for n in "${NODES[@]}"; do
+            alive "$(pid_of "$DIR/node$n/kafka.pid")" ||
+                { echo "kafka-cluster: broker $n exited: $(tail -5 "$DIR/node$n/server.log")" >&2; stop; exit 1; }
+        done
+        w=$((w + 1))
+        [ $w -lt 60 ] || { echo "kafka-cluster: no topic of replication 3 after 60 tries: $(tail -3 "$DIR/ready.log")" >&2; stop; exit 1; }
+        sleep 1
+    done
+    tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$BASE" --delete \
+        --topic msgscope-cluster-ready >/dev/null 2>&1 || true
+    local t1
+    t1=$(date +%s.%N)
+    echo "kafka-cluster: 3 brokers running in $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s from $DIR"
+    echo "  uri kafka://127.0.0.1:$BASE,127.0.0.1:$((BASE + 1)),127.0.0.1:$((BASE + 2))"
+    for n in "${NODES[@]}"; do
+        echo "  broker$n 127.0.0.1:$((BASE + n - 1)) controller :$((BASE + 100 + n - 1))" \
+            "pid $(pid_of "$DIR/node$n/kafka.pid") ($DIR/node$n/kafka.pid)"
+    done
+}
+
+# Stops by PID: SIGCONT (a fault may have left one paused), SIGTERM (a controlled shutdown), SIGKILL after 60 s.
+stop() {
+    stop_nodes kafka.pid
+}
+
+[ $# -ge 2 ] || usage
+CMD=$1
+DIR=$2
+case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
+case "$CMD" in
+    start)
+        BASE=${3:-19092}
+        [[ "$BASE" =~ ^[0-9]+$ ]] && [ "$BASE" -ge 1024 ] && [ "$BASE" -le 65000 ] ||
+            { echo "kafka-cluster: BASEPORT must be a number from 1024 to 65000, got '$BASE'" >&2; exit 2; }
+        mkdir -p "$DIR"
+        start
+        ;;
+    stop)
+        [ -f "$DIR/cluster.env" ] || { echo "kafka-cluster: no cluster in $DIR (no cluster.env)" >&2; exit 1; }
+        stop
+        echo "kafka-cluster: stopped ($DIR)"
+        ;;
+    tool)
+        [ $# -ge 3 ] && [ -s "$DIR/classpath" ] || usage
+        shift 2
+        tool "$@"
+        ;;
+    *) usage ;;
+esac

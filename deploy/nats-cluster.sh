@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# A private 3-node NATS cluster with JetStream on loopback (issue 32 item 2), for tests and benchmark scripts:
+# three nats-server processes, each with its own client, cluster (route) and monitoring port and its own JetStream
+# store, routed to one another. The shared nats-server on 4222 is never touched; the nodes are stopped by the pids
+# this script wrote, never by name.
+#
+#   nats-cluster.sh start DIR [BASEPORT]   write DIR/nN.conf, start n1..n3, wait until the routes are up and
+#                                          JetStream has a meta leader (at most 30 s), then print the cluster's
+#                                          URIs; exit 1 (nodes stopped again) when it does not form
+#   nats-cluster.sh status DIR             each node's pid, ports, routes and meta leader
+#   nats-cluster.sh stop DIR               SIGTERM each node by its pid file, SIGKILL after 10 s (idempotent)
+#
+# Ports, for BASEPORT B (default 14222): node i (1..3) serves clients on B+i-1, routes on B+100+i-1 and
+# monitoring (HTTP) on B+200+i-1, all on 127.0.0.1. DIR gets nN.conf, nN.pid, nN.log, the stores under nN/, baseport and
+# cluster.env (NATS_URLS=nats://127.0.0.1:B,…, NATS_NODE1_URL=…, NATS_NODE1_PIDFILE=…, NATS_NODE1_MONITOR=…).
+# A node's pid file is what `msgscope run --fault-target n2=DIR/n2.pid` acts on.
+set -euo pipefail
+
+die() { echo "nats-cluster: $*" >&2; exit 2; }
+[ $# -ge 2 ] || die "usage: nats-cluster.sh start|status|stop DIR [BASEPORT]"
+cmd="$1"
+dir="$2"
+base="${3:-$(cat "$dir/baseport" 2>/dev/null || echo 14222)}" # status/stop: the one start was given
+[[ "$base" =~ ^[0-9]+$ ]] && [ "$base" -ge 1024 ] && [ "$base" -le 65000 ] || die "BASEPORT must be 1024..65000, got '$base'"
+nodes=(n1 n2 n3)
+
+port() { echo $((base + $2 * 100 + $1 - 1)); } # node index, kind (0 client, 1 route, 2 monitor)
+
+pid_of() { [ -f "$dir/$1.pid" ] && tr -dc '0-9' < "$dir/$1.pid" || true; }
+
+alive() { local p; p="$(pid_of "$1")"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+
+jsz_leader() { curl -s --max-time 2 "http://127.0.0.1:$(port "$1" 2)/jsz" 2>/dev/null \
+  | tr -d '\n ' | grep -o '"meta_cluster":{[^}]*"leader":"[^"]*"' | sed 's/.*"leader":"//;s/"$//' || true; }
+
+routes() { curl -s --max-time 2 "http://127.0.0.1:$(port "$1" 2)/routez" 2>/dev/null \
+  | tr -d '\n ' | grep -o '"num_routes":[0-9]*' | cut -d: -f2 || true; }
+
+stop() {
+  local n p
+  for n in "${nodes[@]}"; do
+    p="$(pid_of "$n")"
+    [ -n "$p" ] && kill -CONT "$p" 2>/dev/null || true # a node left paused by a fault cannot act on SIGTERM
+    [ -n "$p" ] && kill -TERM "$p" 2>/dev/null || true
+  done
+  for n in "${nodes[@]}"; do
+    p="$(pid_of "$n")"
+    [ -n "$p" ] || continue
+    for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true
+    rm -f "$dir/$n.pid"
+  done
+}
+
+write_conf() { # node index
+  local i="$1" n="n$1" routes="" j
+  for j in 1 2 3; do [ "$j" = "$i" ] || routes="$routes
+    \"nats-route://127.0.0.1:$(port "$j" 1)\""; done
+  cat > "$dir/$n.conf" <<EOF
+server_name: $n
+listen: 127.0.0.1:$(port "$i" 0)
+http: 127.0.0.1:$(port "$i" 2)
+pid_file: "$dir/$n.pid"
+jetstream { store_dir: "$dir/$n/js" }
+cluster {
+  name: msgscope
+  listen: 127.0.0.1:$(port "$i" 1)
+  routes: [$routes
+  ]
+}
+EOF
+}
+
+start() {
+  command -v nats-server >/dev/null || die "nats-server not found on PATH (Debian package nats-server)"
+  command -v curl >/dev/null || die "curl not found (used to ask the nodes' monitoring ports)"
+  mkdir -p "$dir"
+  dir="$(cd "$dir" && pwd)"
+  local i n p started=()
+  for n in "${nodes[@]}"; do alive "$n" && die "$n runs already (pid $(pid_of "$n")): stop $dir first"; done
+  for i in 1 2 3; do
+    for k in 0 1 2; do
+      p="$(port "$i" "$k")"
+      (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && die "port $p on 127.0.0.1 is taken: give another BASEPORT"
+    done
+  done
+  echo "$base" > "$dir/baseport"
+  for i in 1 2 3; do
+    n="n$i"
+    mkdir -p "$dir/$n/js"
+    rm -f "$dir/$n.pid"
+    write_conf "$i"
+    nats-server -c "$dir/$n.conf" >> "$dir/$n.log" 2>&1 &
+    started+=($!)
+  done
+  local deadline=$((SECONDS + 30)) formed leader
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    for p in "${started[@]}"; do
+      kill -0 "$p" 2>/dev/null && continue
+      echo "nats-cluster: a node exited at start (logs in $dir/n*.log): $(tail -n 1 "$dir"/n*.log | grep -v '^$' | tail -n 1)" >&2
+      for p in "${started[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+      rm -f "$dir"/n?.pid
+      exit 1
+    done
+    formed=1
+    leader=""
+    for i in 1 2 3; do
+      [ "$(routes "$i")" = 2 ] || formed=0
+      leader="$(jsz_leader "$i")"
+      [ -n "$leader" ] || formed=0
+    done
+    if [ "$formed" = 1 ] && [ -n "$(pid_of n1)" ] && [ -n "$(pid_of n2)" ] && [ -n "$(pid_of n3)" ]; then
+      {
+        echo "NATS_URLS=nats://127.0.0.1:$(port 1 0),nats://127.0.0.1:$(port 2 0),nats://127.0.0.1:$(port 3 0)"
+        for i in 1 2 3; do
+          echo "NATS_NODE${i}_URL=nats://127.0.0.1:$(port "$i" 0)"
+          echo "NATS_NODE${i}_PIDFILE=$dir/n$i.pid"
+          echo "NATS_NODE${i}_MONITOR=http://127.0.0.1:$(port "$i" 2)"
+        done
+      } > "$dir/cluster.env"
+      echo "nats cluster up in $dir: n1 nats://127.0.0.1:$(port 1 0), n2 nats://127.0.0.1:$(port 2 0), n3 nats://127.0.0.1:$(port 3 0); JetStream meta leader $leader"
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "nats-cluster: the cluster did not form within 30 s (logs in $dir/n*.log); stopping it" >&2
+  stop
+  exit 1
+}
+
+status() {
+  local i n
+  for i in 1 2 3; do
+    n="n$i"
+    if alive "$n"; then
+      echo "$n pid $(pid_of "$n") client $(port "$i" 0) route $(port "$i" 1) monitor $(port "$i" 2) routes $(routes "$i") meta leader $(jsz_leader "$i")"
+    else
+      echo "$n not running"
+    fi
+  done
+}
+
+case "$cmd" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) die "unknown command '$cmd': start, status or stop" ;;
+esac

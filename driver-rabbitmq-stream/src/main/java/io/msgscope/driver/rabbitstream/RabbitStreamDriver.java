@@ -1,0 +1,165 @@
+package io.msgscope.driver.rabbitstream;
+
+import com.rabbitmq.stream.Environment;
+import com.rabbitmq.stream.StreamException;
+import io.msgscope.core.SpecException;
+import io.msgscope.core.driver.ClientContext;
+import io.msgscope.core.driver.Driver;
+import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Fault;
+import io.msgscope.core.driver.Publisher;
+import io.msgscope.core.driver.ScenarioSupport;
+import io.msgscope.core.driver.Subscriber;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * RabbitMQ Streams over RabbitMQ's native stream protocol (issue 35 item 1), through RabbitMQ's {@code stream-client}
+ * library: the broker's {@code rabbitmq_stream} plugin, port 5552. Not an option of the AMQP 0-9-1 driver (which
+ * reaches stream queues through AMQP 0-9-1): a protocol, port, client and options of their own.
+ *
+ * <p>Set-up: the subscriber creates a stream per run ({@value #STREAM_PREFIX}UUID, or in scenario mode the topic
+ * named after the run id), consumes it from {@code --opt offset} and deletes it when it closes; the publisher sends
+ * to it with confirms ({@code messages_acked}). Options: {@link RabbitStreamOptions}; scenarios:
+ * {@link RabbitStreamScenarios}.
+ *
+ * <p>Threads: each side has an {@link Environment} of its own (a Netty event loop and the client's scheduler).
+ */
+public final class RabbitStreamDriver implements Driver {
+    public static final String NAME = "rabbitmq-stream";
+    static final String DEFAULT_URI = "rabbitmq-stream://guest:guest@127.0.0.1:5552/%2f";
+    /** Streams msgscope names (trace mode) start with this; scenario topics start with "msgscope-". */
+    static final String STREAM_PREFIX = "msgscope-stream-";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<String> optionKeys() {
+        return RabbitStreamOptions.KEYS;
+    }
+
+    @Override
+    public void checkOptions(DriverSpec spec) {
+        RabbitStreamOptions.of(spec);
+        uri(spec);
+    }
+
+    /** Heap and little-endian: the payload is copied into each message's byte[] body. */
+    @Override
+    public ByteBuffer allocatePayload(int capacity) {
+        return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public ScenarioSupport scenarios() {
+        return RabbitStreamScenarios.INSTANCE;
+    }
+
+    /** The broker URI: {@code rabbitmq-stream://USER:PASS@HOST:PORT/VHOST} (or {@code rabbitmq-stream+tls}). */
+    static String uri(DriverSpec spec) {
+        String u = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        try {
+            URI parsed = URI.create(u);
+            String scheme = parsed.getScheme();
+            boolean known = "rabbitmq-stream".equals(scheme) || "rabbitmq-stream+tls".equals(scheme);
+            if (!known || parsed.getHost() == null) {
+                throw new IllegalArgumentException("scheme");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new SpecException("--uri", "must be rabbitmq-stream://[USER:PASS@]HOST[:PORT][/VHOST], got '"
+                    + u.replaceAll("//[^@/]*@", "//***@") + "'");
+        }
+        return u;
+    }
+
+    static Environment environment(DriverSpec spec) throws Fault {
+        try {
+            return Environment.builder().uri(uri(spec)).build();
+        } catch (StreamException | IllegalStateException e) {
+            throw new Fault(Fault.Kind.REFUSED, NAME + ": connecting to " + display(spec) + " failed: " + describe(e),
+                    e);
+        }
+    }
+
+    static String display(DriverSpec spec) {
+        return uri(spec).replaceAll("//[^@/]*@", "//");
+    }
+
+    static String describe(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getMessage() == null) {
+            t = t.getCause();
+        }
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    /** Creates the stream unless it is there already (the client treats "already exists" as done). */
+    static void create(Environment env, String stream) {
+        env.streamCreator().stream(stream).create();
+    }
+
+    /** Deletes the stream; already gone (another subscriber of the scenario deleted it) is fine. */
+    static void delete(Environment env, String stream) {
+        try {
+            env.deleteStream(stream);
+        } catch (StreamException e) {
+            // gone already, or the broker went away: clean removes what is left
+        }
+    }
+
+    @Override
+    public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
+        RabbitStreamOptions o = RabbitStreamOptions.of(spec);
+        boolean own = o.stream().isEmpty();
+        String stream = !own ? o.stream() : !spec.destination().isEmpty() ? spec.destination()
+                : STREAM_PREFIX + UUID.randomUUID();
+        Environment env = environment(spec);
+        try {
+            if (own) {
+                create(env, stream);
+            }
+            return new RabbitStreamSubscriber(o, env, stream, own, display(spec));
+        } catch (StreamException | IllegalStateException e) {
+            env.close();
+            throw new Fault(Fault.Kind.REFUSED, NAME + ": the broker at " + display(spec) + " refused the subscriber "
+                    + "on stream '" + stream + "': " + describe(e), e);
+        }
+    }
+
+    @Override
+    public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
+        RabbitStreamOptions o = RabbitStreamOptions.of(spec);
+        String stream = !o.stream().isEmpty() ? o.stream() : spec.destination();
+        if (stream.isEmpty()) {
+            throw new SpecException("destination", "the " + NAME + " publisher needs the subscriber's stream (the "
+                    + "receiver reports it) or --opt stream");
+        }
+        Environment env = environment(spec);
+        try {
+            if (o.stream().isEmpty()) { // scenario mode may open a publisher before a subscriber made its topic
+                create(env, stream);
+            }
+            return new RabbitStreamPublisher(o, env, stream, spec.messageSize(), display(spec));
+        } catch (StreamException | IllegalStateException e) {
+            env.close();
+            throw new Fault(Fault.Kind.REFUSED, NAME + ": the broker at " + display(spec) + " refused the publisher on "
+                    + "stream '" + stream + "': " + describe(e), e);
+        }
+    }
+
+    /** Runs leave no stream while the broker is there; see docs/limits.md for a killed run's leftovers. */
+    @Override
+    public String failureNote(Map<String, String> options) {
+        return "streams this run made (" + STREAM_PREFIX + "UUID, or msgscope-SCENARIO-RUNID.N) are deleted at its "
+                + "end while the broker is there; if it went away, delete them with rabbitmqctl delete_queue";
+    }
+}
