@@ -229,7 +229,8 @@ public final class AmqpDriver implements Driver {
         try {
             return o.queueType() == AmqpOptions.QueueType.CLASSIC
                     ? ch.queueDeclare(o.group(), false, false, true, null).getQueue()
-                    : ch.queueDeclare(o.group(), true, false, false, QueueTypes.arguments(o.queueType())).getQueue();
+                    : GroupDeclares.oneAtATime(address + " " + o.group(), () -> ch.queueDeclare(o.group(), true,
+                            false, false, QueueTypes.arguments(o.queueType())).getQueue());
         } catch (IOException | ShutdownSignalException e) {
             ShutdownSignalException s = AmqpConnections.shutdownCause(e);
             throw new IOException("amqp: cannot declare the shared queue '" + o.group() + "' at " + address + ": "
