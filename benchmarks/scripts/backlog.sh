@@ -13,6 +13,7 @@
 # the end; KAFKA_URI=kafka://host:port uses a broker of yours, KAFKA_URI=none leaves Kafka out), its broker count the
 # consumer group's committed lag, its floor the records the broker acknowledged (acks=all). Writes OUT/results.json and OUT/results.md (and every run's folder and log).
 # Usage: benchmarks/scripts/backlog.sh [OUT_DIR] [REPEATS] [BACKLOG]   (BACKLOG default 1m; e.g. 20k to try it)
+#        SYSTEMS="kafka jetstream" runs only those of rabbitmq-classic, rabbitmq-quorum, jetstream and kafka.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-backlog}"
@@ -34,6 +35,14 @@ systems=(rabbitmq-classic "--driver amqp --uri $amqp --opt prefetch=100 --opt co
          rabbitmq-quorum "--driver amqp --uri $amqp --opt prefetch=100 --opt confirm=2000000 --opt queue_type=quorum"
          jetstream "--driver nats --uri $nats --opt jetstream=true --opt consumer=pull")
 if [ "$kafka" != none ]; then systems+=(kafka "--driver kafka --uri $kafka"); fi
+if [ -n "${SYSTEMS:-}" ]; then  # e.g. SYSTEMS="kafka jetstream": only those, in the order above
+  chosen=()
+  for ((i = 0; i < ${#systems[@]}; i += 2)); do
+    if [[ " $SYSTEMS " == *" ${systems[i]} "* ]]; then chosen+=("${systems[i]}" "${systems[i+1]}"); fi
+  done
+  if [ ${#chosen[@]} -eq 0 ]; then echo "backlog.sh: SYSTEMS='$SYSTEMS' names none of: rabbitmq-classic rabbitmq-quorum jetstream kafka" >&2; exit 2; fi
+  systems=("${chosen[@]}")
+fi
 python3 - "$out" "$phases" <(phase_runs "$out" "$repeats" "$phases" "${systems[@]}") <<'PY'
 import json, sys
 out, PHASES, finished = sys.argv[1:4]

@@ -67,6 +67,7 @@ final class KafkaSubscriber implements Subscriber {
     private boolean uncommitted; // polling (or push) thread only: records delivered since the last commit
     private boolean startCommitted; // the group's offsets hold this member's starting positions
     private volatile boolean startCommitAsked; // a backlog probe asked the push thread to commit the start
+    private final ConsumedPositions positions; // kept while probed (issue 31 item 3)
 
     KafkaSubscriber(KafkaSettings s, int size, Admin admin) throws IOException {
         this.settings = s;
@@ -75,6 +76,7 @@ final class KafkaSubscriber implements Subscriber {
         this.sharedGroup = !s.group().isEmpty();
         this.group = sharedGroup ? s.group() : KafkaSettings.PREFIX + "-" + s.topic() + "-"
                 + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        this.positions = new ConsumedPositions(group);
         this.created = KafkaClients.createTopic(admin, s);
         if (created) {
             TopicsAtExit.add(this);
@@ -92,6 +94,8 @@ final class KafkaSubscriber implements Subscriber {
             c.subscribe(List.of(s.topic()), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    // their next owner starts at the committed offset: this member's position there no longer counts
+                    positions.revoked(partitions);
                 }
 
                 @Override
@@ -141,10 +145,12 @@ final class KafkaSubscriber implements Subscriber {
                 }
                 lastCommitNs = System.nanoTime();
                 OPEN_BY_TOPIC.put(settings.topic(), this);
+                positions.join();
                 return;
             }
             if (sharedGroup && joined) {
-                return; // more members than partitions: this one waits in the group for a partition to free up
+                positions.join(); // more members than partitions: this one waits in the group for a partition
+                return;
             }
             if (System.nanoTime() > deadline) {
                 throw new Fault(Fault.Kind.CONNECT_FAILED, "Kafka at " + settings.address() + " assigned no partition "
@@ -261,17 +267,31 @@ final class KafkaSubscriber implements Subscriber {
         return group;
     }
 
+    /** The Admin client the subscriber shares (for {@link TopicsAtExit}). */
+    Admin admin() {
+        return admin;
+    }
+
+    /** Hands every record over, partition by partition (the order the records come in); returns how many. */
     private int deliver(MessageHandler h, ConsumerRecords<byte[], byte[]> records) {
         int n = 0;
-        for (ConsumerRecord<byte[], byte[]> rec : records) {
-            final byte[] data = rec.value();
-            final int len = data == null ? 0 : data.length;
-            if (len < WireHeader.SIZE) {
-                shortSeen = ++shortPayloads;
-                continue;
+        final boolean track = probed;
+        for (TopicPartition tp : records.partitions()) {
+            long next = -1;
+            for (ConsumerRecord<byte[], byte[]> rec : records.records(tp)) {
+                next = rec.offset() + 1;
+                final byte[] data = rec.value();
+                final int len = data == null ? 0 : data.length;
+                if (len < WireHeader.SIZE) {
+                    shortSeen = ++shortPayloads;
+                    continue;
+                }
+                h.onMessage(rx.of(data), 0);
+                n++;
             }
-            h.onMessage(rx.of(data), 0);
-            n++;
+            if (track && next >= 0) {
+                positions.handedOver(tp, next);
+            }
         }
         return n;
     }
@@ -393,6 +413,7 @@ final class KafkaSubscriber implements Subscriber {
     public void close() {
         closed = true;
         OPEN_BY_TOPIC.remove(settings.topic(), this);
+        positions.leave();
         Thread t = pusher;
         if (t != null) {
             consumer.wakeup();
@@ -422,36 +443,6 @@ final class KafkaSubscriber implements Subscriber {
                 KafkaClients.deleteTopics(admin, Set.of(settings.topic()));
             } catch (IOException e) {
                 // the broker may be gone: msgscope clean removes the topic later
-            }
-        }
-    }
-
-    /**
-     * The topics of subscribers that were never closed, deleted when the JVM exits (an agent stopped by Ctrl-C, which
-     * reaches it as SIGINT, ends without closing its connections): one Admin request each, a few seconds at most.
-     */
-    static final class TopicsAtExit {
-        private static final Set<KafkaSubscriber> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        private static final AtomicBoolean HOOKED = new AtomicBoolean();
-
-        static void add(KafkaSubscriber s) {
-            OPEN.add(s);
-            if (HOOKED.compareAndSet(false, true)) {
-                Runtime.getRuntime().addShutdownHook(new Thread(TopicsAtExit::deleteAll, "msgscope-kafka-topics"));
-            }
-        }
-
-        static boolean remove(KafkaSubscriber s) {
-            return OPEN.remove(s);
-        }
-
-        private static void deleteAll() {
-            for (KafkaSubscriber s : OPEN) {
-                try {
-                    s.admin.deleteTopics(Set.of(s.settings.topic())).all().get(3, java.util.concurrent.TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    // exiting: msgscope clean removes what is left
-                }
             }
         }
     }
