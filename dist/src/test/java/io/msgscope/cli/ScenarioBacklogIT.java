@@ -139,7 +139,12 @@ class ScenarioBacklogIT {
     @Test
     void aBacklogDrainingLongerThan5sAfterTheTimelineIsWaitedOut() throws Exception {
         Path out = tmp.resolve("long-drain");
-        JsonNode s = prefetchOne(out, "fill:100000msg@20k/paused, drain:1s@0").awaitOkSummary(out, 180);
+        MsgscopeProcess proc = prefetchOne(out, "fill:100000msg@20k/paused, drain:1s@0");
+        JsonNode s = proc.awaitOkSummary(out, 180);
+        // the wait shows its progress (not a terminal: a plain line after 1 s, every 5 s, and at its end)
+        List<String> draining = proc.err().lines().filter(l -> l.contains(" draining ")).toList();
+        assertTrue(draining.size() >= 2 && draining.get(0).contains(" of 100,000 (")
+                && draining.get(draining.size() - 1).contains("draining 100,000 of 100,000 (100.0 %)"), proc.err());
         JsonNode r = s.path("results");
         System.out.println("long drain: in_flight_wait_ms " + r.path("in_flight_wait_ms"));
         assertEquals(100_000, r.path("messages_sent").asLong(), s::toString);

@@ -68,4 +68,19 @@ final class DrainWait {
         }
         return nowMs - lastProgressMs >= timeoutMs ? End.STALLED : End.WAITING;
     }
+
+    /** The ms since the last delivery (or the first poll) at {@code nowMs}: how close the wait is to its timeout. */
+    long quietMs(long nowMs) {
+        return lastReceived < 0 ? 0 : nowMs - lastProgressMs;
+    }
+
+    /** The deliveries the wait ends at. */
+    long expected() {
+        return expected;
+    }
+
+    /** The timeout without a delivery, ms ({@code --drain-timeout}). */
+    long timeoutMs() {
+        return timeoutMs;
+    }
 }

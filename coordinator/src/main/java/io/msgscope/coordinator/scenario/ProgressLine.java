@@ -90,6 +90,51 @@ public final class ProgressLine {
 
     private double lastPlainConnecting = -5;
 
+    /**
+     * The in-flight wait's line (issue 31 item 1), e.g. {@code fan-in @ QoS 1 draining 45,000 of 60,000 (75.0 %)
+     * 8.2 s  12,450 msg/s  last delivery 0.3 s ago (gives up after 5.0 s)}; the rate over the time since the
+     * previous line.
+     */
+    public static String drainingLine(String label, long received, long expected, double waitedS, double rate,
+                                      double quietS, double timeoutS) {
+        return String.format(Locale.ROOT, "%s draining %,d of %,d (%.1f %%) %.1f s  %,d msg/s  last delivery %.1f s "
+                        + "ago (gives up after %.1f s)", label, received, expected,
+                expected <= 0 ? 100.0 : 100.0 * received / expected, waitedS, Math.round(rate), quietS, timeoutS);
+    }
+
+    /**
+     * Shows the in-flight wait once it has lasted a second: rewritten in place on a terminal at most twice a second;
+     * otherwise a plain line at most every 5 s. Called at every poll of the wait, from its first; {@code last} (the
+     * wait's end) shows a final line if any was shown, or if the wait lasted a second.
+     */
+    public void draining(long received, long expected, double waitedS, double quietS, double timeoutS, boolean last) {
+        if (!drainStarted) {
+            drainStarted = true;
+            lastDrainReceived = received; // the rate of the first line is over the wait so far
+        }
+        if (waitedS < 1 || !last && drainShown && waitedS - lastDrainS < (terminal ? 0.5 : 5)) {
+            return;
+        }
+        double rate = waitedS > lastDrainS ? (received - lastDrainReceived) / (waitedS - lastDrainS) : 0;
+        String line = drainingLine(label, received, expected, waitedS, rate, quietS, timeoutS);
+        if (terminal) {
+            out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+            lastLength = line.length();
+            open = true;
+        } else {
+            out.println(line);
+        }
+        out.flush();
+        drainShown = true;
+        lastDrainS = waitedS;
+        lastDrainReceived = received;
+    }
+
+    private boolean drainStarted;
+    private boolean drainShown;
+    private double lastDrainS;
+    private long lastDrainReceived;
+
     /** Ends an in-place line so what follows starts on a line of its own. */
     public void finish() {
         if (open) {

@@ -12,7 +12,7 @@ import java.util.Map;
  * summary.json's {@code interrupted} section; {@link #reason()} is its failure reason.
  *
  * @param signal    SIGINT or SIGTERM
- * @param during    set-up, warm-up or measurement
+ * @param during    set-up, warm-up, measurement or drain (the in-flight wait, after a whole measurement)
  * @param measuredS the seconds measured, null when the measurement had not begun
  * @param durationS the seconds scheduled ({@code --duration})
  */

@@ -205,16 +205,26 @@ public final class ScenarioRun {
         long drainFromMs = o.intervals.isEmpty() ? System.currentTimeMillis()
                 : o.intervals.get(o.intervals.size() - 1).endEpochMs();
         Histogram drained = null;
+        boolean signalledBefore = interruptedBy != null; // a first Ctrl-C that cut the measurement does not end the wait
         for (DrainWait.End end = DrainWait.End.WAITING; end == DrainWait.End.WAITING; ) {
             for (ScenarioReport r : links.queryAll(links.subs, ScenarioLinks.kind(ScenarioQuery.Kind.PROGRESS), 10_000)) {
                 drained = ScenarioLinks.merge(drained, ScenarioLinks.decode(r.getLatencyHistogram()));
             }
             links.aggregate(o);
             long received = o.subscriberCounters.getOrDefault("messages_received", 0L);
-            end = wait.at((System.nanoTime() - t0) / 1_000_000, received,
-                    received + o.subscriberCounters.getOrDefault("warmup_received", 0L),
+            long nowMs = (System.nanoTime() - t0) / 1_000_000;
+            end = wait.at(nowMs, received, received + o.subscriberCounters.getOrDefault("warmup_received", 0L),
                     ScenarioCounters.allLost(o.subscriberCounters));
             o.inFlightTimedOut = end == DrainWait.End.STALLED;
+            boolean cut = !signalledBefore && interruptedBy != null && end == DrainWait.End.WAITING;
+            if (progress != null) {
+                progress.draining(received, wait.expected(), nowMs / 1000.0, wait.quietMs(nowMs) / 1000.0,
+                        wait.timeoutMs() / 1000.0, end != DrainWait.End.WAITING || cut);
+            }
+            if (cut) { // Ctrl-C during the wait (issue 29): what arrived is kept, the rest is not waited for
+                interrupted(o, "drain", measuredS);
+                break;
+            }
             if (end == DrainWait.End.WAITING) {
                 Thread.sleep(100);
             }

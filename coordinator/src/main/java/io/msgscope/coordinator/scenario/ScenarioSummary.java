@@ -263,6 +263,9 @@ public final class ScenarioSummary {
      * {@code --drain-timeout} ms, or otherwise (the subscriptions lost, an interruption) at its end.
      */
     static String waitEnd(ScenarioOutcome o, ScenarioConfig c) {
+        if (o.interruption() != null && "drain".equals(o.interruption().during())) {
+            return "when " + o.interruption().signal() + " cut the in-flight wait";
+        }
         return o.inFlightTimedOut() ? "after no delivery for " + c.drainTimeoutMs() + " ms (--drain-timeout)"
                 : "at the end of the in-flight wait";
     }

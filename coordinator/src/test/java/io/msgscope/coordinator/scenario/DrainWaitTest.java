@@ -95,4 +95,16 @@ class DrainWaitTest {
         assertEquals(DrainWait.End.STALLED, feed(new DrainWait(400, 5_000), 8_000, t -> 0, at), "measured alone");
         assertEquals(5_000, at[0]);
     }
+
+    @Test
+    void quietTimeIsSinceTheLastDelivery() {
+        DrainWait w = new DrainWait(100, 5_000);
+        org.junit.jupiter.api.Assertions.assertEquals(0, w.quietMs(0), "before the first poll");
+        w.at(0, 10, false);
+        w.at(300, 20, false);
+        w.at(700, 20, false);
+        org.junit.jupiter.api.Assertions.assertEquals(400, w.quietMs(700));
+        org.junit.jupiter.api.Assertions.assertEquals(100, w.expected());
+        org.junit.jupiter.api.Assertions.assertEquals(5_000, w.timeoutMs());
+    }
 }
