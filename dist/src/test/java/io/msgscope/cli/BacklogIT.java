@@ -98,8 +98,7 @@ class BacklogIT {
         assertEquals(worst, view.get("max_disagreement_messages").asLong(), view::toString);
         // the last read is taken after the last arrival: the tool counts nothing in flight (the broker, whose count
         // may trail by the acknowledgements on their way, is not asserted)
-        String last = reads.get(reads.size() - 1);
-        assertTrue(last.endsWith(" 0 0"), last);
+        assertNothingInFlightAtTheLastRead(reads.get(reads.size() - 1));
         assertTrue(Files.exists(out.resolve("backlog.gp")));
         // the backlog stays in the broker until the consumers resume, at the end of fill: no message of fill arrives
         // earlier than the last one of fill was sent, less 20 ms (the receiver follows the sender's timeline from its
@@ -116,6 +115,22 @@ class BacklogIT {
         }
         long n = early;
         assertTrue(early <= 100, () -> n + " messages of fill arrived while the consumers were paused");
+    }
+
+    /**
+     * backlog.dat's last read ({@code t broker sent-received confirmed-received}), taken after the last arrival: sent −
+     * received is 0. Confirmed − received may be a little below 0: the broker delivers a message and confirms it at
+     * about the same time, and the publisher's confirmed count is read every 10 ms, so the last confirms may not be
+     * counted yet at the read (CI saw -1 once, 2026-11-28); at most 100, five times the last phase's 10 ms of sends.
+     * Returns the broker's count.
+     */
+    static long assertNothingInFlightAtTheLastRead(String last) {
+        String[] f = last.split(" ");
+        assertEquals(4, f.length, last);
+        assertEquals(0, Long.parseLong(f[2]), last);
+        long confirmedLessReceived = Long.parseLong(f[3]);
+        assertTrue(confirmedLessReceived <= 0 && confirmedLessReceived >= -100, last);
+        return Long.parseLong(f[1]);
     }
 
     @Test
