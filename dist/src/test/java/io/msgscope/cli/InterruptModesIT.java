@@ -136,8 +136,10 @@ class InterruptModesIT {
         assertEquals("drain", s.at("/interrupted/during").asText(), s.toString());
         JsonNode r = s.get("results");
         assertEquals(100_000, r.get("messages_sent").asLong(), r.toString());
-        long received = r.get("messages_received").asLong();
-        assertTrue(received > 0 && received < r.get("expected_messages").asLong(), r.toString());
+        // not drained (the warm-up's leftovers may still have been on their way: then nothing measured arrived), and
+        // the wait ended at the signal, a second or two in, not after the ~10 s the whole backlog takes here
+        assertTrue(r.get("messages_received").asLong() < r.get("expected_messages").asLong(), r.toString());
+        assertTrue(r.get("in_flight_wait_ms").asLong() < 5_000, r.toString());
         assertTrue(s.get("failure_reason").asText().startsWith("interrupted by SIGINT during the drain after "),
                 s.toString());
         assertGone(agents);
