@@ -60,4 +60,14 @@ final class ConsumedPositions {
         }
         return all;
     }
+
+    /**
+     * Per partition, the middle of two reads of {@link #of} (rounded down): a partition in only one of them (taken or
+     * given up in between) keeps that one's position.
+     */
+    static Map<TopicPartition, Long> midway(Map<TopicPartition, Long> before, Map<TopicPartition, Long> after) {
+        Map<TopicPartition, Long> mid = new HashMap<>(after);
+        before.forEach((tp, b) -> mid.merge(tp, b, (a, bb) -> bb + (a - bb) / 2));
+        return mid;
+    }
 }

@@ -22,9 +22,10 @@ import java.util.concurrent.TimeoutException;
  * position at most every {@value KafkaSubscriber#PROBE_COMMIT_MS} ms while a probe watches it (see
  * {@link KafkaSubscriber#commitForProbe}), so the committed offset trails what was consumed by up to that interval's
  * traffic (10 % of a 1,000,000 backlog at a 2 M msg/s drain, measured); where this JVM's members of the group have
- * handed over records beyond the committed offset, read right after the broker answered
- * ({@link ConsumedPositions}), their position counts instead (Kafka's offsets are consecutive, so
- * the difference is exactly the records consumed and not yet committed). The last read follows a commit of
+ * handed over records beyond the committed offset, their position counts instead (Kafka's offsets are consecutive, so
+ * the difference is exactly the records consumed and not yet committed): the middle of the positions read before the
+ * two requests (sent at once) and after their answers ({@link ConsumedPositions#midway}), as the read is stamped at the
+ * middle of its round trip. The last read follows a commit of
  * everything ({@link KafkaSubscriber#settleConsumed}).
  */
 final class KafkaBacklogProbe implements BacklogProbe {
@@ -63,11 +64,15 @@ final class KafkaBacklogProbe implements BacklogProbe {
     @Override
     public long depth() throws IOException {
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get(KafkaClients.ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all()
-                    .get(KafkaClients.ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            return lag(ends, committed, ConsumedPositions.of(group));
+            // both requests at once, and the consumers' positions before and after: the read's moment is its middle
+            Map<TopicPartition, Long> before = ConsumedPositions.of(group);
+            var committedAsked = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata();
+            var endsAsked = admin.listOffsets(latest).all();
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                    committedAsked.get(KafkaClients.ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                    endsAsked.get(KafkaClients.ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            return lag(ends, committed, ConsumedPositions.midway(before, ConsumedPositions.of(group)));
         } catch (ExecutionException e) {
             throw new IOException("kafka: reading the lag of group '" + group + "' on topic '" + topic + "' at "
                     + address + " failed: " + KafkaClients.oneLine(e.getCause()), e.getCause());

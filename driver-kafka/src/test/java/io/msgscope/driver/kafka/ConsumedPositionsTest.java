@@ -38,4 +38,12 @@ class ConsumedPositionsTest {
         other.leave();
         assertEquals(Map.of(), ConsumedPositions.of(g + "-other"));
     }
+
+    @Test
+    void theMiddleOfTwoReads() {
+        TopicPartition p2 = new TopicPartition("t", 2);
+        // P0 moved 100 -> 201 (middle 150, rounded down), P1 only before, p2 only after
+        assertEquals(Map.of(P0, 150L, P1, 7L, p2, 40L),
+                ConsumedPositions.midway(Map.of(P0, 100L, P1, 7L), Map.of(P0, 201L, p2, 40L)));
+    }
 }
