@@ -24,6 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RabbitMqttIT {
     private static final int N = 2_000;
+    /**
+     * 4 s of sending: the checks are of delivery, and a trace run fails below 95 % of its rate; at 1,000 msg/s (2 s)
+     * a ~150 ms stall of the private node on a busy box was enough (the suite saw hivemq QoS 1 at 925 of 1,000).
+     */
+    private static final int RATE = 500;
 
     @TempDir
     static Path tmp;
@@ -94,7 +99,7 @@ class RabbitMqttIT {
     /** A trace run of {@link #N} messages at 1,000 msg/s against the node, MQTT 3.1.1, with {@code opts}. */
     private static MsgscopeProcess run(String name, Path out, String... opts) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", "--driver", "mqtt", "--uri", node.uri(), "--opt",
-                "version=3", "--count", "" + N, "--warmup", "500", "--rate", "1000", "--broker-pid", "" + node.pid(),
+                "version=3", "--count", "" + N, "--warmup", "500", "--rate", "" + RATE, "--broker-pid", "" + node.pid(),
                 "--out", out.toString()));
         for (String o : opts) {
             args.addAll(List.of("--opt", o));
