@@ -17,7 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * persistence on, saved every second, is killed mid-run by the broker-probe agent (SIGKILL) and started again by its
  * restart command one second later. With {@code --opt reconnect=true} at QoS 1 the clients come back on their
  * persistent sessions, the publisher republishes (DUP) what had no PUBACK, and every message is accounted for:
- * received + lost = sent, confirmed + unconfirmed = sent, none lost, {@code guarantee_violations} 0. At least once
+ * received + lost = sent, confirmed + unconfirmed = sent. Mosquitto acknowledges a publish before it saves it (every
+ * second here), so the kill may lose what it had acknowledged and not yet delivered or saved: usually nothing, 110 in
+ * one suite run on a busy box, where the subscriber lagged at the kill. Such a loss must be reported as exactly that
+ * many {@code guarantee_violations} and fail the run; at most one save interval's traffic (1,000). At least once
  * means duplicates (a republished message whose first copy got through), so the run allows them
  * ({@code --allow-duplicates}), as the NATS one does ({@link ReconnectFaultIT}). Without the option the same kill is
  * refused, exit 2, naming it; the hivemq engine refuses the option naming the engine to use.
@@ -56,11 +59,12 @@ class MqttReconnectFaultIT {
                 long sent = c.get("messages_sent").asLong();
                 assertEquals(6_000, sent, s::toString);
                 assertEquals(sent, c.get("messages_received").asLong() + c.get("messages_lost").asLong(), c::toString);
-                assertEquals(0, c.get("messages_lost").asLong(), c::toString);
+                long lost = c.get("messages_lost").asLong();
+                assertTrue(lost <= 1_000, c::toString);
                 // every measured message got its PUBACK in the end: the ones lost with the broker were republished
                 assertEquals(sent, c.get("messages_confirmed").asLong(), c::toString);
                 assertEquals(0, c.get("messages_unconfirmed").asLong(), c::toString);
-                assertEquals(0, c.get("guarantee_violations").asLong(), c::toString);
+                assertEquals(lost, c.get("guarantee_violations").asLong(), c::toString);
                 assertEquals(1, c.get("publisher_reconnects").asLong(), c::toString);
                 assertEquals(1, c.get("subscriber_reconnects").asLong(), c::toString);
                 // at most a window of publishes waited for a PUBACK when the broker died (Mosquitto's Receive Maximum, 20)
@@ -69,7 +73,7 @@ class MqttReconnectFaultIT {
                 // duplicates (the republished copies that had got through, and what the restarted broker sent again from
                 // its last save) are counted, not bounded: how many the broker redelivers depends on when it saved
                 assertTrue(c.get("duplicates").isIntegralNumber(), c::toString);
-                ReconnectFaultIT.assertKillAndRestartApplied(s, p, rc, out);
+                ReconnectFaultIT.assertKillAndRestartApplied(s, p, rc, out, lost, lost == 0 ? 0 : 1);
             } finally {
                 ReconnectFaultIT.stopRestarted(restartedPid, mqtt.pid());
             }
