@@ -58,9 +58,7 @@ public final class ProgressLine {
         String line = format(label, elapsed, total, rate, p99Ns) + (errors > 0 ? "  errors: " + errors : "")
                 + (phase.isEmpty() ? "" : "  (" + phase + ")");
         if (terminal) {
-            out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
-            lastLength = line.length();
-            open = true;
+            rewrite(line);
         } else {
             out.println(line);
         }
@@ -78,9 +76,7 @@ public final class ProgressLine {
         String line = connectingLine(label, opened, target, failed, seconds);
         boolean end = opened + failed >= target;
         if (terminal) {
-            out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
-            lastLength = line.length();
-            open = true;
+            rewrite(line);
         } else if (end || seconds - lastPlainConnecting >= 5) {
             out.println(line);
             lastPlainConnecting = seconds;
@@ -118,9 +114,7 @@ public final class ProgressLine {
         double rate = waitedS > lastDrainS ? (received - lastDrainReceived) / (waitedS - lastDrainS) : 0;
         String line = drainingLine(label, received, expected, waitedS, rate, quietS, timeoutS);
         if (terminal) {
-            out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
-            lastLength = line.length();
-            open = true;
+            rewrite(line);
         } else {
             out.println(line);
         }
@@ -134,6 +128,13 @@ public final class ProgressLine {
     private boolean drainShown;
     private double lastDrainS;
     private long lastDrainReceived;
+
+    /** On a terminal: the line in place of the last one, blanking out what a longer one left behind. */
+    private void rewrite(String line) {
+        out.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+        lastLength = line.length();
+        open = true;
+    }
 
     /** Ends an in-place line so what follows starts on a line of its own. */
     public void finish() {
