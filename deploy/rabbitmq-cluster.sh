@@ -6,6 +6,7 @@
 #
 #   deploy/rabbitmq-cluster.sh start  DIR [BASEPORT]   start, join, wait until all 3 run; prints the ports
 #   deploy/rabbitmq-cluster.sh stop   DIR              stop the nodes and the epmd by PID (a paused node is resumed first)
+#   deploy/rabbitmq-cluster.sh restart DIR N           start node N again after a kill, on its data; returns once booted
 #   deploy/rabbitmq-cluster.sh status DIR              the cluster's status as node 1 sees it
 #   deploy/rabbitmq-cluster.sh ctl    DIR N ARGS...    rabbitmqctl ARGS against node N (e.g. list_queues name leader)
 #
@@ -14,7 +15,7 @@
 #   BASEPORT+20000+N-1, epmd BASEPORT+3 (the CLI takes a free port in distribution+10000 .. +10010).
 # DIR gets: cluster.env (the ports), epmd.pid, home/.erlang.cookie, nodeN/{rabbitmq.conf,enabled_plugins,
 # mnesia/,log/,rabbitmq.pid (the node's beam.smp: the pid a fault target needs),wrapper.pid,console.log}.
-# Plugins: RABBITMQ_CLUSTER_PLUGINS (default "rabbitmq_stream rabbitmq_management"); a node's rabbitmq.conf sets the
+# Plugins: RABBITMQ_CLUSTER_PLUGINS (unset: "rabbitmq_stream rabbitmq_management"; empty: none); a node's rabbitmq.conf sets the
 # listeners of the plugins enabled only (RabbitMQ refuses keys of a disabled plugin). With rabbitmq_mqtt, node N's
 # MQTT listener is BASEPORT+200+N-1 (never the default 1883, Mosquitto's). RABBITMQ_CLUSTER_NODES (1-3, default 3):
 # fewer nodes, e.g. the one MQTT node of deploy/rabbitmq-mqtt.sh. Needs the Debian package rabbitmq-server (3.10.8
@@ -24,10 +25,10 @@ set -euo pipefail
 
 RMQ_BIN=${RMQ_BIN:-/usr/lib/rabbitmq/bin}
 NODE_COUNT=${RABBITMQ_CLUSTER_NODES:-3}
-PLUGINS=${RABBITMQ_CLUSTER_PLUGINS:-rabbitmq_stream rabbitmq_management}
+PLUGINS=${RABBITMQ_CLUSTER_PLUGINS-rabbitmq_stream rabbitmq_management}
 
 usage() {
-    sed -n '7,10p' "$(readlink -f "$0")" | sed 's/^# *//' >&2
+    sed -n '7,11p' "$(readlink -f "$0")" | sed 's/^# *//' >&2
     exit 2
 }
 
@@ -111,6 +112,46 @@ port_list() {
     echo "${out# }"
 }
 
+# launch N: starts node N's rabbitmq-server in the background (its data, configuration and plugins as they are in
+# DIR/nodeN), its console appended to DIR/nodeN/console.log, the wrapper's pid in DIR/nodeN/wrapper.pid
+launch() {
+    local n=$1 d="$DIR/node$1"
+    (node_env "$n" && exec setsid "$RMQ_BIN/rabbitmq-server" </dev/null >>"$d/console.log" 2>&1) &
+    echo $! >"$d/wrapper.pid"
+}
+
+# await_boot N SECONDS: waits for the pid file node N writes and for the node to have booted (not for other nodes);
+# false, with the reason on stderr, when its wrapper exited or it did not boot in time
+await_boot() {
+    local n=$1 limit=$2 w=0
+    until [ -s "$DIR/node$n/rabbitmq.pid" ]; do
+        alive "$(pid_of "$DIR/node$n/wrapper.pid")" ||
+            { echo "rabbitmq-cluster: node $n exited: $(tail -5 "$DIR/node$n/console.log")" >&2; return 1; }
+        w=$((w + 1))
+        [ $w -lt $((limit * 10)) ] || { echo "rabbitmq-cluster: node $n wrote no pid file in $limit s" >&2; return 1; }
+        sleep 0.1
+    done
+    ctl "$n" -q await_startup --timeout "$limit" >/dev/null ||
+        { echo "rabbitmq-cluster: node $n did not boot: $(tail -5 "$DIR/node$n/console.log")" >&2; return 1; }
+}
+
+# restart N: node N again after a fault killed it (or it stopped), on its data as it was left: what a fault plan's
+# restart command runs (--fault-target nodeN=restart:...). Refused while the node runs; returns once it booted.
+restart() {
+    local n=$1 t0
+    if alive "$(pid_of "$DIR/node$n/rabbitmq.pid")"; then
+        echo "rabbitmq-cluster: node $n still runs (pid $(pid_of "$DIR/node$n/rabbitmq.pid")): kill or stop it first" >&2
+        exit 1
+    fi
+    alive "$(pid_of "$DIR/epmd.pid")" || { echo "rabbitmq-cluster: the cluster's epmd is gone: start it again" >&2; exit 1; }
+    t0=$(date +%s.%N)
+    rm -f "$DIR/node$n/rabbitmq.pid"
+    launch "$n"
+    await_boot "$n" 120 || exit 1
+    echo "rabbitmq-cluster: node $n running again in $(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $t0}") s," \
+        "pid $(pid_of "$DIR/node$n/rabbitmq.pid")"
+}
+
 start() {
     [ -x "$RMQ_BIN/rabbitmq-server" ] || { echo "rabbitmq-cluster: $RMQ_BIN/rabbitmq-server not found (Debian package rabbitmq-server)" >&2; exit 1; }
     if [ -f "$DIR/cluster.env" ] && alive "$(pid_of "$DIR/node1/rabbitmq.pid")"; then
@@ -164,20 +205,10 @@ cluster_formation.discovery_retry_interval = 500
 EOF
         fi
         echo "[$(echo "$PLUGINS" | xargs | tr -s ' ' ',')]." >"$d/enabled_plugins"
-        (node_env "$n" && exec setsid "$RMQ_BIN/rabbitmq-server" </dev/null >"$d/console.log" 2>&1) &
-        echo $! >"$d/wrapper.pid"
+        launch "$n"
     done
     for n in "${NODES[@]}"; do
-        # waits for the pid file the node writes and for the node to have booted (not for other nodes)
-        local w=0
-        until [ -s "$DIR/node$n/rabbitmq.pid" ]; do
-            alive "$(pid_of "$DIR/node$n/wrapper.pid")" || { echo "rabbitmq-cluster: node $n exited: $(tail -5 "$DIR/node$n/console.log")" >&2; stop; exit 1; }
-            w=$((w + 1))
-            [ $w -lt 1800 ] || { echo "rabbitmq-cluster: node $n wrote no pid file in 180 s" >&2; stop; exit 1; }
-            sleep 0.1
-        done
-        ctl "$n" -q await_startup --timeout 180 >/dev/null ||
-            { echo "rabbitmq-cluster: node $n did not boot: $(tail -5 "$DIR/node$n/console.log")" >&2; stop; exit 1; }
+        await_boot "$n" 180 || { stop; exit 1; }
     done
     local running=0 w=0
     while [ "$running" -lt "$NODE_COUNT" ]; do
@@ -225,6 +256,14 @@ case "$CMD" in
         load_env
         stop
         echo "rabbitmq-cluster: stopped ($DIR)"
+        ;;
+    restart)
+        [ $# -ge 3 ] || usage
+        load_env
+        n=$3
+        [[ "$n" =~ ^[123]$ ]] && [ "$n" -le "$NODE_COUNT" ] ||
+            { echo "rabbitmq-cluster: node must be 1 to $NODE_COUNT, got '$n'" >&2; exit 2; }
+        restart "$n"
         ;;
     status)
         load_env

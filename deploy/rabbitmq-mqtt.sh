@@ -6,6 +6,7 @@
 #
 #   deploy/rabbitmq-mqtt.sh start  DIR [MQTT_PORT]   start the node, wait until it runs; prints its ports
 #   deploy/rabbitmq-mqtt.sh stop   DIR               stop the node and its epmd by PID
+#   deploy/rabbitmq-mqtt.sh restart DIR              start the node again after a kill (a fault plan's restart command)
 #   deploy/rabbitmq-mqtt.sh ctl    DIR ARGS...       rabbitmqctl ARGS against the node (e.g. list_queues)
 #
 # MQTT_PORT (default 1884): the MQTT listener on 127.0.0.1. The other ports follow from it as from rabbitmq-cluster.sh's
@@ -17,7 +18,7 @@ cluster="$(dirname "$(readlink -f "$0")")/rabbitmq-cluster.sh"
 export RABBITMQ_CLUSTER_NODES=1 RABBITMQ_CLUSTER_PLUGINS=rabbitmq_mqtt
 
 usage() {
-    sed -n '7,9p' "$(readlink -f "$0")" | sed 's/^# *//' >&2
+    sed -n '7,10p' "$(readlink -f "$0")" | sed 's/^# *//' >&2
     exit 2
 }
 
@@ -30,6 +31,7 @@ case "$1" in
         exec "$cluster" start "$2" $((port - 200))
         ;;
     stop) exec "$cluster" stop "$2" ;;
+    restart) exec "$cluster" restart "$2" 1 ;;
     ctl)
         dir=$2
         shift 2

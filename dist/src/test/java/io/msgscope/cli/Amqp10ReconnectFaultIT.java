@@ -31,16 +31,12 @@ class Amqp10ReconnectFaultIT {
         try (PrivateRabbitNode rabbit = PrivateRabbitNode.start(tmp.resolve("rabbit"), "rabbitmq_amqp1_0")) {
             Path out = tmp.resolve("run");
             int count = 8_000;
-            MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", "amqp10", "--uri", rabbit.uri(),
+            ReconnectFaultIT.Finished run = rabbit.runWithFaults("amqp10 reconnect", tmp, out,
+                    "2s:kill:node1, 2.5s:restart:node1", "--driver", "amqp10", "--uri", rabbit.uri(),
                     "--opt", "reconnect=true", "--opt", "durable=true", "--opt", "max_inflight=200",
-                    "--opt", "credit=500", "--rate", "1000", "--count", "" + count, "--warmup", "500",
-                    "--broker-pid", "" + rabbit.pid(), "--fault-target", "node1=" + rabbit.pidFile(),
-                    "--fault-target", "node1=restart:" + rabbit.restartCommand(),
-                    "--faults", "2s:kill:node1, 2.5s:restart:node1", "--allow-duplicates", "--out", out.toString());
-            int rc = p.waitFor(300);
-            JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-            System.out.println("amqp10 reconnect run: rc " + rc + ", counters " + s.get("counters") + ", faults "
-                    + s.get("faults") + "\nstdout: " + TraceRunIT.safe(p::out) + "\nstderr: " + TraceRunIT.safe(p::err));
+                    "--opt", "credit=500", "--rate", "1000", "--count", "" + count, "--warmup", "500");
+            int rc = run.rc();
+            JsonNode s = run.summary();
             JsonNode c = AmqpReconnectFaultIT.assertNodeKillLostNoConfirmedMessage(s, rc, out, count, 200);
             // a duplicate is a transfer sent again, or a delivery not accepted yet when the node died (at most credit)
             assertTrue(c.get("duplicates").asLong() <= c.get("messages_republished").asLong() + 500, c::toString);

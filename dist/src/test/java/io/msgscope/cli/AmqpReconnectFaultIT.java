@@ -29,20 +29,14 @@ class AmqpReconnectFaultIT {
     @Test
     void aRabbitMqNodeKilledAndRestartedLosesNoConfirmedMessage() throws Exception {
         try (PrivateRabbitNode rabbit = PrivateRabbitNode.start(tmp.resolve("rabbit"))) {
-            long node = rabbit.pid();
             Path out = tmp.resolve("run");
             int count = 8_000;
-            MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", "amqp", "--uri",
-                    rabbit.uri() + "/%2f", "--opt", "reconnect=true", "--opt", "confirm=200",
-                    "--opt", "persistent=true", "--opt", "prefetch=500", "--rate", "1000", "--count", "" + count,
-                    "--warmup", "500", "--broker-pid", "" + node,
-                    "--fault-target", "node1=" + rabbit.pidFile(),
-                    "--fault-target", "node1=restart:" + rabbit.restartCommand(),
-                    "--faults", "2s:kill:node1, 2.5s:restart:node1", "--allow-duplicates", "--out", out.toString());
-            int rc = p.waitFor(300);
-            JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-            System.out.println("amqp reconnect run: rc " + rc + ", counters " + s.get("counters") + ", faults "
-                    + s.get("faults") + "\nstdout: " + TraceRunIT.safe(p::out) + "\nstderr: " + TraceRunIT.safe(p::err));
+            ReconnectFaultIT.Finished run = rabbit.runWithFaults("amqp reconnect", tmp, out,
+                    "2s:kill:node1, 2.5s:restart:node1", "--driver", "amqp", "--uri", rabbit.uri() + "/%2f",
+                    "--opt", "reconnect=true", "--opt", "confirm=200", "--opt", "persistent=true",
+                    "--opt", "prefetch=500", "--rate", "1000", "--count", "" + count, "--warmup", "500");
+            int rc = run.rc();
+            JsonNode s = run.summary();
             JsonNode c = assertNodeKillLostNoConfirmedMessage(s, rc, out, count, 200);
             // a duplicate is a message sent again or a delivery the broker made again (its ack died with the node)
             assertTrue(c.get("duplicates").asLong() <= c.get("messages_republished").asLong()

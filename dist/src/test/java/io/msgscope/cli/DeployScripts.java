@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,13 +24,25 @@ final class DeployScripts {
 
     /** Runs {@code deploy/SCRIPT ARGS} under bash; it must exit 0 within {@code timeoutS}. Returns its output. */
     static String run(String script, int timeoutS, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", DEPLOY.resolve(script).toString()));
+        return run(script, timeoutS, Map.of(), args);
+    }
+
+    /** The same, with {@code env} added to the script's environment. */
+    static String run(String script, int timeoutS, Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", path(script).toString()));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(timeoutS, TimeUnit.SECONDS), script + " " + args[0] + " timed out: " + out);
         assertEquals(0, p.exitValue(), script + " " + String.join(" ", args) + ": " + out);
         return out;
+    }
+
+    /** {@code deploy/SCRIPT}, absolute. */
+    static Path path(String script) {
+        return DEPLOY.resolve(script).toAbsolutePath();
     }
 
     /**

@@ -1,55 +1,74 @@
 package io.msgscope.cli;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * A PRIVATE RabbitMQ node for the reconnect tests (issue 32 item 3), started from the Debian package with its own
- * node name, AMQP and distribution ports, Erlang cookie, epmd and data folder, as {@code deploy/rabbitmq-cluster.sh}
- * starts its nodes: the shared broker on 5672 is never touched. {@link #startScript} starts it in the background
- * (its own epmd first, once) with nothing read from /etc/rabbitmq, and is the fault plan's restart command too; the
- * node writes its pid to {@link #pidFile} (the kill's target). {@link #close} stops the node (the restarted one:
- * its pid file was rewritten), its wrapper and its epmd, by PID. Without {@code rabbitmq-server} the test is skipped
- * (failed under CI=true).
+ * A PRIVATE one-node RabbitMQ for the tests that need a broker of their own — the reconnect tests kill and restart it
+ * (issue 32 item 3), the MQTT tests run RabbitMQ's MQTT plugin beside Mosquitto (issue 35 item 5) — started, restarted
+ * and stopped by the scripts users run: {@code deploy/rabbitmq-cluster.sh} with one node ({@link #start}) or
+ * {@code deploy/rabbitmq-mqtt.sh} ({@link #startMqtt}, the same set-up with the MQTT plugin). Its own node name, ports,
+ * Erlang cookie, epmd and data folder under {@link #dir}; the shared broker on 5672 and Mosquitto's 1883 are never
+ * touched. The node's {@code beam.smp} writes {@link #pidFile} (a kill's target); {@link #restartCommand} is the fault
+ * plan's restart; {@link #close} stops the node as it is then (the restarted one too) and its epmd, by PID. Without
+ * {@code rabbitmq-server} the test is skipped (failed under CI=true).
  */
 final class PrivateRabbitNode implements AutoCloseable {
-    final Path dir;
-    final int port;
-    private final Path start;
+    /** Offsets from BASEPORT of the ports a one-node set-up takes: AMQP, epmd, Erlang distribution. */
+    private static final int[] BASE_PORTS = {0, 3, 20_000};
+    /** The listener a plugin adds, as an offset from BASEPORT (rabbitmq-cluster.sh's layout). */
+    private static final Map<String, Integer> PLUGIN_PORTS = Map.of("rabbitmq_stream", 100, "rabbitmq_mqtt", 200,
+            "rabbitmq_management", 10_000);
 
-    private PrivateRabbitNode(Path dir, int port, Path start) {
+    final Path dir;
+    /** BASEPORT: the AMQP port. */
+    final int port;
+
+    private PrivateRabbitNode(Path dir, int port) {
         this.dir = dir;
         this.port = port;
-        this.start = start;
     }
 
     /**
-     * Writes the node's configuration and start script in {@code dir}, with {@code plugins} enabled (e.g.
-     * {@code rabbitmq_amqp1_0}: on this node only), starts it and waits until it listens (up to 180 s).
+     * Starts one node in {@code dir} with {@code plugins} enabled (e.g. {@code rabbitmq_amqp1_0}, on this node only;
+     * none given: none) and waits until it runs (the script waits, up to 180 s).
      */
     static PrivateRabbitNode start(Path dir, String... plugins) throws Exception {
         PrivateBroker.requireBinary("rabbitmq-server");
-        int port = PrivateBroker.freePort();
-        PrivateRabbitNode n = new PrivateRabbitNode(dir, port,
-                write(dir, port, PrivateBroker.freePort(), PrivateBroker.freePort(), plugins));
+        PrivateRabbitNode n = new PrivateRabbitNode(dir, freeBase(plugins));
+        return n.started("", () -> DeployScripts.run("rabbitmq-cluster.sh", 300,
+                Map.of("RABBITMQ_CLUSTER_NODES", "1", "RABBITMQ_CLUSTER_PLUGINS", String.join(" ", plugins)),
+                "start", dir.toString(), "" + n.port));
+    }
+
+    /** Starts a node with the MQTT plugin by {@code deploy/rabbitmq-mqtt.sh}, the script docs/drivers/mqtt.md gives. */
+    static PrivateRabbitNode startMqtt(Path dir) throws Exception {
+        PrivateBroker.requireBinary("rabbitmq-server");
+        PrivateRabbitNode n = new PrivateRabbitNode(dir, freeBase("rabbitmq_mqtt"));
+        return n.started(" MQTT", () -> DeployScripts.run("rabbitmq-mqtt.sh", 300, Map.of(),
+                "start", dir.toString(), "" + (n.port + PLUGIN_PORTS.get("rabbitmq_mqtt"))));
+    }
+
+    private interface Start {
+        String run() throws Exception;
+    }
+
+    private PrivateRabbitNode started(String what, Start start) throws Exception {
         long t0 = System.nanoTime();
         try {
-            run("bash", n.start.toString());
-            n.awaitListening(180);
+            System.out.println(start.run());
         } catch (Exception | AssertionError e) {
-            n.close();
+            close();
             throw e;
         }
-        System.out.println("private RabbitMQ node up in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
-                + " ms");
-        return n;
+        System.out.println("private RabbitMQ" + what + " node up in "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+        return this;
     }
 
     /** {@code amqp://guest:guest@127.0.0.1:PORT} (no virtual host: the default one). */
@@ -57,8 +76,13 @@ final class PrivateRabbitNode implements AutoCloseable {
         return "amqp://guest:guest@127.0.0.1:" + port;
     }
 
+    /** {@code mqtt://127.0.0.1:PORT}, the MQTT plugin's listener (a node started with it). */
+    String mqttUri() {
+        return "mqtt://127.0.0.1:" + (port + PLUGIN_PORTS.get("rabbitmq_mqtt"));
+    }
+
     Path pidFile() {
-        return dir.resolve("rabbitmq.pid");
+        return dir.resolve("node1/rabbitmq.pid");
     }
 
     /** The node's process id now (beam.smp). */
@@ -66,87 +90,44 @@ final class PrivateRabbitNode implements AutoCloseable {
         return Long.parseLong(Files.readString(pidFile()).trim());
     }
 
-    /** The command that starts the node again (the fault plan's {@code NAME=restart:COMMAND}). */
+    /** The command that starts the node again after a kill and returns once it booted (a fault plan's restart). */
     String restartCommand() {
-        return "bash " + start;
+        return "bash " + DeployScripts.path("rabbitmq-cluster.sh") + " restart " + dir + " 1";
     }
 
-    private static Path write(Path dir, int amqp, int dist, int epmd, String... plugins) throws IOException {
-        Files.createDirectories(dir.resolve("home"));
-        Files.createDirectories(dir.resolve("mnesia"));
-        Files.createDirectories(dir.resolve("log"));
-        Path cookie = dir.resolve("home/.erlang.cookie");
-        Files.writeString(cookie, Long.toHexString(new java.security.SecureRandom().nextLong()) + "msgscope");
-        Files.setPosixFilePermissions(cookie, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
-        Files.writeString(dir.resolve("rabbitmq-env.conf"), "");
-        Files.writeString(dir.resolve("enabled_plugins"), "[" + String.join(",", plugins) + "].\n");
-        Files.writeString(dir.resolve("rabbitmq.conf"), "listeners.tcp.local = 127.0.0.1:" + amqp
-                + "\nlog.file.level = info\n");
-        String d = dir.toString();
-        Path start = dir.resolve("start.sh");
-        Files.writeString(start, String.join("\n",
-                "export HOME=" + d + "/home RABBITMQ_CONF_ENV_FILE=" + d + "/rabbitmq-env.conf",
-                "export RABBITMQ_NODENAME=msgscope-re@localhost RABBITMQ_NODE_IP_ADDRESS=127.0.0.1",
-                "export RABBITMQ_NODE_PORT=" + amqp + " RABBITMQ_DIST_PORT=" + dist,
-                "export RABBITMQ_CONFIG_FILE=" + d + "/rabbitmq.conf RABBITMQ_ADVANCED_CONFIG_FILE=" + d + "/advanced.config",
-                "export RABBITMQ_ENABLED_PLUGINS_FILE=" + d + "/enabled_plugins RABBITMQ_MNESIA_BASE=" + d + "/mnesia",
-                "export RABBITMQ_LOG_BASE=" + d + "/log RABBITMQ_PID_FILE=" + d + "/rabbitmq.pid",
-                "export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS='-kernel inet_dist_use_interface {127,0,0,1}'",
-                "export ERL_EPMD_PORT=" + epmd + " ERL_EPMD_ADDRESS=127.0.0.1",
-                "unset ERL_FLAGS RABBITMQ_ENABLED_PLUGINS",
-                "if [ ! -s " + d + "/epmd.pid ]; then",
-                "  setsid epmd -port " + epmd + " -address 127.0.0.1 </dev/null >" + d + "/epmd.log 2>&1 &",
-                "  echo $! >" + d + "/epmd.pid",
-                "fi",
-                "setsid /usr/lib/rabbitmq/bin/rabbitmq-server </dev/null >>" + d + "/console.log 2>&1 &",
-                "echo $! >" + d + "/wrapper.pid", ""));
-        return start;
+    /**
+     * Runs {@code msgscope run ARGS} against this node while the broker-probe agent applies {@code faults} to it
+     * (e.g. {@code "2s:kill:node1, 2.5s:restart:node1"}: SIGKILL by its pid file, then {@link #restartCommand}),
+     * its CPU sampled, duplicates allowed (a reconnect delivers at least once), results in {@code out}; waits for it
+     * and prints what it did under {@code name} ({@link ReconnectFaultIT#finish}).
+     */
+    ReconnectFaultIT.Finished runWithFaults(String name, Path workDir, Path out, String faults, String... args)
+            throws Exception {
+        List<String> all = new java.util.ArrayList<>(List.of("run"));
+        all.addAll(List.of(args));
+        all.addAll(List.of("--broker-pid", "" + pid(), "--fault-target", "node1=" + pidFile(),
+                "--fault-target", "node1=restart:" + restartCommand(), "--faults", faults, "--allow-duplicates",
+                "--out", out.toString()));
+        return ReconnectFaultIT.finish(name, MsgscopeProcess.start(workDir, all.toArray(new String[0])), out);
     }
 
-    private void awaitListening(int timeoutS) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(pidFile())) {
-                try (Socket s = new Socket()) {
-                    s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                    return;
-                } catch (IOException e) {
-                    // still booting
-                }
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("the private RabbitMQ node did not listen on " + port + " within " + timeoutS
-                + " s: " + (Files.exists(dir.resolve("console.log")) ? Files.readString(dir.resolve("console.log")) : ""));
-    }
-
-    /** Stops the node (the restarted one: its pid file was rewritten), its wrapper and its epmd, by PID. */
+    /** Stops the node and its epmd by PID (the script's {@code stop}), when it got as far as writing its ports. */
     @Override
-    public void close() throws IOException {
-        for (String f : new String[] {"rabbitmq.pid", "wrapper.pid", "epmd.pid"}) {
-            Path file = dir.resolve(f);
-            if (!Files.exists(file)) {
-                continue;
-            }
-            String text = Files.readString(file).trim();
-            if (text.isEmpty()) {
-                continue;
-            }
-            ProcessHandle.of(Long.parseLong(text)).ifPresent(h -> {
-                h.destroy();
-                try {
-                    h.onExit().get(60, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    h.destroyForcibly();
-                }
-            });
+    public void close() throws Exception {
+        if (Files.exists(dir.resolve("cluster.env"))) {
+            DeployScripts.run("rabbitmq-cluster.sh", 180, Map.of(), "stop", dir.toString());
         }
     }
 
-    private static void run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), String.join(" ", cmd) + " timed out: " + out);
-        assertEquals(0, p.exitValue(), String.join(" ", cmd) + ": " + out);
+    /** A BASEPORT whose ports (AMQP, epmd, distribution and the plugins' listeners) are all free. */
+    private static int freeBase(String... plugins) {
+        List<Integer> offsets = new java.util.ArrayList<>(Arrays.stream(BASE_PORTS).boxed().toList());
+        for (String p : plugins) {
+            if (PLUGIN_PORTS.containsKey(p)) {
+                offsets.add(PLUGIN_PORTS.get(p));
+            }
+        }
+        return DeployScripts.freeBase(18_640, "a private RabbitMQ node",
+                offsets.stream().mapToInt(Integer::intValue).toArray());
     }
 }

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The MQTT driver against RabbitMQ's MQTT plugin (issue 35 item 5), beside the Mosquitto the other MQTT tests use:
- * one private node ({@link PrivateRabbitMqtt}, {@code deploy/rabbitmq-mqtt.sh}) for the class. Through the real CLI:
+ * one private node ({@link PrivateRabbitNode#startMqtt}, {@code deploy/rabbitmq-mqtt.sh}) for the class. Through the real CLI:
  * trace runs at QoS 0 and 1 on the netty engine and at QoS 1 on the hivemq engine, every message received (MQTT
  * 3.1.1: RabbitMQ 3.10 has no MQTT 5); a fan-out scenario at QoS 1 (1 publisher, 4 subscribers) delivering everything; and what the plugin does
  * not support, said and never measured as something else — QoS 2 (its SUBACK grants QoS 1: the run fails naming the
@@ -32,11 +32,11 @@ class RabbitMqttIT {
 
     @TempDir
     static Path tmp;
-    private static PrivateRabbitMqtt node;
+    private static PrivateRabbitNode node;
 
     @BeforeAll
     static void startNode() throws Exception {
-        node = PrivateRabbitMqtt.start(tmp.resolve("rabbit"));
+        node = PrivateRabbitNode.startMqtt(tmp.resolve("rabbit"));
     }
 
     @AfterAll
@@ -77,7 +77,7 @@ class RabbitMqttIT {
     @Test
     void mqtt5IsRefusedSuggestingVersion3() throws Exception {
         Path out = tmp.resolve("v5");
-        List<String> args = new ArrayList<>(List.of("run", "--driver", "mqtt", "--uri", node.uri(), "--count", "1000",
+        List<String> args = new ArrayList<>(List.of("run", "--driver", "mqtt", "--uri", node.mqttUri(), "--count", "1000",
                 "--out", out.toString()));
         JsonNode s = MsgscopeProcess.start(tmp.resolve("wd-v5"), args.toArray(String[]::new))
                 .awaitFailedSummary(out, 120);
@@ -89,7 +89,7 @@ class RabbitMqttIT {
     void fanOutAtQos1DeliversEveryMessage() throws Exception {
         Path out = tmp.resolve("fan-out");
         MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-fan-out"), "scenario", "--driver", "mqtt",
-                "--uri", node.uri(), "--opt", "version=3", "--opt", "qos=1", "--scenario", "fan-out",
+                "--uri", node.mqttUri(), "--opt", "version=3", "--opt", "qos=1", "--scenario", "fan-out",
                 "--publishers", "1", "--subscribers", "4", "--rate", "200", "--duration", "2", "--warmup", "1",
                 "--out", out.toString());
         JsonNode s = p.awaitOkSummary(out, 120);
@@ -98,7 +98,7 @@ class RabbitMqttIT {
 
     /** A trace run of {@link #N} messages at 1,000 msg/s against the node, MQTT 3.1.1, with {@code opts}. */
     private static MsgscopeProcess run(String name, Path out, String... opts) throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", "--driver", "mqtt", "--uri", node.uri(), "--opt",
+        List<String> args = new ArrayList<>(List.of("run", "--driver", "mqtt", "--uri", node.mqttUri(), "--opt",
                 "version=3", "--count", "" + N, "--warmup", "500", "--rate", "" + RATE, "--broker-pid", "" + node.pid(),
                 "--out", out.toString()));
         for (String o : opts) {
