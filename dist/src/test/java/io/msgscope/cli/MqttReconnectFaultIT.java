@@ -51,10 +51,9 @@ class MqttReconnectFaultIT {
                     "--fault-target", "node1=" + pidFile, "--fault-target", "node1=restart:" + restart,
                     "--faults", "1.5s:kill:node1, 2.5s:restart:node1", "--allow-duplicates", "--out", out.toString());
             try {
-                int rc = p.waitFor(300);
-                JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
-                System.out.println("mqtt reconnect run: rc " + rc + ", counters " + s.get("counters") + ", faults "
-                        + s.get("faults") + "\nstdout: " + TraceRunIT.safe(p::out) + "\nstderr: " + TraceRunIT.safe(p::err));
+                ReconnectFaultIT.Finished run = ReconnectFaultIT.finish("mqtt reconnect", p, out);
+                int rc = run.rc();
+                JsonNode s = run.summary();
                 JsonNode c = s.get("counters");
                 long sent = c.get("messages_sent").asLong();
                 assertEquals(6_000, sent, s::toString);

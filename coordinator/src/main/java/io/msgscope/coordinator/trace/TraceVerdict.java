@@ -15,7 +15,8 @@ public final class TraceVerdict {
     }
 
     /**
-     * A run that lost messages, delivered one twice or missed its rate is failed (the duplicates rule is every
+     * A run that lost messages (naming how many of them the system had confirmed: guarantee violations, issue 32),
+     * delivered one twice or missed its rate is failed (the duplicates rule is every
      * mode's, issue 16: {@code --allow-duplicates} accepts them where the system promises no more than
      * at-least-once); a run that already failed keeps its failure.
      */
@@ -25,7 +26,10 @@ public final class TraceVerdict {
         }
         TraceResult.Counts n = out.counts();
         if (lost > 0) {
-            return failed(out, TraceResult.Kind.MESSAGES_LOST, lost + " of " + sent + " messages lost");
+            Long violations = out.guaranteeViolations();
+            return failed(out, TraceResult.Kind.MESSAGES_LOST, lost + " of " + sent + " messages lost"
+                    + (violations == null || violations == 0 ? "" : ", " + violations + " of them guarantee violations "
+                    + "(the system had confirmed them)"));
         }
         if (n.outOfRange() > 0) {
             return failed(out, TraceResult.Kind.OUT_OF_RANGE,

@@ -84,6 +84,26 @@ class ConsoleSummaryTest {
         assertTrue(ConsoleSummary.sentence(out.result(), analyse(out)).endsWith("; 3 lost"));
     }
 
+    /**
+     * A run failed for its loss says how much of it were guarantee violations (the failure line is what a failed run
+     * prints instead of the sentence): messages 10-12 lost, 11 never confirmed: 2; none confirmed: no clause.
+     */
+    @Test
+    void aLossVerdictNamesItsGuaranteeViolations() {
+        TraceCollector out = handOutcome();
+        for (int i = 10; i <= 12; i++) {
+            out.recvNs[i] = Long.MIN_VALUE;
+        }
+        out.received = 1_497;
+        out.guarantee = new io.msgscope.analysis.Guarantee(true, new long[] {11, 12});
+        assertEquals("3 of 1500 messages lost, 2 of them guarantee violations (the system had confirmed them)",
+                TraceVerdict.judge(out.result(), 3, 1_500, false).failureReason());
+        out.guarantee = new io.msgscope.analysis.Guarantee(true, new long[] {10, 13});
+        assertEquals("3 of 1500 messages lost", TraceVerdict.judge(out.result(), 3, 1_500, false).failureReason());
+        out.guarantee = io.msgscope.analysis.Guarantee.NONE;
+        assertEquals("3 of 1500 messages lost", TraceVerdict.judge(out.result(), 3, 1_500, false).failureReason());
+    }
+
     /** issue 27: without the receiver's report its duplicate and reordering counts are unknown, never "none". */
     @Test
     void duplicatesAndReorderingAreUnknownWithoutTheReceiversReport() {
