@@ -51,11 +51,14 @@ import java.util.Set;
  *       comma list), subscribe again (JetStream: through a durable consumer that outlives a server restart) and
  *       republish JetStream publishes not acknowledged; counted, never hidden
  *       ({@link io.msgscope.core.driver.Reconnects}); both engines (netty: {@code netty.NatsReconnect})</li>
+ *   <li>{@code spread} true/false (default false; netty engine, a URI list): each new connection of an agent starts
+ *       at the next server of the list in turn, so a scenario's connections spread evenly over a cluster (jnats
+ *       shuffles the list itself)</li>
  * </ul>
  */
 public final class NatsDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
-            "password", "token", "group", "consumer", "engine", "tls_ca", "tls_verify", "replicas",
+            "password", "token", "group", "consumer", "engine", "tls_ca", "tls_verify", "replicas", "spread",
             io.msgscope.core.driver.Reconnects.OPTION);
     /** The longest a pull consumer's fetch waits for its batch to fill: the agents poll for at most 1 s. */
     static final double PULL_WAIT_S = 1.0;

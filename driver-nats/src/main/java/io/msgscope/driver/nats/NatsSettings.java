@@ -32,11 +32,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param servers every server of the URI list ({@code nats://a:4222,nats://b:4223}), the first being {@code url}
  * @param reconnect {@code --opt reconnect=true} (issue 32 item 3): either engine reconnects to any server of the list,
  *                  subscribes again, and the JetStream publisher (jnats) republishes what was not acknowledged
+ * @param spread  {@code --opt spread=true} (netty engine, a list of servers): an agent's connections start at the
+ *                servers of the list in turn instead of all at the first, to spread them over a cluster (issue 32:
+ *                more connections than one server's file limit)
  */
 public record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
                     boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
                     String password, String token, String group, boolean pull, int socketBuffer, int replicas,
-                    java.util.List<String> servers, boolean reconnect) {
+                    java.util.List<String> servers, boolean reconnect, boolean spread) {
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
             java.util.List.of("nats"), java.util.List.of("tls"), 4222, 4222);
@@ -110,10 +113,19 @@ public record NatsSettings(String url, String host, int port, String address, bo
         }
         TlsClient.Settings tlsOpts = TlsClient.Settings.of(spec);
         boolean netty = netty(spec);
+        boolean spread = spec.boolOption("spread", false);
+        if (spread && !netty) {
+            throw new SpecException("--opt spread", "applies to the netty engine: jnats shuffles the URI list itself "
+                    + "(its default), so its connections spread already");
+        }
+        if (spread && servers.size() < 2) {
+            throw new SpecException("--opt spread", "spreads the connections over the servers of a URI list: give "
+                    + "more than one, e.g. --uri nats://127.0.0.1:4222,nats://127.0.0.1:4223");
+        }
         String address = uri.address();
         return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.host(), port, address, tls, tlsOpts,
                 netty, subject, js, storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec),
-                consumer.equals("pull"), spec.socketBuffer(), replicas, java.util.List.copyOf(servers), reconnect);
+                consumer.equals("pull"), spec.socketBuffer(), replicas, java.util.List.copyOf(servers), reconnect, spread);
     }
 
     /**
@@ -142,7 +154,7 @@ public record NatsSettings(String url, String host, int port, String address, bo
         URI u = URI.create(servers.get(i)); // "nats://" + host:port, as read above
         return new NatsSettings(servers.get(i), u.getHost(), u.getPort(), u.getHost() + ":" + u.getPort(), tls, tlsOpts,
                 netty, subject, jetStream, memory, maxInflight, username, password, token, group, pull, socketBuffer,
-                replicas, servers, reconnect);
+                replicas, servers, reconnect, spread);
     }
 
     /** Refuses a message size above the server's announced max_payload before anything is sent. */

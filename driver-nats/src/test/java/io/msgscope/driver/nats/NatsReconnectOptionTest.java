@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code --opt reconnect} and the URI list as the NATS driver reads them (issue 32 item 3). */
+/** {@code --opt reconnect}, {@code --opt spread} and the URI list as the NATS driver reads them (issue 32 item 3). */
 class NatsReconnectOptionTest {
     private static NatsSettings settings(String uri, Map<String, String> opts) {
         return NatsSettings.of(new DriverSpec("", 0, uri, 64, 0, opts, ""), false);
@@ -47,6 +47,19 @@ class NatsReconnectOptionTest {
         assertTrue(e.getMessage().contains("mixes"), e::getMessage);
         e = assertThrows(SpecException.class, () -> settings("", Map.of("reconnect", "maybe")));
         assertTrue(e.getMessage().contains("--opt reconnect"), e::getMessage);
+    }
+
+    @Test
+    void spreadNeedsTheNettyEngineAndAList() {
+        assertTrue(settings("nats://a:1,nats://b:2", Map.of("spread", "true")).spread());
+        assertFalse(settings("nats://a:1,nats://b:2", Map.of()).spread());
+        SpecException one = assertThrows(SpecException.class, () -> settings("nats://a:1", Map.of("spread", "true")));
+        assertTrue(one.getMessage().startsWith("--opt spread") && one.getMessage().contains("more than one"),
+                one::getMessage);
+        SpecException jnats = assertThrows(SpecException.class,
+                () -> settings("nats://a:1,nats://b:2", Map.of("spread", "true", "engine", "jnats")));
+        assertTrue(jnats.getMessage().startsWith("--opt spread") && jnats.getMessage().contains("netty engine"),
+                jnats::getMessage);
     }
 
     @Test

@@ -13,7 +13,9 @@ import java.util.function.BooleanSupplier;
  * {@code --opt reconnect=true} (issue 32 item 3), after a lost connection.
  *
  * <p>At the start each server is tried once, in the order given, and the first that takes the connection is kept
- * (a refusal, e.g. bad credentials, ends the attempts at once: the next server would refuse as well). After a loss
+ * (a refusal, e.g. bad credentials, ends the attempts at once: the next server would refuse as well); with
+ * {@code --opt spread=true} the order starts at the next server in turn for each connection the agent opens
+ * ({@link #NEXT_FIRST}), so N connections over S servers put N/S on each, give or take one, while all answer. After a loss
  * {@link #reconnect} dials the servers round-robin from the one after the lost one, {@link NatsSettings#RECONNECT_WAIT}
  * (100 ms) between two attempts, as jnats does with the option, until one takes the connection, the owner closes or
  * {@link #GIVE_UP_NS} have passed (the run then fails as without the option, naming the last attempt's failure).
@@ -22,6 +24,8 @@ import java.util.function.BooleanSupplier;
 final class NatsReconnect {
     /** How long attempts go on before the connection is given up (as the netty MQTT engine). */
     static final long GIVE_UP_NS = 30_000_000_000L;
+    /** With {@code spread}: the server the agent's next connection tries first (one count for the whole process). */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_FIRST = new java.util.concurrent.atomic.AtomicInteger();
 
     private NatsReconnect() {
     }
@@ -30,9 +34,10 @@ final class NatsReconnect {
     static NettyNatsConnection connect(NatsSettings s, ClientContext context, String role,
             NettyNatsConnection.Owner owner) throws IOException {
         int n = s.servers().size();
+        int first = s.spread() ? Math.floorMod(NEXT_FIRST.getAndIncrement(), n) : 0;
         for (int i = 0; ; i++) {
             try {
-                return NettyNatsConnection.open(n == 1 ? s : s.onServer(i), context, role, owner);
+                return NettyNatsConnection.open(n == 1 ? s : s.onServer((first + i) % n), context, role, owner);
             } catch (Fault f) {
                 if (f.kind() == Fault.Kind.REFUSED || i == n - 1) {
                     throw f;

@@ -186,6 +186,44 @@ class NettyReconnectFakeServerTest {
         }
     }
 
+    /**
+     * {@code --opt spread=true}: six connections over a list of three servers start at each in turn, two on each
+     * (whatever server the process's turn stood at); a server that does not answer passes its turn to the next one
+     * (dead, a, b: per three connections a gets its own and dead's, b its own: 4 and 2 of six). Without the option
+     * all six go to the first server that answers.
+     */
+    @Test
+    void spreadStartsEachConnectionAtTheNextServerInTurn() throws Exception {
+        FakeNatsServer dead = new FakeNatsServer("dead-nats", (s, n) -> { });
+        String deadUri = dead.uri();
+        dead.close();
+        try (MiniNats a = new MiniNats("nats-a"); MiniNats b = new MiniNats("nats-b");
+             MiniNats c = new MiniNats("nats-c")) {
+            openSix(a.uri() + "," + b.uri() + "," + c.uri(), true);
+            assertEquals(List.of(2, 2, 2), List.of(a.net.connections.get(), b.net.connections.get(),
+                    c.net.connections.get()));
+            openSix(deadUri + "," + a.uri() + "," + b.uri(), true);
+            assertEquals(List.of(2 + 4, 2 + 2), List.of(a.net.connections.get(), b.net.connections.get()));
+            openSix(b.uri() + "," + c.uri(), false);
+            assertEquals(List.of(4 + 6, 2), List.of(b.net.connections.get(), c.net.connections.get()));
+        }
+    }
+
+    /** Six publishers opened one after another on the list and closed again. */
+    private static void openSix(String list, boolean spread) throws IOException {
+        List<NettyNatsPublisher> pubs = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 6; i++) {
+                pubs.add((NettyNatsPublisher) new NatsDriver().openPublisher(new DriverSpec("", 0, list, SIZE, 0,
+                        Map.of("subject", "t", "spread", "" + spread), "").withDestination("t"), CONTEXT));
+            }
+        } finally {
+            for (NettyNatsPublisher p : pubs) {
+                p.close();
+            }
+        }
+    }
+
     @Test
     void aReconnectGoesToTheNextServerOfTheList() throws Exception {
         FakeNatsServer dead = new FakeNatsServer("dead-nats", (s, n) -> { });
