@@ -7,6 +7,10 @@
 #                           here with ulimit -n 200000, the clients over 4 source addresses 127.0.0.2-5; where
 #                           the hard fd limit is below 60,000 this is refused up front (recorded) and
 #                           9,000 + 9,000 (mqtt|nats-straight-18k) over the 4 addresses is measured instead
+#   nats-cluster-50k        straight-run, 25,000 + 25,000 over a private 3-node NATS cluster (deploy/nats-cluster.sh),
+#                           two publishers and two subscribers agent daemons, --opt spread=true, 4 source addresses:
+#                           no process past the 20,000 open files the box allows (issue 32); each node's peak
+#                           client connections (node_connections_peak) from its monitoring port
 #   peer-fleet-2k           npm's mqtt package, 1,000 + 1,000 connections at 10 msg/s QoS 1 in one Node
 #                           process, against msgscope's straight-run of the same shape (msgscope-fleet-2k)
 # Each case records status, delivery_rate, set-up time, connect-time p50/p99, latency p50/p99, each agent's
@@ -22,7 +26,7 @@ mkdir -p "$out"
 if missing "$jar"; then package; fi
 ulimit -n 200000 2>/dev/null || echo "scale.sh: cannot raise ulimit -n (not root?): the 50k cases will be refused" >&2
 python3 - "$out" "$duration" "$jar" "$root" "${ONLY:-}" "${SKIP_50K:-0}" <<'PY'
-import csv, json, os, shutil, signal, subprocess, sys, tempfile, time
+import csv, json, os, shutil, signal, subprocess, sys, tempfile, threading, time, urllib.request
 out, duration, jar, root, only, skip50 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1"
 def load1():
     return float(open("/proc/loadavg").read().split()[0])
@@ -114,6 +118,64 @@ if not skip50:
             rows.append(row); print(row, flush=True)
         finally:
             broker.send_signal(signal.SIGTERM); broker.wait(10)
+def agent_daemon(role, secret, log):
+    """An agent daemon on loopback (its own process: its own file limit); returns (process, port)."""
+    a = subprocess.Popen(["java", "-jar", jar, "agent", "--role", role, "--listen", "127.0.0.1:0", "--secret-file",
+                          secret], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    first = a.stdout.readline()
+    if "listening on 127.0.0.1:" not in first:
+        raise SystemExit(f"scale.sh: the {role} agent did not start: {first}")
+    threading.Thread(target=lambda: shutil.copyfileobj(a.stdout, open(log, "w")), daemon=True).start()
+    return a, int(first.split("listening on 127.0.0.1:")[1].split()[0].rstrip(",.;)"))
+def watch_connections(monitors, peaks, stop):
+    """Each node's most client connections seen (its /varz), every 2 s until stop is set."""
+    while not stop.is_set():
+        for i, url in enumerate(monitors):
+            try:
+                peaks[i] = max(peaks[i], json.load(urllib.request.urlopen(url + "/varz", timeout=2))["connections"])
+            except (OSError, ValueError, KeyError):
+                pass
+        stop.wait(2)
+# issue 32: past one server's file limit (20,000 here) by spreading 50,000 connections over a 3-node NATS cluster
+# (deploy/nats-cluster.sh), two publishers and two subscribers agent daemons (12,500 connections each, each its own
+# process and file limit), --opt spread=true putting each agent's connections on the nodes in turn, four source
+# addresses for the ports; each node's peak connection count read from its monitoring port
+if want("nats-cluster-50k"):
+    cdir = tempfile.mkdtemp(prefix="msgscope-scale-cluster-")
+    subprocess.run(["bash", f"{root}/deploy/nats-cluster.sh", "start", cdir, "14622"], check=True,
+                   stdout=subprocess.DEVNULL)
+    env = dict(l.strip().split("=", 1) for l in open(f"{cdir}/cluster.env") if "=" in l)
+    urls = env["NATS_URLS"].strip('"')
+    monitors = [env[f"NATS_NODE{i}_MONITOR"].strip('"') for i in (1, 2, 3)]
+    secret = f"{cdir}/agents.secret"
+    open(secret, "w").write(os.urandom(24).hex())
+    os.chmod(secret, 0o600)
+    daemons = []
+    try:
+        agents = []
+        for role in ["publishers", "publishers", "subscribers", "subscribers"]:
+            proc, port = agent_daemon(role, secret, f"{out}/nats-cluster-50k-agent-{role}-{len(daemons)}.log")
+            daemons.append(proc)
+            agents += ["--agent", f"{role}=127.0.0.1:{port}"]
+        peaks, stop = [0, 0, 0], threading.Event()
+        watcher = threading.Thread(target=watch_connections, args=(monitors, peaks, stop), daemon=True)
+        watcher.start()
+        row = scenario("nats-cluster-50k", "nats", ["--uri", urls, "--opt", "spread=true", "--scenario",
+                       "straight-run", "--publishers", "25000", "--rate", "1", "--connect-rate", "2500",
+                       "--source-addresses", "127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5", "--secret-file", secret]
+                       + agents + common)
+        stop.set(); watcher.join()
+        row["node_connections_peak"] = "/".join(map(str, peaks))
+        rows.append(row); print(row, flush=True)
+    finally:
+        for d in daemons:
+            d.terminate()
+        for d in daemons:
+            try:
+                d.wait(30)
+            except subprocess.TimeoutExpired:
+                d.kill()
+        subprocess.run(["bash", f"{root}/deploy/nats-cluster.sh", "stop", cdir], stdout=subprocess.DEVNULL)
 if want("peer-fleet-2k") and shutil.which("node") and shutil.which("npm"):
     mods = f"{out}/node"
     if not os.path.isdir(f"{mods}/node_modules/mqtt"):

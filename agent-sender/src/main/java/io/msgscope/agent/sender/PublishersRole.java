@@ -225,9 +225,23 @@ public final class PublishersRole implements AgentRole {
         return out;
     }
 
-    /** After the measurement: waits for this pacer's publishers' acknowledgements, within one shared deadline. */
+    /**
+     * After the measurement: waits for this pacer's publishers' acknowledgements, within one shared deadline. Each is
+     * first asked to begin ({@link Publisher#beginDrain}): the round trips of thousands of connections then overlap
+     * instead of adding up (50,000 NATS connections on a busy box ran out of the deadline one PING after another).
+     */
     private void drain(Pacer pc) {
         long deadline = System.nanoTime() + DRAIN_MS * 1_000_000L;
+        for (Publisher p : pc.publishers()) {
+            if (p == null) {
+                continue;
+            }
+            try {
+                p.beginDrain();
+            } catch (Exception e) {
+                errors.add(e);
+            }
+        }
         for (Publisher p : pc.publishers()) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
             if (p == null) {

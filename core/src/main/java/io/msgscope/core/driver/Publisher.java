@@ -36,6 +36,14 @@ public interface Publisher extends AutoCloseable {
     default void drain(long timeoutMs) throws IOException {
     }
 
+    /**
+     * Asks, without waiting, for what {@link #drain} will wait for, where the driver must ask for it (a NATS PING):
+     * a caller draining thousands of publishers calls this on each first, so that the answers come in together and
+     * the drains that follow take one round trip in all rather than one each. A no-op by default.
+     */
+    default void beginDrain() throws IOException {
+    }
+
     /** Driver counters for the results (e.g. messages_acked, returned); read after the run. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();

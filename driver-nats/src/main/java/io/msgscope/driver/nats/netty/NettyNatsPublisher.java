@@ -73,6 +73,8 @@ public final class NettyNatsPublisher implements Publisher, NettyNatsConnection.
     // sending thread only
     private long sent;
     private long pings = 1; // the CONNECT's PING
+    private long begun;     // the PONG count beginDrain's PING will reach on begunOn; 0: none pending
+    private NettyNatsConnection begunOn;
     private ByteBuffer source;
     private ByteBuffer view;
 
@@ -280,6 +282,33 @@ public final class NettyNatsPublisher implements Publisher, NettyNatsConnection.
 
     private boolean serverErrorCounted; // guarded by this
 
+    /** Sends the PING {@link #drain} waits for, so that thousands of publishers' round trips overlap. */
+    @Override
+    public void beginDrain() throws IOException {
+        checkAlive();
+        begunOn = conn;
+        begun = ping();
+    }
+
+    /** Queues a PING behind everything sent and schedules the write; the PONG count that will answer it. */
+    private long ping() {
+        final long want;
+        boolean schedule;
+        synchronized (lock) {
+            if (batch == null) {
+                batch = freeBuffer();
+            }
+            NettyNatsConnection.writePing(batch);
+            want = ++pings;
+            schedule = !scheduled;
+            scheduled = true;
+        }
+        if (schedule) {
+            channel.eventLoop().execute(writeTask);
+        }
+        return want;
+    }
+
     /** A PING behind everything queued; returns when its PONG came, i.e. the server has processed every PUB. */
     @Override
     public void drain(long timeoutMs) throws IOException {
@@ -287,20 +316,9 @@ public final class NettyNatsPublisher implements Publisher, NettyNatsConnection.
         while (true) {
             checkAlive();
             final NettyNatsConnection c = conn;
-            final long want;
-            boolean schedule;
-            synchronized (lock) {
-                if (batch == null) {
-                    batch = freeBuffer();
-                }
-                NettyNatsConnection.writePing(batch);
-                want = ++pings;
-                schedule = !scheduled;
-                scheduled = true;
-            }
-            if (schedule) {
-                channel.eventLoop().execute(writeTask);
-            }
+            // the PING beginDrain sent on this connection, or a new one
+            final long want = begun > 0 && begunOn == c ? begun : ping();
+            begun = 0;
             if (c.await(() -> c.pongs() >= want, Math.max(1, deadline - System.nanoTime()))) {
                 return;
             }

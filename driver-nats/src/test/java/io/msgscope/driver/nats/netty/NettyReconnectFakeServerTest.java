@@ -51,6 +51,8 @@ class NettyReconnectFakeServerTest {
         final FakeNatsServer net;
         /** Each PUB as it arrived: "connection:sequence". */
         final List<String> published = new CopyOnWriteArrayList<>();
+        /** The connection of each PING as it arrived. */
+        final List<Integer> pinged = new CopyOnWriteArrayList<>();
         /** Each SUB as it arrived: "connection:SUB line". */
         final List<String> subscribed = new CopyOnWriteArrayList<>();
         /** The live subscriptions: connection number to its socket's stream and subscription id. */
@@ -69,7 +71,10 @@ class NettyReconnectFakeServerTest {
                     String line = readLine(in);
                     String[] w = line.split("\\s+");
                     switch (w[0].toUpperCase()) {
-                        case "PING" -> write(out, "PONG\r\n");
+                        case "PING" -> {
+                            pinged.add(conn);
+                            write(out, "PONG\r\n");
+                        }
                         case "SUB" -> {
                             subscribed.add(conn + ":" + line);
                             subs.put(conn, new Object[] {out, w[w.length - 1]});
@@ -222,6 +227,33 @@ class NettyReconnectFakeServerTest {
                 p.close();
             }
         }
+    }
+
+    /**
+     * A drain begun ahead ({@code beginDrain}, as the scenario publishers do for all their connections first) waits for
+     * that PING's PONG instead of sending another: per connection the CONNECT's PING and one more, whose PONG came
+     * before drain returned; a drain not begun sends its own.
+     */
+    @Test
+    void aBegunDrainWaitsForItsOwnPing() throws Exception {
+        try (MiniNats nats = new MiniNats("mini-nats")) {
+            try (NettyNatsPublisher a = publisher(nats.uri(), false); NettyNatsPublisher b = publisher(nats.uri(), false)) {
+                send(a, 0, 5);
+                send(b, 0, 5);
+                a.beginDrain();
+                b.beginDrain();
+                a.drain(10_000);
+                b.drain(10_000);
+                assertEquals(List.of(2, 2), List.of(count(nats.pinged, 1), count(nats.pinged, 2)));
+                assertEquals(10, nats.published.size()); // the PONG follows every PUB before it
+                a.drain(10_000); // not begun: a PING of its own
+                assertEquals(3, count(nats.pinged, 1));
+            }
+        }
+    }
+
+    private static int count(List<Integer> conns, int conn) {
+        return (int) conns.stream().filter(c -> c == conn).count();
     }
 
     @Test
