@@ -8,20 +8,24 @@
 # given one --count (HOLD seconds at the range's geometric mean rate), and the sweep's verdict at the median
 # found rate and one step above it (the objective's percentile from the intended send time). Writes OUT/results.json
 # and OUT/results.md and prints them. Long: minutes per search on a broker; not run by the tests.
-# Usage: benchmarks/scripts/capacity.sh [OUT_DIR] [REPEATS]   (env: OBJECTIVE, AMQP_URI, RELAY_FROM/TO, AMQP_FROM/TO)
+# Usage: benchmarks/scripts/capacity.sh [OUT_DIR] [REPEATS]   (env: OBJECTIVE, AMQP_URI, RELAY_FROM/TO, AMQP_FROM/TO,
+#        SYSTEMS="relay amqp"). The default objective, p99 <= 50 ms, lies above this box's latency floor (the relay's
+#        p99 is 3-10 ms at any rate on 2 cores with three busy JVMs: an objective inside it measures the floor), and the
+#        default ranges hold the edges seen here (relay ~190,000 msg/s, RabbitMQ near 10,000: BENCHMARKS.md 2026-11-28).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out="${1:-$root/results/bench-capacity}"
 repeats="${2:-5}"
-objective="${OBJECTIVE:-p99=5ms}"
+objective="${OBJECTIVE:-p99=50ms}"
 uri="${AMQP_URI:-amqp://guest:guest@127.0.0.1:5672/%2f}"
 mkdir -p "$out"
 jar="${MSGSCOPE_JAR:-$jar}"
 if missing "$jar"; then package -pl dist -am; fi
 python3 - "$out" "$repeats" "$objective" "$uri" "$jar" \
-    "${RELAY_FROM:-5000}" "${RELAY_TO:-400000}" "${AMQP_FROM:-2000}" "${AMQP_TO:-200000}" <<'PY'
+    "${RELAY_FROM:-100000}" "${RELAY_TO:-400000}" "${AMQP_FROM:-2000}" "${AMQP_TO:-32000}" "${SYSTEMS:-relay amqp}" <<'PY'
 import json, statistics, subprocess, sys, time
 out, repeats, objective, uri, jar = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+systems = sys.argv[10].split()
 ranges = {"relay": (float(sys.argv[6]), float(sys.argv[7])), "amqp": (float(sys.argv[8]), float(sys.argv[9]))}
 PRECISION, HOLD = 5, 5
 pct = objective.split("=")[0]
@@ -39,6 +43,8 @@ def msgscope(args, log):
 
 res = {"objective": objective, "precision_pct": PRECISION, "hold_s": HOLD, "systems": {}}
 for system, extra in (("relay", []), ("amqp", ["--driver", "amqp", "--uri", uri])):
+    if system not in systems:
+        continue
     lo, hi = ranges[system]
     searches = []
     for r in range(repeats):
