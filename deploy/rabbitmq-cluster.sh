@@ -69,6 +69,13 @@ load_env() {
 }
 
 # NODES=(1 .. NODE_COUNT), after checking NODE_COUNT
+# node_arg N: N when it names a node of the cluster (1..NODE_COUNT); else exit 2 with the reason
+node_arg() {
+    [[ "$1" =~ ^[123]$ ]] && [ "$1" -le "$NODE_COUNT" ] ||
+        { echo "rabbitmq-cluster: node must be 1 to $NODE_COUNT, got '$1'" >&2; exit 2; }
+    echo "$1"
+}
+
 set_nodes() {
     [[ "$NODE_COUNT" =~ ^[123]$ ]] ||
         { echo "rabbitmq-cluster: RABBITMQ_CLUSTER_NODES must be 1, 2 or 3, got '$NODE_COUNT'" >&2; exit 2; }
@@ -260,9 +267,7 @@ case "$CMD" in
     restart)
         [ $# -ge 3 ] || usage
         load_env
-        n=$3
-        [[ "$n" =~ ^[123]$ ]] && [ "$n" -le "$NODE_COUNT" ] ||
-            { echo "rabbitmq-cluster: node must be 1 to $NODE_COUNT, got '$n'" >&2; exit 2; }
+        n=$(node_arg "$3") # an assignment: set -e ends the script with node_arg's exit 2
         restart "$n"
         ;;
     status)
@@ -272,9 +277,7 @@ case "$CMD" in
     ctl)
         [ $# -ge 4 ] || usage
         load_env
-        n=$3
-        [[ "$n" =~ ^[123]$ ]] && [ "$n" -le "$NODE_COUNT" ] ||
-            { echo "rabbitmq-cluster: node must be 1 to $NODE_COUNT, got '$n'" >&2; exit 2; }
+        n=$(node_arg "$3")
         shift 3
         ctl "$n" "$@"
         ;;

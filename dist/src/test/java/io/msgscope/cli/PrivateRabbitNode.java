@@ -54,14 +54,10 @@ final class PrivateRabbitNode implements AutoCloseable {
                 "start", dir.toString(), "" + (n.port + PLUGIN_PORTS.get("rabbitmq_mqtt"))));
     }
 
-    private interface Start {
-        String run() throws Exception;
-    }
-
-    private PrivateRabbitNode started(String what, Start start) throws Exception {
+    private PrivateRabbitNode started(String what, java.util.concurrent.Callable<String> start) throws Exception {
         long t0 = System.nanoTime();
         try {
-            System.out.println(start.run());
+            System.out.println(start.call());
         } catch (Exception | AssertionError e) {
             close();
             throw e;
