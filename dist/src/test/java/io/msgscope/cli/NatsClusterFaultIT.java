@@ -106,11 +106,14 @@ class NatsClusterFaultIT {
              Connection admin = connect(cluster)) {
             String subject = "replicas" + Long.toHexString(System.nanoTime());
             String name = "MSGSCOPE_" + subject;
-            JetStreamManagement jsm = admin.jetStreamManagement();
+            // a loaded box's meta leader can take longer than the client's default 2 s to answer
+            JetStreamManagement jsm = admin.jetStreamManagement(io.nats.client.JetStreamOptions.builder()
+                    .requestTimeout(java.time.Duration.ofSeconds(10)).build());
             Path out = tmp.resolve("run");
+            // 20 s of sending: the stream lives only while the run does, long enough for a few slow answers
             MsgscopeProcess p = MsgscopeProcess.start(tmp, "run", "--driver", "nats", "--uri", cluster.url(3),
                     "--opt", "jetstream=true", "--opt", "replicas=3", "--opt", "subject=" + subject,
-                    "--rate", "1000", "--count", "6000", "--warmup", "500", "--out", out.toString());
+                    "--rate", "1000", "--count", "20000", "--warmup", "500", "--out", out.toString());
             // the stream lives while the run does (its subscriber deletes it at the end): read its replicas meanwhile
             AtomicInteger replicas = new AtomicInteger();
             AtomicInteger peers = new AtomicInteger();
@@ -130,7 +133,7 @@ class NatsClusterFaultIT {
             }
             int rc = p.waitFor(180);
             assertEquals(0, rc, () -> TraceRunIT.safe(p::err));
-            assertEquals(3, replicas.get(), "the run's stream is replicated 3 times");
+            assertEquals(3, replicas.get(), "the run's stream is replicated 3 times (0: never read while the run lived)");
             assertTrue(peers.get() >= 2, "the stream's cluster lists its other copies: " + peers.get());
             assertNotEquals(0, SummarySchema.assertValid(out.resolve("summary.json")).get("counters")
                     .get("messages_received").asLong());
