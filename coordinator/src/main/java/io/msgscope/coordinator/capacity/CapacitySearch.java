@@ -7,11 +7,20 @@ import java.util.Locale;
 
 /**
  * The search for the most load within an objective (issue 31 item 4): from {@code from}, the rate doubles (capped at
- * {@code to}) until a step fails; then bisection between the last passing rate L and the first failing U until (U −
- * L)/L ≤ precision; then L and U are each run until they have {@code repeats} runs. A rate passes when every one of
- * its runs passed; when a repeat at L fails, U becomes L, L the largest lower rate that always passed, and the
- * bisection goes on. Each step starts held for {@code holdS} seconds; one whose objective held but whose latency or
- * backlog drifted is held again for twice as long, up to {@code maxHoldS}, before it counts as failed.
+ * {@code to}) until a rate fails; then bisection between the last passing rate L and the first failing U until (U −
+ * L)/L ≤ precision; then L and U are each run until they have {@code repeats} runs. Each step starts held for
+ * {@code holdS} seconds; one whose objective held but whose latency or backlog drifted is held again for twice as
+ * long, up to {@code maxHoldS}, before it counts as failed.
+ *
+ * <p>A rate is decided on all of its runs, not on one: it passes when most of them passed and fails when most
+ * failed; a tie (an even number of runs split in two) is broken by one more run. One run decides a rate unless it
+ * failed below a rate one of whose runs passed: then it is run until it has a majority of {@value #CONFIRM}. Noise on
+ * a shared box adds latency and never takes it away, so a lone failure below a pass is suspect (one such run otherwise
+ * drags the bracket down for good, as one did at 150,000 msg/s in the relay searches of BENCHMARKS.md), while a lone
+ * pass is not. A run that lost messages fails its rate whatever the others did: a system that loses messages at a
+ * rate does not sustain it. When L's repeats fail it, U becomes L and L the largest lower rate that passed, and the
+ * bisection goes on below; when U's repeats pass it, L becomes U and U the smallest higher rate that failed (the
+ * doubling resumes when there is none), and it goes on above.
  */
 public final class CapacitySearch {
     /**
@@ -52,7 +61,7 @@ public final class CapacitySearch {
      * What the search found.
      *
      * @param steps    every run in order (the holds of an unsteady step each count)
-     * @param found    L, the largest rate that passed every run; null when even {@code from} failed
+     * @param found    L, the largest rate that passed by the majority of its runs; null when even {@code from} failed
      * @param above    U, the smallest rate that failed; null when {@code to} passed
      * @param interval the edge's interval from the repeats; null when there is no bracket
      * @param stop     why the search ended, in words
@@ -76,10 +85,11 @@ public final class CapacitySearch {
      * Where a search stopped by SIGINT or SIGTERM stood (issue 29).
      *
      * @param phase        {@code coarse}, {@code bisection} or {@code repeat}: what the search was doing
-     * @param lastPassing  the largest rate whose decided runs all passed, below the first failing; null when none did
-     * @param firstFailing the smallest rate with a failed decided run above it; null when none failed yet
-     * @param converged    the bracket was already within --precision (or 1 msg/s) with every run at its lower end
-     *                     passed: only repeats were left, so {@code lastPassing} is the rate found
+     * @param lastPassing  the largest rate that passed by the majority of its decided runs, below the first failing;
+     *                     null when none did
+     * @param firstFailing the smallest rate above it that failed by that majority; null when none failed yet
+     * @param converged    the bracket was already within --precision (or 1 msg/s) with its lower end passing: only
+     *                     repeats were left, so {@code lastPassing} is the rate found
      */
     public record State(String phase, Double lastPassing, Double firstFailing, boolean converged) {
     }
@@ -93,6 +103,12 @@ public final class CapacitySearch {
             this.cut = cut;
         }
     }
+
+    /** Runs that settle a rate whose first run contradicts another rate's: their majority decides. */
+    static final int CONFIRM = 3;
+
+    /** A rate's standing on its deciding runs so far. */
+    private enum Verdict { PASS, FAIL, OPEN }
 
     private final Settings s;
     private final Objective objective;
@@ -125,7 +141,7 @@ public final class CapacitySearch {
      * interval then over the repeats that ran), else {@code found} and the interval are null.
      */
     private Result cutShort() {
-        boolean loHeld = lo != null && alwaysPassed(lo);
+        boolean loHeld = lo != null && verdict(lo) == Verdict.PASS;
         Double pass = lo == null || loHeld ? lo : largestPassBelow(lo);
         Double fail = lo != null && !loHeld ? lo : hi;
         boolean converged = pass != null && fail != null && pass.equals(lo)
@@ -136,9 +152,68 @@ public final class CapacitySearch {
     }
 
     private Result search() throws IOException, InterruptedException {
-        double r = s.from();
-        while (budget()) { // coarse: doubling
-            if (step(r)) {
+        Result ended = climb(s.from());
+        if (ended != null) {
+            return ended;
+        }
+        while (true) {
+            role = "bisection";
+            while ((hi - lo) / lo > s.precision() && hi - lo > 1 && budget()) {
+                double m = Math.rint((lo + hi) / 2);
+                if (settle(m) == Verdict.PASS) {
+                    lo = m;
+                } else {
+                    hi = m;
+                }
+            }
+            role = "repeat";
+            while (budget() && (runs(lo) < s.repeats() || runs(hi) < s.repeats())) { // repeats near the edge
+                step(runs(lo) <= runs(hi) ? lo : hi);
+            }
+            while (budget() && verdict(lo) == Verdict.OPEN) { // an even number of repeats split in two
+                step(lo);
+            }
+            while (budget() && verdict(hi) == Verdict.OPEN) {
+                step(hi);
+            }
+            if (verdict(lo) != Verdict.PASS) { // L failed on its repeats: the edge lies lower
+                hi = lo;
+                lo = largestPassBelow(hi);
+                if (lo == null || !budget()) {
+                    return finish(lo, hi, lo == null ? "the first rate failed on a repeat" : "step budget spent");
+                }
+            } else if (verdict(hi) == Verdict.PASS) { // U passed on its repeats: the edge lies higher
+                lo = hi;
+                hi = smallestFailAbove(lo);
+                if (hi == null) {
+                    if (lo >= s.to()) {
+                        return finish(lo, null, "the objective held up to --to");
+                    }
+                    ended = climb(Math.min(2 * lo, s.to()));
+                    if (ended != null) {
+                        return ended;
+                    }
+                }
+                if (!budget()) {
+                    return finish(lo, hi, "step budget spent");
+                }
+            } else {
+                break;
+            }
+        }
+        return finish(lo, hi, budget() || (runs(lo) >= s.repeats() && runs(hi) >= s.repeats())
+                ? String.format(Locale.ROOT, "bracket within %.3g %% and %d run(s) at each end", 100 * s.precision(),
+                s.repeats()) : "step budget spent");
+    }
+
+    /**
+     * The coarse phase from rate {@code r}: doubling (capped at {@code to}) until a rate fails, which sets U; the
+     * search's end when there is no bracket (nothing passed, {@code to} passed, or the budget ran out), else null.
+     */
+    private Result climb(double r) throws IOException, InterruptedException {
+        role = "coarse";
+        while (budget()) {
+            if (settle(r) == Verdict.PASS) {
                 lo = r;
                 if (r >= s.to()) {
                     break;
@@ -153,32 +228,38 @@ public final class CapacitySearch {
             return finish(lo, hi, lo == null ? (hi == null ? "step budget spent" : "the first rate failed")
                     : (lo >= s.to() ? "the objective held up to --to" : "step budget spent"));
         }
-        while (true) {
-            role = "bisection";
-            while ((hi - lo) / lo > s.precision() && hi - lo > 1 && budget()) { // bisection
-                double m = Math.rint((lo + hi) / 2);
-                if (step(m)) {
-                    lo = m;
-                } else {
-                    hi = m;
-                }
-            }
-            role = "repeat";
-            while (budget() && (runs(lo) < s.repeats() || runs(hi) < s.repeats())) { // repeats near the edge
-                step(runs(lo) <= runs(hi) ? lo : hi);
-            }
-            if (alwaysPassed(lo)) {
-                break;
-            }
-            hi = lo;
-            lo = largestPassBelow(hi);
-            if (lo == null || !budget()) {
-                return finish(lo, hi, lo == null ? "the first rate failed on a repeat" : "step budget spent");
-            }
+        return null;
+    }
+
+    /**
+     * Runs {@code rate} once more, then until its verdict stands: a majority, of {@link #CONFIRM} runs when it fails
+     * below a rate one of whose runs passed (OPEN only when the budget ran out first).
+     */
+    private Verdict settle(double rate) throws IOException, InterruptedException {
+        step(rate);
+        while (budget() && unsettled(rate)) {
+            step(rate);
         }
-        return finish(lo, hi, budget() || (runs(lo) >= s.repeats() && runs(hi) >= s.repeats())
-                ? String.format(Locale.ROOT, "bracket within %.3g %% and %d run(s) at each end", 100 * s.precision(),
-                s.repeats()) : "step budget spent");
+        return verdict(rate);
+    }
+
+    private boolean unsettled(double rate) {
+        Verdict v = verdict(rate);
+        if (v == Verdict.OPEN) {
+            return true;
+        }
+        List<Step> d = decided(rate);
+        if (d.stream().anyMatch(CapacitySearch::lostMessages)) {
+            return false;
+        }
+        boolean contradicts = v == Verdict.FAIL
+                && steps.stream().filter(Taken::decides).anyMatch(o -> o.step().rateAsked() > rate && o.step().pass());
+        long majority = Math.max(d.stream().filter(Step::pass).count(), d.stream().filter(x -> !x.pass()).count());
+        return contradicts && majority < CONFIRM / 2 + 1;
+    }
+
+    private static boolean lostMessages(Step st) {
+        return st.lost() != null && st.lost() > 0;
     }
 
     private boolean budget() {
@@ -214,16 +295,33 @@ public final class CapacitySearch {
         return out;
     }
 
-    private boolean alwaysPassed(double rate) {
+    /** PASS or FAIL by the majority of the rate's deciding runs (FAIL when one lost messages), OPEN on a tie or none. */
+    private Verdict verdict(double rate) {
         List<Step> d = decided(rate);
-        return !d.isEmpty() && d.stream().allMatch(Step::pass);
+        if (d.stream().anyMatch(CapacitySearch::lostMessages)) {
+            return Verdict.FAIL;
+        }
+        long passed = d.stream().filter(Step::pass).count();
+        long failed = d.size() - passed;
+        return passed > failed ? Verdict.PASS : failed > passed ? Verdict.FAIL : Verdict.OPEN;
     }
 
     private Double largestPassBelow(double rate) {
         Double best = null;
         for (Taken t : steps) {
             double r = t.step().rateAsked();
-            if (r < rate && alwaysPassed(r) && (best == null || r > best)) {
+            if (r < rate && verdict(r) == Verdict.PASS && (best == null || r > best)) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    private Double smallestFailAbove(double rate) {
+        Double best = null;
+        for (Taken t : steps) {
+            double r = t.step().rateAsked();
+            if (r > rate && verdict(r) == Verdict.FAIL && (best == null || r < best)) {
                 best = r;
             }
         }

@@ -20,6 +20,11 @@ final class SimulatedSystem {
     BiPredicate<Double, Integer> drifts = (r, h) -> false;
     /** Steps (rate, index of the run at that rate from 1) that lose a message. */
     BiPredicate<Double, Integer> loses = (r, i) -> false;
+    /**
+     * Noise: the factor on the p99 of a run (rate, index of the run at that rate from 1), e.g. 3 for a run that a
+     * busy box slowed; 1 for none.
+     */
+    java.util.function.BiFunction<Double, Integer, Double> noise = (r, i) -> 1.0;
     /** The sender thread's CPU per message every run reports (its {@code cpu} section); NaN: none. */
     double senderCpuNs = Double.NaN;
     private final java.util.Map<Double, Integer> runs = new java.util.HashMap<>();
@@ -42,7 +47,7 @@ final class SimulatedSystem {
         boolean lost = loses.test(rate, run);
         s.putObject("counters").put("messages_lost", lost ? 1 : 0);
         s.putObject("throughput").put("send_msg_s", Math.min(rate, rate));
-        double p99 = p99Us(rate);
+        double p99 = p99Us(rate) * noise.apply(rate, run);
         s.putObject("series").putObject("latency_corrected_ns").put("p99", p99 * 1e3).put("p99_9", 2 * p99 * 1e3);
         ArrayNode phases = s.putArray("phases");
         boolean drift = rate < capacity && drifts.test(rate, hold);
