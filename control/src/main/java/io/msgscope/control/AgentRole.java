@@ -50,6 +50,14 @@ public interface AgentRole {
     default void startFaults(long originNs) {
     }
 
+    /**
+     * A phase that lasts until drained ended (issue 31), forwarded by the coordinator: the sender hears that the
+     * receiver saw the end, the receiver hears how long the sender made it. Called on the control channel's event
+     * loop: must not block; a role without drain phases ignores it.
+     */
+    default void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+    }
+
     /** Streams the recorded series to the coordinator. */
     void upload(TraceSink sink) throws Exception;
 
@@ -77,5 +85,9 @@ public interface AgentRole {
         void done(PhaseDone done);
 
         void failed(String message);
+
+        /** Tells the coordinator, which forwards it, that a drain phase ended (issue 31); must not block. */
+        default void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+        }
     }
 }

@@ -168,6 +168,11 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                         public void failed(String message) {
                             ch.writeAndFlush(Frames.error(role, message, false));
                         }
+
+                        @Override
+                        public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+                            ch.writeAndFlush(Envelope.newBuilder().setPhaseEnd(end).build());
+                        }
                     });
                 }
             }
@@ -182,6 +187,12 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
                 AgentRole r = requirePrepared(ch, "faults-go");
                 if (r != null) {
                     r.startFaults(received + env.getFaultsGo().getStartInNs());
+                }
+            }
+            case PHASE_END -> {
+                AgentRole r = requirePrepared(ch, "phase-end");
+                if (r != null) {
+                    r.phaseEnded(env.getPhaseEnd());
                 }
             }
             case STOP -> {

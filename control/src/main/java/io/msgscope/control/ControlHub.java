@@ -101,9 +101,37 @@ public final class ControlHub implements AutoCloseable {
         dropAll(link);
     }
 
+    /** Frames of one kind from one link that go straight on to another. */
+    private record Forward(AgentLink from, Envelope.BodyCase kind, AgentLink to) {
+    }
+
+    private final List<Forward> forwards = new CopyOnWriteArrayList<>();
+    private final List<Envelope> forwarded = new CopyOnWriteArrayList<>();
+
+    /**
+     * From now on every {@code kind} frame from {@code from} is written to {@code to} as it arrives, on the event loop,
+     * instead of waiting in the inbox for an {@link #await} (issue 31: a drain's end, which one agent sees and the
+     * other acts on while the coordinator waits for the measurement's end); {@link #forwarded} keeps a copy of each.
+     */
+    public void forward(AgentLink from, Envelope.BodyCase kind, AgentLink to) {
+        forwards.add(new Forward(from, kind, to));
+    }
+
+    /** Every frame {@link #forward} passed on, in the order they arrived. */
+    public List<Envelope> forwarded() {
+        return List.copyOf(forwarded);
+    }
+
     /** Called on the event loop; {@code env == null} means the connection closed. */
     void deliver(AgentLink from, Envelope env) {
         if (env != null) {
+            for (Forward f : forwards) {
+                if (f.from() == from && f.kind() == env.getBodyCase()) {
+                    forwarded.add(env);
+                    f.to().send(env);
+                    return;
+                }
+            }
             long q = from.queued.addAndGet(env.getSerializedSize());
             maxQueued.accumulateAndGet(q, Math::max);
             if (q > HIGH_WATER && !from.paused) {

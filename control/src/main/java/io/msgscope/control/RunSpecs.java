@@ -39,7 +39,7 @@ public final class RunSpecs {
         return timeline == null ? java.util.List.of() : timeline.phases().stream()
                 .map(p -> io.msgscope.proto.LoadPhase.newBuilder().setName(p.name()).setDurationNs(p.durationNs())
                         .setFromRate(p.fromRate()).setToRate(p.toRate()).setConsumersPaused(p.consumersPaused())
-                        .setTargetMessages(p.targetMessages()).build())
+                        .setTargetMessages(p.targetMessages()).setUntilDrained(p.untilDrained()).build())
                 .toList();
     }
 
@@ -52,7 +52,8 @@ public final class RunSpecs {
     public static Timeline timeline(java.util.List<io.msgscope.proto.LoadPhase> phases) {
         return phases.isEmpty() ? null : new Timeline(phases.stream()
                 .map(p -> new LoadPhase(p.getName(), p.getDurationNs(), p.getFromRate(), p.getToRate(),
-                        p.getConsumersPaused(), p.getTargetMessages())).toList());
+                        p.getConsumersPaused(), p.getTargetMessages(), p.getUntilDrained() ? p.getDurationNs() : 0))
+                .toList());
     }
 
     /**

@@ -137,6 +137,26 @@ class AgentSessionTest {
         assertTrue(s.closed());
     }
 
+    /** Issue 31: a role's word that a drain ended goes out as its own frame, and the frame coming in reaches the role. */
+    @Test
+    void aDrainsEndGoesOutAsAFrameAndComesInToTheRole() throws Exception {
+        EmbeddedAgent s = session();
+        s.handshake();
+        s.send(spec(FakeRole.DRAINING_COUNT));
+        s.next(Envelope.BodyCase.READY);
+        s.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.WARMUP)).build());
+        s.next(Envelope.BodyCase.PHASE_DONE);
+        s.send(Envelope.newBuilder().setGo(Go.newBuilder().setPhase(Phase.MEASURE)).build());
+        io.msgscope.proto.PhaseEnd told = s.next(Envelope.BodyCase.PHASE_END).getPhaseEnd();
+        assertEquals(2, told.getPhase());
+        assertEquals("drained", told.getEndedBy());
+        s.next(Envelope.BodyCase.PHASE_DONE);
+        s.send(Envelope.newBuilder().setPhaseEnd(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(2)
+                .setDurationNs(250_000_000L).setEndedBy("drained")).build());
+        FakeRole role = factory.made.get(0);
+        assertTrue(role.calls.contains("phaseEnded 2 250000000"), role.calls::toString);
+    }
+
     @Test
     void fullLifecycle() throws Exception {
         EmbeddedAgent s = session();

@@ -34,6 +34,8 @@ final class FakeRole implements AgentRole {
     static final long SLOW_COUNT = 12;
     /** A spec of this count never ends its measurement and reports no progress. */
     static final long STUCK_COUNT = 13;
+    /** A spec of this count says, as its measurement starts, that drain phase 2 drained (issue 31), then ends. */
+    static final long DRAINING_COUNT = 17;
 
     volatile long progress;
 
@@ -75,6 +77,9 @@ final class FakeRole implements AgentRole {
             t.start();
             return;
         }
+        if (spec.getCount() == DRAINING_COUNT && phase == Phase.MEASURE) {
+            listener.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(2).setEndedBy("drained").build());
+        }
         if (spec.getCount() == FAILING_COUNT && phase == Phase.MEASURE) {
             listener.failed("sending failed after 3 measured messages: Connection reset");
             return;
@@ -85,6 +90,11 @@ final class FakeRole implements AgentRole {
     @Override
     public long progress() {
         return progress;
+    }
+
+    @Override
+    public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+        calls.add("phaseEnded " + end.getPhase() + " " + end.getDurationNs());
     }
 
     @Override

@@ -118,6 +118,49 @@ class BacklogIT {
     }
 
     /**
+     * A phase that lasts until drained, then more load (issue 31): 2,000 messages at 2,000 msg/s, 10,000 at 10,000
+     * msg/s with the consumer paused, a drain of at most 30 s with publishing stopped, 4,000 at 2,000 msg/s. The drain
+     * ends when its backlog has arrived, and the last phase starts then: by hand from trace.dat, the first message of
+     * the last phase is due (intended_ns) at the drain's end as summary.json gives it, after every message before it
+     * arrived, and soon after the last of them (the receiver's word through the coordinator to the sender).
+     */
+    @Test
+    void aDrainPhaseEndsWhenItsBacklogArrivedAndTheNextPhaseStartsThen() throws Exception {
+        DriverRunIT.requireBroker(5672, "RabbitMQ");
+        Path out = tmp.resolve("drained");
+        JsonNode s = PhasesIT.run(tmp, out, "run", "--driver", "amqp", "--uri", "amqp://guest:guest@127.0.0.1:5672/%2f",
+                "--opt", "prefetch=100", "--opt", "confirm=50000", "--phases",
+                "base:1s@2k, fill:10kmsg@10k/paused, drain:30s@0/drained, after:2s@2k", "--warmup", "2000",
+                "--out", out.toString());
+        assertEquals("ok", s.get("status").asText(), s::toString);
+        assertEquals(16_000, s.get("counters").get("messages_received").asLong(), s::toString);
+        assertEquals("base:1s@2000, fill:10000msg@10000/paused, drain:30s@0/drained, after:2s@2000",
+                s.get("spec").get("phases").asText()); // as asked: a replay asks the same cap
+        JsonNode drain = s.get("phases").get(2);
+        JsonNode until = drain.get("until_drained");
+        assertEquals("drained", until.get("ended_by").asText(), drain::toString);
+        assertEquals(0, until.get("messages_missing").asLong(), drain::toString);
+        assertEquals(30.0, until.get("at_most_s").asDouble());
+        assertTrue(s.get("phases").get(1).get("until_drained").isNull());
+        double drainEnd = drain.get("end_s").asDouble();
+        assertTrue(drainEnd - drain.get("start_s").asDouble() < 20, drain::toString); // far from its cap
+        assertEquals(drainEnd, s.get("phases").get(3).get("start_s").asDouble(), 1e-9);
+        // by hand from trace.dat: the intended times of messages 0 and 12,000, against the arrivals of those before
+        long[][] all = rows(out.resolve("trace.dat"), 0, 16_000);
+        assertEquals(12_000, all[12_000][0]);
+        long origin = all[0][3];
+        long firstAfter = all[12_000][3];
+        long lastArrivalBefore = Long.MIN_VALUE;
+        for (int i = 0; i < 12_000; i++) {
+            lastArrivalBefore = Math.max(lastArrivalBefore, all[i][2]);
+        }
+        assertEquals(drainEnd, (firstAfter - origin) / 1e9, 1e-6, "the last phase's first message is due at the drain's end");
+        assertTrue(firstAfter >= lastArrivalBefore, "the drain ended after its backlog arrived");
+        long wordNs = firstAfter - lastArrivalBefore;
+        assertTrue(wordNs < 200_000_000L, () -> "the drain ended " + wordNs + " ns after its last arrival");
+    }
+
+    /**
      * backlog.dat's last read ({@code t broker sent-received confirmed-received}), taken after the last arrival: sent −
      * received is 0. Confirmed − received may be a little below 0: the broker delivers a message and confirms it at
      * about the same time, and the publisher's confirmed count is read every 10 ms, so the last confirms may not be
@@ -140,16 +183,20 @@ class BacklogIT {
                 {"--phases", "a:1s@1k, f:1s@1k/paused, d:1s@1k", "--driver", "nats"}, // core NATS
                 {"--phases", "a:1s@1k, f:1s@1k/paused, d:1s@1k", "--driver", "amqp"}, // no prefetch
                 {"--phases", "a:1s@1k, f:2kmsg@1k, d:1s@1k"}, // a backlog target with the consumers running
-                {"--phases", "a:1s@1k, f:1s@1k/paused"}}; // nothing drains
+                {"--phases", "a:1s@1k, f:1s@1k/paused"}, // nothing drains
+                {"--phases", "a:1s@1k, f:1s@1k/paused, d:10s@1k/drained, b:1s@1k"}}; // a drain that publishes
         String[] says = {"tcp driver: its relay", "core NATS", "prefetch", "only while the consumers are paused",
-                "nothing would drain the backlog"};
+                "nothing would drain the backlog", "which stops publishing: give it @0"};
         for (int i = 0; i < bad.length; i++) {
             String err = PhasesIT.refused(tmp, "bad" + i, bad[i]);
             assertTrue(err.contains("--phases: ") && err.contains(says[i]) && !err.contains("\n"), err);
         }
     }
 
-    /** trace.dat's seq, send_ns and recv_ns for sequence numbers {@code from .. to-1}. */
+    /**
+     * trace.dat's seq, send_ns, recv_ns and intended_ns (MIN_VALUE when unpaced) for sequence numbers {@code from ..
+     * to-1}, in the file's order (by sequence).
+     */
     static long[][] rows(Path file, long from, long to) throws Exception {
         List<long[]> out = new ArrayList<>();
         try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII)) {
@@ -161,7 +208,8 @@ class BacklogIT {
                 String[] f = line.split(" ");
                 long seq = Long.parseLong(f[0]);
                 if (seq >= from && seq < to) {
-                    out.add(new long[] {seq, Long.parseLong(f[1]), Long.parseLong(f[2])});
+                    out.add(new long[] {seq, Long.parseLong(f[1]), Long.parseLong(f[2]),
+                            f.length > 6 ? Long.parseLong(f[6]) : Long.MIN_VALUE});
                 }
             }
         }

@@ -51,8 +51,16 @@ public final class ReceiverRole implements AgentRole {
     private final java.util.concurrent.CompletableFuture<PhaseListener> measureListener =
             new java.util.concurrent.CompletableFuture<>();
     private final Handler handler = new Handler();
-    /** The load phases when some pause the consumers (issue 31), else null: the receive loop follows their clock. */
-    private io.msgscope.core.timeline.Timeline timeline;
+    /**
+     * The load phases when some pause the consumers (issue 31), else null: the receive loop follows their clock. A drain
+     * phase's length replaces its cap here when the sender says how long it made it ({@link #phaseEnded}).
+     */
+    private volatile io.msgscope.core.timeline.Timeline timeline;
+    /** The drain phases whose end this receiver has seen and told (issue 31), by index; null without any drain. */
+    private boolean[] drainSeen;
+    /** The drain ends the sender told, for the timeline as run. */
+    private final java.util.List<io.msgscope.core.timeline.Timeline.DrainEnd> drainEnds =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     /** When the measurement's timeline starts on this clock by the go (as the sender's: its go plus 1 ms); 0 = not yet. */
     private volatile long timelineStartNs;
     /**
@@ -191,6 +199,7 @@ public final class ReceiverRole implements AgentRole {
             }
             handler.alignBelow = Math.min(ALIGN_MESSAGES, timeline.firstMessage(firstPaused));
             handler.epochMinusMono = io.msgscope.core.Clock.calibrate().epochMinusMono();
+            drainSeen = timeline.drainPhases().isEmpty() ? null : new boolean[timeline.phases().size()];
         }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
         subscriber = DriverSpecs.driverOf(drivers, spec).openSubscriber(DriverSpecs.of(spec));
@@ -309,6 +318,9 @@ public final class ReceiverRole implements AgentRole {
                     eof = true;
                     break;
                 }
+                if (drainSeen != null) {
+                    watchDrain(drainNs); // at once: the last message of a backlog may have come in this poll
+                }
                 if (!warmupReported && warmupSeenNs == 0 && warmupSent) {
                     warmupSeenNs = System.nanoTime();
                 }
@@ -375,6 +387,47 @@ public final class ReceiverRole implements AgentRole {
     private boolean paused;
 
     /**
+     * In a phase that lasts until drained (issue 31), tells the sender through the coordinator when the backlog has
+     * drained: every measured message scheduled before the phase has arrived ({@code drained}), or nothing arrived for
+     * the drain timeout since the phase began or the last arrival with some still missing ({@code quiet}: the
+     * rest are lost, as at the run's end). Once per drain; on the receiving thread between polls.
+     */
+    private void watchDrain(long drainNs) {
+        final io.msgscope.core.timeline.Timeline tl = timeline;
+        final long aligned = alignedStartNs;
+        final long start = aligned != Long.MAX_VALUE ? aligned : timelineStartNs;
+        PhaseListener l = measureListener.getNow(null);
+        if (start == 0 || l == null) {
+            return;
+        }
+        final long now = System.nanoTime();
+        final int k = tl.phaseAt(Math.max(0, now - start));
+        if (!tl.phases().get(k).untilDrained() || drainSeen[k] || tl.drainEnd(k) != null) {
+            return;
+        }
+        final long before = tl.firstMessage(k);
+        final long missing = Math.max(0, before - recorder.received());
+        final boolean quiet = now - Math.max(handler.lastArrivalNs, start + tl.startNs(k)) > drainNs;
+        if (missing == 0 || quiet) {
+            drainSeen[k] = true;
+            l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy(missing == 0 ? "drained"
+                    : "quiet").setMissing(missing).build());
+        }
+    }
+
+    /** The sender ended a drain phase (issue 31): the later phases follow the timeline as run. */
+    @Override
+    public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+        io.msgscope.core.timeline.Timeline tl = timeline;
+        if (tl == null || end.getDurationNs() <= 0) {
+            return;
+        }
+        drainEnds.add(new io.msgscope.core.timeline.Timeline.DrainEnd(end.getPhase(), end.getDurationNs(),
+                end.getEndedBy(), end.getMissing() < 0 ? null : end.getMissing()));
+        timeline = tl.asRun(drainEnds);
+    }
+
+    /**
      * Pauses or resumes the subscriber as the phase at this instant of the timeline asks (issue 31), on the receiving
      * thread between polls, and returns how long the next poll may wait: until the next phase boundary less
      * {@link #LEAD_NS}, at least 1 ms and at most {@link #POLL_MS}, so each boundary is followed up to 1 ms early. The timeline's clock is the sender's:
@@ -391,6 +444,7 @@ public final class ReceiverRole implements AgentRole {
         // switch up to LEAD_NS before the boundary, never after it: a poll (a JetStream fetch) that overran a pause's
         // start would hand over messages sent inside the pause
         final long ahead = Math.max(0, System.nanoTime() - start) + LEAD_NS;
+        final io.msgscope.core.timeline.Timeline timeline = this.timeline; // one look: the sender may end a drain
         final boolean want = timeline.consumersPausedAt(ahead);
         if (want != paused) {
             if (want) {

@@ -48,6 +48,8 @@ public final class SenderRole implements AgentRole {
     private volatile boolean stopped;
     /** Stopped by the coordinator's Stop (an interrupted run): the phase ends done, not failed. */
     private volatile boolean endedEarly;
+    /** Where a run on phases waits out its drains (issue 31); null before the measurement or without phases. */
+    private volatile DrainGate gate;
 
     public SenderRole(Drivers drivers) {
         this(drivers, NanoClock.SYSTEM);
@@ -114,7 +116,7 @@ public final class SenderRole implements AgentRole {
                     if (spec.getPhasesCount() > 0) {
                         io.msgscope.core.timeline.Timeline timeline = io.msgscope.control.RunSpecs.timeline(spec);
                         confirmSampler = timeline.pausesConsumers() ? ConfirmSampler.startFor(publisher) : null;
-                        sendOnTimeline(timeline);
+                        sendOnTimeline(new DrainGate(timeline, nanoClock, listener));
                     } else if (spec.getRate() > 0) {
                         sendAtRate();
                     } else {
@@ -275,7 +277,7 @@ public final class SenderRole implements AgentRole {
      * timeline), the fast path within noise of the inline arithmetic (BENCHMARKS.md).
      */
     private void sendAtRate() throws Exception {
-        sendOnSchedule(1e9 / spec.getRate(), null);
+        sendOnSchedule(1e9 / spec.getRate(), null, null);
     }
 
     /** Message {@code seq}'s due time at a constant rate, ns from the start: the fast path's arithmetic. */
@@ -286,17 +288,30 @@ public final class SenderRole implements AgentRole {
     /**
      * {@code --phases} (issue 31): message {@code seq} is due at its timeline offset, so a step moves the rate at its
      * boundary, a ramp raises it message by message and a pause leaves a gap; the intended times recorded are the
-     * timeline's, which is what the per-phase latency from the intended send time is taken against.
+     * timeline's, which is what the per-phase latency from the intended send time is taken against. A phase that
+     * lasts until drained is waited out at its gate ({@link DrainGate}), and the messages after it are due on the
+     * timeline as run.
      */
-    private void sendOnTimeline(io.msgscope.core.timeline.Timeline timeline) throws Exception {
-        sendOnSchedule(0, timeline::dueNs);
+    private void sendOnTimeline(DrainGate drains) throws Exception {
+        gate = drains;
+        sendOnSchedule(0, seq -> drains.timeline().dueNs(seq), drains);
+    }
+
+    @Override
+    public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+        DrainGate g = gate;
+        if (g != null) {
+            g.heard(end);
+        }
     }
 
     /**
      * Each message at {@code start + dueNs(seq)}, or with no operator at {@code start + rateDueNs(periodNs, seq)} (the
-     * constant rate's fast path), its intended and actual times both kept.
+     * constant rate's fast path), its intended and actual times both kept; before the first message after a drain,
+     * the drain is waited out ({@code drains}: null without any).
      */
-    private void sendOnSchedule(double periodNs, java.util.function.LongUnaryOperator dueNs) throws Exception {
+    private void sendOnSchedule(double periodNs, java.util.function.LongUnaryOperator dueNs, DrainGate drains)
+            throws Exception {
         final int count = (int) spec.getCount();
         final int size = spec.getSize();
         final ByteBuffer buf = payload;
@@ -308,9 +323,16 @@ public final class SenderRole implements AgentRole {
         int nextSample = cpu == null ? Integer.MAX_VALUE : 0;
         final NanoClock time = nanoClock;
         final long start = time.nanoTime() + 1_000_000;
+        long gateAt = drains == null ? Long.MAX_VALUE : drains.nextMessage();
         for (int seq = 0; seq < count; seq++) {
             if ((seq & 1023) == 0 && stopped) {
                 return;
+            }
+            while (seq == gateAt) { // (two drains in a row share their first message after)
+                if (!drains.await(start, () -> stopped)) {
+                    return;
+                }
+                gateAt = drains.nextMessage();
             }
             if (seq == nextSample) {
                 cpu.sample(seq / every);

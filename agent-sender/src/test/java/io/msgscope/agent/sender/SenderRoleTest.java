@@ -53,6 +53,12 @@ class SenderRoleTest {
 
     private static final class Listener implements AgentRole.PhaseListener {
         final CompletableFuture<PhaseDone> result = new CompletableFuture<>();
+        final java.util.List<io.msgscope.proto.PhaseEnd> ends = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
+            ends.add(end);
+        }
 
         @Override
         public void done(PhaseDone done) {
@@ -293,6 +299,35 @@ class SenderRoleTest {
         // the ramp: N(t) = 10 t + t² (t in ms, N in messages), so message 100 + j is due at sqrt(25 + j) - 5 ms
         assertEquals(15_000_000L + Math.round((Math.sqrt(25 + 1) - 5) * 1e6), intended[101] - start, 5);
         assertEquals(15_000_000L + Math.round((Math.sqrt(25 + 199) - 5) * 1e6), intended[299] - start, 5);
+    }
+
+    /**
+     * A drain (issue 31) on the fake clock, no word from the receiver: 10 ms at 10k, 10 ms at 10k paused, a drain of at
+     * most 100 ms, 10 ms at 10k. The sender waits at the drain until its cap, tells the receiver the drain lasted its cap,
+     * and the last phase's messages are due from 120 ms on.
+     */
+    @Test
+    void aDrainWithoutAWordLastsItsCapAndTheNextPhaseIsDueAfterIt() throws Exception {
+        role.close();
+        FakeClock clock = new FakeClock(5_000_000_000L);
+        role = new SenderRole(Drivers.load(), clock);
+        io.msgscope.core.timeline.Timeline timeline = io.msgscope.core.timeline.Timeline.parse("--phases",
+                "a:10ms@10k, f:10ms@10k/paused, d:100ms@0/drained, b:10ms@10k");
+        role.prepare(spec(300, 0).addAllPhases(io.msgscope.control.RunSpecs.trace(io.msgscope.core.RunSpec.builder()
+                .timeline(timeline).window(10).build(), "t").getPhasesList()).build());
+        phase(Phase.WARMUP);
+        Listener l = new Listener();
+        role.start(Phase.MEASURE, l);
+        assertEquals(300, l.result.get(60, TimeUnit.SECONDS).getSent());
+        long[] intended = upload().get(Series.INTENDED_NS);
+        long start = 5_000_000_000L + 1_000_000;
+        assertEquals(199 * 100_000L, intended[199] - start);
+        assertEquals(120_000_000L, intended[200] - start, "the last phase starts after the drain's 100 ms cap");
+        assertEquals(120_000_000L + 99 * 100_000L, intended[299] - start);
+        assertEquals(1, l.ends.size());
+        assertEquals(2, l.ends.get(0).getPhase());
+        assertEquals(100_000_000L, l.ends.get(0).getDurationNs());
+        assertEquals("cap", l.ends.get(0).getEndedBy());
     }
 
     @Test

@@ -248,7 +248,8 @@ public final class SpecFile {
     /**
      * {@code phases} as the shorthand, or as a list of {@code {name, duration, rate}} objects ({@code rate: 5k..50k}
      * for a ramp, {@code 0} for a pause; {@code consumers: paused} for a backlog, {@code messages: 20k} instead of the
-     * duration for one that ends on its size), joined into the shorthand {@code --phases} parses and checks.
+     * duration for one that ends on its size, {@code until: drained} for a drain whose duration is its cap), joined into
+     * the shorthand {@code --phases} parses and checks.
      */
     static String phases(JsonNode v) {
         if (!v.isArray()) {
@@ -266,9 +267,14 @@ public final class SpecFile {
             if (!consumers.equals("paused") && !consumers.equals("running")) {
                 throw new SpecException("--spec", "'consumers' of a phase is paused or running, got " + p);
             }
+            String until = p.hasNonNull("until") ? p.get("until").asText() : "";
+            if (!until.isEmpty() && !until.equals("drained")) {
+                throw new SpecException("--spec", "'until' of a phase is drained (the duration then its cap), got " + p);
+            }
             parts.add((p.hasNonNull("name") ? p.get("name").asText() + ":" : "")
                     + (byCount ? p.get("messages").asText() + "msg" : p.get("duration").asText()) + "@"
-                    + p.get("rate").asText() + (consumers.equals("paused") ? "/paused" : ""));
+                    + p.get("rate").asText() + (consumers.equals("paused") ? "/paused" : "")
+                    + (until.isEmpty() ? "" : "/drained"));
         }
         return String.join(", ", parts);
     }

@@ -83,6 +83,10 @@ public final class ScenarioPhases {
     /** The usage checks of {@code --phases} in scenario mode, beyond the timeline's own. */
     public static void check(Timeline t, int publishers) {
         for (LoadPhase p : t.phases()) {
+            if (p.untilDrained()) {
+                throw new SpecException("--phases", "phase '" + p.name() + "' lasts until drained, which trace mode "
+                        + "(msgscope run) follows; a scenario's drain takes a length of its own (e.g. drain:10s@0)");
+            }
             double most = Math.max(p.fromRate(), p.toRate());
             if (most / publishers > MAX_PER_PUBLISHER) {
                 throw new SpecException("--phases", "phase '" + p.name() + "' asks " + Json.finite(most).longValue()

@@ -110,6 +110,7 @@ public final class PhaseSection {
             m.put("start_s", f.frame().startNs() / 1e9);
             m.put("end_s", f.frame().endNs() / 1e9);
             m.put("consumers_paused", p.consumersPaused());
+            m.put("until_drained", p.untilDrained() ? untilDrained(p, timeline.drainEnd(k)) : null);
             m.put("rate_asked_from_msg_s", p.fromRate());
             m.put("rate_asked_to_msg_s", p.toRate());
             m.put("messages_scheduled", f.scheduled());
@@ -127,6 +128,18 @@ public final class PhaseSection {
             out.add(m);
         }
         return out;
+    }
+
+    /**
+     * A drain phase's end (issue 31): its cap, why it ended and what was missing then; {@code ended_by} null when the
+     * run did not come to its end (stopped or failed first: the phase is framed by its cap).
+     */
+    private static Map<String, Object> untilDrained(LoadPhase p, Timeline.DrainEnd e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("at_most_s", p.drainCapNs() / 1e9);
+        m.put("ended_by", e == null ? null : e.endedBy());
+        m.put("messages_missing", e == null ? null : e.missing());
+        return m;
     }
 
     private static Map<String, Object> finite(Map<String, Double> fields) {
@@ -163,7 +176,7 @@ public final class PhaseSection {
 
     private static String asked(LoadPhase p) {
         return switch (p.kind()) {
-            case PAUSE -> "pause";
+            case PAUSE -> p.untilDrained() ? "until drained" : "pause";
             case CONSTANT -> String.format(Locale.ROOT, "%,.0f msg/s", p.fromRate());
             case RAMP -> String.format(Locale.ROOT, "%,.0f..%,.0f msg/s", p.fromRate(), p.toRate());
         };

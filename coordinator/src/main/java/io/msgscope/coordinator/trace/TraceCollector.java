@@ -25,7 +25,8 @@ import java.util.TreeSet;
  * immutable {@link TraceResult}, once the run is over.
  */
 final class TraceCollector {
-    final RunSpec spec;
+    /** The run's spec; after the measurement its timeline is the one as run (issue 31: each drain's length). */
+    RunSpec spec;
     final String runId;
     final long[] sendNs;
     long[] intendedNs;

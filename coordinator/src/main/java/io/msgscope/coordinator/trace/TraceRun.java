@@ -130,6 +130,37 @@ public final class TraceRun {
         }
     }
 
+    /**
+     * The timeline as run (issue 31): each drain the sender ended gets the length it took, told in the frames it sent
+     * through the hub; one log line each. A drain the run did not reach keeps its cap.
+     */
+    private void drainsAsRun(ControlHub hub, TraceCollector out) {
+        List<io.msgscope.core.timeline.Timeline.DrainEnd> ends = new java.util.ArrayList<>();
+        for (Envelope e : hub.forwarded()) {
+            io.msgscope.proto.PhaseEnd p = e.getPhaseEnd();
+            if (e.hasPhaseEnd() && p.getDurationNs() > 0) { // the sender's: the receiver's carry no length
+                ends.add(new io.msgscope.core.timeline.Timeline.DrainEnd(p.getPhase(), p.getDurationNs(),
+                        p.getEndedBy(), p.getMissing() < 0 ? null : p.getMissing()));
+                log.println(drainLine(spec.timeline(), ends.get(ends.size() - 1)));
+            }
+        }
+        if (!ends.isEmpty()) {
+            out.spec = spec.toBuilder().timeline(spec.timeline().asRun(ends)).build();
+        }
+    }
+
+    /** One line for a drain's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)}. */
+    static String drainLine(io.msgscope.core.timeline.Timeline asked, io.msgscope.core.timeline.Timeline.DrainEnd e) {
+        String why = switch (e.endedBy()) {
+            case "drained" -> "drained";
+            case "quiet" -> "nothing arrived for the drain timeout, " + e.missing() + " message(s) missing";
+            default -> "not drained by its cap";
+        };
+        return String.format(java.util.Locale.ROOT, "phase %d %s: %s after %.3f s (at most %s)", e.phase(),
+                asked.phases().get(e.phase()).name(), why, e.durationNs() / 1e9,
+                io.msgscope.analysis.output.HumanFormat.duration(asked.phases().get(e.phase()).drainCapNs()));
+    }
+
     /** Runs the lifecycle; whatever happens, returns what was brought back (a failure is in the result). */
     public TraceResult run(Endpoints ep, String runId) {
         TraceCollector out = new TraceCollector(spec, runId);
@@ -234,6 +265,11 @@ public final class TraceRun {
                         + (spec.timeline() != null ? " on phases " + spec.timeline().shorthand()
                         : spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
                 out.measureEpochMs = System.currentTimeMillis();
+                if (spec.timeline() != null && !spec.timeline().drainPhases().isEmpty()) {
+                    // a drain's end: the receiver sees it, the sender acts on it, the receiver follows the sender
+                    hub.forward(receiver, Envelope.BodyCase.PHASE_END, sender);
+                    hub.forward(sender, Envelope.BodyCase.PHASE_END, receiver);
+                }
                 receiver.send(go(Phase.MEASURE));
                 if (probe != null && !faults.isEmpty()) { // the fault clock starts with the sender's (1 ms after its Go)
                     probe.send(Envelope.newBuilder().setFaultsGo(io.msgscope.proto.FaultsGo.newBuilder()
@@ -286,6 +322,7 @@ public final class TraceRun {
                     log.println("run failed: " + f.getMessage());
                 }
             }
+            drainsAsRun(hub, out);
             out.phase = "upload";
             if (out.failure == null || verbose) {
                 log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));

@@ -225,6 +225,11 @@ class ScenarioPhasesTest {
         }
         ScenarioPhases.checkBacklog(Timeline.parse("--phases", "a:1s@1k"), cannot, java.util.Map.of()); // no backlog
         ScenarioPhases.check(Timeline.parse("--phases", "a:1s@4m"), 4); // 1,000,000 each: allowed
+        SpecException drained = assertThrows(SpecException.class, () -> ScenarioPhases.check(
+                Timeline.parse("--phases", "f:1s@1k/paused, d:10s@0/drained, b:1s@1k"), 4));
+        assertEquals("--phases", drained.option());
+        assertTrue(drained.getMessage().contains("phase 'd' lasts until drained, which trace mode (msgscope run) "
+                + "follows"), drained.getMessage());
         assertEquals(250.0, ScenarioPhases.warmupRate(Timeline.parse("--phases", "p:1s@0, r:2s@0..1k"), 4));
     }
 }

@@ -15,15 +15,40 @@ import java.util.Locale;
  * @param consumersPaused the receiver does not consume during the phase: the broker holds what is sent (a backlog)
  * @param targetMessages  the phase ends when it has sent this many messages (its duration is derived from its constant
  *                        rate); 0 = the phase is given by its duration
+ * @param drainCapNs      0 for a phase of a known length; for one that lasts until the backlog has drained
+ *                        ({@code /drained}: publishing stopped, the consumers taking what the broker kept), the most it
+ *                        may last, ns. Before the run its {@code durationNs} is this cap; in the timeline as run
+ *                        ({@link Timeline#asRun}) it is how long the drain took
  */
 public record LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
-                        long targetMessages) {
+                        long targetMessages, long drainCapNs) {
     /** What a phase does to the publishers. */
     public enum Kind { CONSTANT, RAMP, PAUSE }
 
     /** A phase whose consumers consume, given by its duration. */
     public LoadPhase(String name, long durationNs, double fromRate, double toRate) {
-        this(name, durationNs, fromRate, toRate, false, 0);
+        this(name, durationNs, fromRate, toRate, false, 0, 0);
+    }
+
+    /** A phase given by its length or its message count, consumers paused or not (no drain). */
+    public LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
+                     long targetMessages) {
+        this(name, durationNs, fromRate, toRate, consumersPaused, targetMessages, 0);
+    }
+
+    /** A phase that lasts until the backlog has drained, at most {@code capNs}, publishing stopped. */
+    public static LoadPhase untilDrained(String name, long capNs) {
+        return new LoadPhase(name, capNs, 0, 0, false, 0, capNs);
+    }
+
+    /** Whether the phase lasts until the backlog has drained ({@code /drained}) rather than a length known before. */
+    public boolean untilDrained() {
+        return drainCapNs > 0;
+    }
+
+    /** This phase as run: a drain that took {@code ns}. */
+    LoadPhase lasting(long ns) {
+        return new LoadPhase(name, ns, fromRate, toRate, consumersPaused, targetMessages, drainCapNs);
     }
 
     /**
@@ -47,12 +72,16 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
         return targetMessages > 0 ? targetMessages : (fromRate + toRate) / 2 * durationNs / 1e9;
     }
 
-    /** The phase as the shorthand writes it, e.g. {@code ramp:60s@5000..50000} or {@code fill:20000msg@5000/paused}. */
+    /**
+     * The phase as the shorthand writes it, e.g. {@code ramp:60s@5000..50000}, {@code fill:20000msg@5000/paused} or
+     * {@code drain:60s@0/drained} (a drain as asked, its cap, even once run).
+     */
     public String shorthand() {
         String rate = fromRate == toRate ? Timeline.number(fromRate)
                 : Timeline.number(fromRate) + ".." + Timeline.number(toRate);
-        String length = targetMessages > 0 ? targetMessages + "msg" : Timeline.duration(durationNs);
-        return name + ":" + length + "@" + rate + (consumersPaused ? "/paused" : "");
+        String length = targetMessages > 0 ? targetMessages + "msg"
+                : Timeline.duration(untilDrained() ? drainCapNs : durationNs);
+        return name + ":" + length + "@" + rate + (consumersPaused ? "/paused" : "") + (untilDrained() ? "/drained" : "");
     }
 
     @Override

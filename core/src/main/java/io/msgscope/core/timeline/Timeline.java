@@ -32,6 +32,13 @@ import java.util.regex.Pattern;
  * The last phase may be a pause ({@code drain:10s@0}) only after a {@code /paused} phase: publishing stops and the
  * backlog drains "until drained" — the run ends when every message sent has arrived (or the drain timeout counts the
  * rest lost), whatever the phase's duration, which only frames the phase's own figures.
+ *
+ * <p>A phase in the middle may last "until drained" ({@code /drained}, e.g. {@code drain:60s@0/drained}): publishing
+ * stops, the consumers take what the broker kept, and the phase ends when every measured message scheduled before it
+ * has arrived (or nothing arrived for the drain timeout: the rest are lost), at the latest after its duration, the
+ * cap. The receiver sees the end and the sender starts the next phase when it hears of it, so the phases after a drain
+ * start later than their offsets here say: the timeline as run ({@link #asRun}) gives each drain its length, and every
+ * due time after it moves by the difference. The number of messages does not change, since a drain schedules none.
  */
 public final class Timeline {
     /** Longest timeline: a week. */
@@ -41,23 +48,40 @@ public final class Timeline {
 
     private static final Pattern PHASE = Pattern.compile(
             "(?:([A-Za-z][A-Za-z0-9_-]{0,31}):)?(?:([0-9]+(?:\\.[0-9]+)?[kKmM]?)msg|([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h))"
-                    + "@([0-9]+(?:\\.[0-9]+)?[kKmM]?)(?:\\.\\.([0-9]+(?:\\.[0-9]+)?[kKmM]?))?(/paused)?");
+                    + "@([0-9]+(?:\\.[0-9]+)?[kKmM]?)(?:\\.\\.([0-9]+(?:\\.[0-9]+)?[kKmM]?))?(/paused)?(/drained)?");
 
     private final List<LoadPhase> phases;
     private final long[] startNs;       // each phase's start offset; startNs[k + 1] is its end
     private final double[] startCount;  // N at each phase's start; startCount[k + 1] at its end
     private final double[] periodNs;    // a constant phase's 1e9 / rate, as --rate computes its period; else 0
     private final long messages;
+    /** How each drain ended, by phase index, in the timeline as run; empty before the run. */
+    private final java.util.Map<Integer, DrainEnd> ends;
 
-    public Timeline(List<LoadPhase> phases) {
-        this(phases, "--phases");
+    /**
+     * How a phase that lasted until drained ended (issue 31): its length on the sender's clock, from its start to when
+     * the sender heard that the receiver saw the end; and why it ended.
+     *
+     * @param phase      the phase's index
+     * @param durationNs how long it lasted, ns (at least 1 ms, at most its cap)
+     * @param endedBy    {@code drained} (every measured message scheduled before it arrived), {@code quiet} (nothing
+     *                   arrived for the drain timeout with some still missing) or {@code cap} (its duration ran out)
+     * @param missing    measured messages scheduled before it that had not arrived when it ended; null when unknown
+     *                   (the cap: the receiver did not say)
+     */
+    public record DrainEnd(int phase, long durationNs, String endedBy, Long missing) {
     }
 
-    private Timeline(List<LoadPhase> phases, String option) {
+    public Timeline(List<LoadPhase> phases) {
+        this(phases, "--phases", java.util.Map.of());
+    }
+
+    private Timeline(List<LoadPhase> phases, String option, java.util.Map<Integer, DrainEnd> ends) {
         if (phases.isEmpty()) {
             throw new SpecException(option, "needs at least one phase, e.g. steady:30s@5k");
         }
         this.phases = List.copyOf(phases);
+        this.ends = java.util.Map.copyOf(ends);
         int n = phases.size();
         startNs = new long[n + 1];
         startCount = new double[n + 1];
@@ -105,6 +129,21 @@ public final class Timeline {
             throw new SpecException(option, at + " pauses the consumers at the end: nothing would drain the backlog; "
                     + "end with a phase that consumes (e.g. drain:10s@0 or drain:10s@5k)");
         }
+        if (p.untilDrained() && (p.fromRate() != 0 || p.toRate() != 0)) {
+            throw new SpecException(option, at + " lasts until drained, which stops publishing: give it @0 (a drain "
+                    + "while publishing goes on takes a length of its own, e.g. drain:10s@2k)");
+        }
+        if (p.untilDrained() && p.consumersPaused()) {
+            throw new SpecException(option, at + " cannot both pause the consumers and wait for them to drain");
+        }
+        if (p.untilDrained() && !afterBacklog) {
+            throw new SpecException(option, at + " lasts until drained, but no phase before it pauses the consumers: "
+                    + "put it after a /paused phase (e.g. fill:20kmsg@5k/paused, drain:60s@0/drained)");
+        }
+        if (p.untilDrained() && last) {
+            throw new SpecException(option, at + " lasts until drained at the end: the run itself ends when every "
+                    + "message has arrived, so end with drain:60s@0 (/drained is for a phase that others follow)");
+        }
         if (last && p.kind() == LoadPhase.Kind.PAUSE && !afterBacklog) {
             throw new SpecException(option, at + " is a pause at the end: a run ends with its last message, so a "
                     + "final pause would measure nothing (after a /paused phase it drains the backlog)");
@@ -122,20 +161,28 @@ public final class Timeline {
             Matcher m = PHASE.matcher(t);
             if (!m.matches()) {
                 throw new SpecException(option, "'" + t + "' is not a phase: write [NAME:]DURATION@RATE or "
-                        + "[NAME:]DURATION@FROM..TO, optionally /paused (consumers paused) and N[k]msg for a duration, e.g. "
-                        + "steady:30s@5k, ramp:60s@5k..50k, pause:10s@0, fill:20kmsg@5k/paused");
+                        + "[NAME:]DURATION@FROM..TO, optionally /paused (consumers paused) and N[k]msg for a duration, or "
+                        + "/drained (until the backlog drained, at most DURATION), e.g. steady:30s@5k, ramp:60s@5k..50k, "
+                        + "pause:10s@0, fill:20kmsg@5k/paused, drain:60s@0/drained");
             }
             String name = m.group(1) != null ? m.group(1) : "phase" + (out.size() + 1);
             double from = rate(option, t, m.group(5));
             double to = m.group(6) == null ? from : rate(option, t, m.group(6));
             boolean paused = m.group(7) != null;
-            if (m.group(2) != null) {
+            if (m.group(8) != null) {
+                if (m.group(2) != null) {
+                    throw new SpecException(option, "'" + t + "' lasts until drained: give it a duration, the most it "
+                            + "may last, instead of a message count (e.g. drain:60s@0/drained)");
+                }
+                long cap = durationNs(option, t, m.group(3), m.group(4)); // rate and pause checked with the rest
+                out.add(new LoadPhase(name, cap, from, to, paused, 0, cap));
+            } else if (m.group(2) != null) {
                 out.add(LoadPhase.ofMessages(name, messages(option, t, m.group(2)), from == to ? from : 0, paused));
             } else {
                 out.add(new LoadPhase(name, durationNs(option, t, m.group(3), m.group(4)), from, to, paused, 0));
             }
         }
-        return new Timeline(out, option);
+        return new Timeline(out, option, java.util.Map.of());
     }
 
     private static long durationNs(String option, String phase, String digits, String unit) {
@@ -282,6 +329,45 @@ public final class Timeline {
     private long lastDueBefore(int k) {
         long first = firstMessage(k);
         return first == 0 ? 0 : dueNs(first - 1);
+    }
+
+    /** The indexes of the phases that last until drained, in order; empty when none does. */
+    public List<Integer> drainPhases() {
+        List<Integer> out = new ArrayList<>();
+        for (int k = 0; k < phases.size(); k++) {
+            if (phases.get(k).untilDrained()) {
+                out.add(k);
+            }
+        }
+        return out;
+    }
+
+    /** How drain phase {@code k} ended in the timeline as run; null before the run or for another phase. */
+    public DrainEnd drainEnd(int k) {
+        return ends.get(k);
+    }
+
+    /**
+     * The timeline as run: each drain in {@code ends} given the length it took (the others keep their cap), so every
+     * phase after it starts that much earlier than the cap would have it; the same phases, messages and shorthand.
+     * A drain's length is refused outside 1 ms to its cap.
+     */
+    public Timeline asRun(java.util.Collection<DrainEnd> ended) {
+        List<LoadPhase> run = new ArrayList<>(phases);
+        java.util.Map<Integer, DrainEnd> byPhase = new java.util.HashMap<>(ends);
+        for (DrainEnd e : ended) {
+            LoadPhase p = e.phase() >= 0 && e.phase() < phases.size() ? phases.get(e.phase()) : null;
+            if (p == null || !p.untilDrained()) {
+                throw new IllegalArgumentException("phase " + e.phase() + " does not last until drained");
+            }
+            if (e.durationNs() < 1_000_000 || e.durationNs() > p.drainCapNs()) {
+                throw new IllegalArgumentException("drain phase " + e.phase() + " cannot last " + e.durationNs()
+                        + " ns (1 ms to " + p.drainCapNs() + ")");
+            }
+            run.set(e.phase(), p.lasting(e.durationNs()));
+            byPhase.put(e.phase(), e);
+        }
+        return new Timeline(run, "--phases", byPhase);
     }
 
     /** Whether any phase pauses the consumers: the run builds a backlog. */

@@ -181,4 +181,64 @@ class TimelineTest {
         assertTrue(e.getMessage().contains(message), e.getMessage());
         assertTrue(e.getMessage().contains("--phases"), e.getMessage());
     }
+
+    @Test
+    void aDrainLastsItsCapBeforeTheRunAndWhatItTookAfterIt() {
+        // 1 s at 1k, 5,000 paused at 5k (1 s), a drain of at most 60 s, then 2 s at 1k: 8,000 messages either way
+        Timeline asked = Timeline.parse("--phases", "a:1s@1k, fill:5kmsg@5k/paused, drain:60s@0/drained, b:2s@1k");
+        LoadPhase drain = asked.phases().get(2);
+        assertTrue(drain.untilDrained());
+        assertEquals(LoadPhase.Kind.PAUSE, drain.kind());
+        assertEquals(60_000_000_000L, drain.durationNs());
+        assertEquals(java.util.List.of(2), asked.drainPhases());
+        assertEquals(8_000, asked.messages());
+        assertEquals(6_000, asked.firstMessage(3));
+        assertEquals(62_000_000_000L, asked.startNs(3));                    // before the run: the cap
+        assertEquals(62_000_000_000L, asked.dueNs(6_000));
+        assertTrue(!asked.consumersPausedAt(30_000_000_000L));              // the drain consumes
+        assertEquals(null, asked.drainEnd(2));
+        // it drained in 3.25 s: b starts at 2 + 3.25 s, message 6,000 is due then and message 7,999 1.999 s later
+        Timeline run = asked.asRun(java.util.List.of(new Timeline.DrainEnd(2, 3_250_000_000L, "drained", 0L)));
+        assertEquals(5_250_000_000L, run.startNs(3));
+        assertEquals(5_250_000_000L, run.dueNs(6_000));
+        assertEquals(5_250_000_000L + 1_999_000_000L, run.dueNs(7_999));
+        assertEquals(7_250_000_000L, run.durationNs());
+        assertEquals(2_000_000_000L, run.endNs(1));                         // before the drain nothing moves
+        assertEquals(asked.dueNs(5_999), run.dueNs(5_999));
+        assertEquals(8_000, run.messages());
+        assertEquals("drained", run.drainEnd(2).endedBy());
+        assertEquals(3, run.phaseAt(5_250_000_000L));
+        // the shorthand says what was asked, so a replay asks the same cap
+        assertEquals("a:1s@1000, fill:5000msg@5000/paused, drain:60s@0/drained, b:2s@1000", run.shorthand());
+        assertEquals(asked.phases(), Timeline.parse("--phases", run.shorthand()).phases());
+    }
+
+    @Test
+    void aDrainsLengthAsRunIsRefusedOutsideOneMsToItsCap() {
+        Timeline t = Timeline.parse("--phases", "fill:1s@1k/paused, drain:10s@0/drained, b:1s@1k");
+        assertThrows(IllegalArgumentException.class,
+                () -> t.asRun(java.util.List.of(new Timeline.DrainEnd(1, 10_000_000_001L, "drained", 0L))));
+        assertThrows(IllegalArgumentException.class,
+                () -> t.asRun(java.util.List.of(new Timeline.DrainEnd(1, 999_999, "drained", 0L))));
+        assertThrows(IllegalArgumentException.class,
+                () -> t.asRun(java.util.List.of(new Timeline.DrainEnd(0, 5_000_000_000L, "drained", 0L))));
+        assertEquals(11_000_000_000L, t.asRun(java.util.List.of(new Timeline.DrainEnd(1, 10_000_000_000L, "cap",
+                null))).endNs(1)); // fill's 1 s and the whole cap
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "f:1s@1k/paused, d:10s@1k/drained, b:1s@1k|lasts until drained, which stops publishing: give it @0",
+        "f:1s@1k/paused, d:10s@0/paused/drained, b:1s@1k|cannot both pause the consumers and wait for them to drain",
+        "a:1s@1k, d:10s@0/drained, b:1s@1k|no phase before it pauses the consumers",
+        "f:1s@1k/paused, d:10s@0/drained|the run itself ends when every message has arrived",
+        "f:1s@1k/paused, d:5kmsg@0/drained, b:1s@1k|give it a duration, the most it may last",
+        "f:1s@1k/paused, d:10s@0/drained/paused, b:1s@1k|is not a phase",
+    })
+    void drainPhasesRefuseWhatCannotBeFollowed(String text, String message) {
+        SpecException e = assertThrows(SpecException.class, () -> Timeline.parse("--phases", text));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+        assertTrue(e.getMessage().startsWith("--phases") || e.getMessage().contains("--phases"), e.getMessage());
+        assertTrue(!e.getMessage().contains("\n"), e.getMessage());
+    }
 }
