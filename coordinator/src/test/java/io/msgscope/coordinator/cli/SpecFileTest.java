@@ -144,8 +144,12 @@ class SpecFileTest {
                 + "  - {name: drain, duration: 2s, rate: 2k, consumers: running}\n");
         assertArrayEquals(new String[] {"run", "--phases", "base:1s@2k, fill:20kmsg@10k/paused, drain:2s@2k"},
                 SpecFile.expand(new String[] {"run", "--spec", yaml.toString()}));
+        Path drained = file("drained.yaml", "phases:\n  - {name: fill, messages: 20k, rate: 10k, consumers: paused}\n"
+                + "  - {name: drain, duration: 30s, rate: 0, until: drained}\n  - {name: after, duration: 2s, rate: 2k}\n");
+        assertArrayEquals(new String[] {"run", "--phases", "fill:20kmsg@10k/paused, drain:30s@0/drained, after:2s@2k"},
+                SpecFile.expand(new String[] {"run", "--spec", drained.toString()}));
         for (String bad : new String[] {"{name: f, messages: 5, duration: 1s, rate: 1k}",
-                "{name: f, duration: 1s, rate: 1k, consumers: stopped}"}) {
+                "{name: f, duration: 1s, rate: 1k, consumers: stopped}", "{name: d, duration: 1s, rate: 0, until: empty}"}) {
             Path f = file("bad.yaml", "phases:\n  - " + bad + "\n");
             SpecException e = assertThrows(SpecException.class,
                     () -> SpecFile.expand(new String[] {"run", "--spec", f.toString()}));
