@@ -65,9 +65,13 @@ final class RedisPublisher implements Publisher {
             this.warmup = warmup;
         }
 
+        /**
+         * Counts the reply, then frees its slot: {@link #drain} returns once every slot is free, and the counters read
+         * after it must hold every reply (released first, the last one's count could land after the read: RedisIT
+         * saw 1,999 of 2,000 acked).
+         */
         @Override
         public void accept(Object result, Throwable error) {
-            window.release();
             if (error != null) {
                 counts.error(counts.firstError() == null ? settings.mode() + " publish to " + settings.key()
                         + " failed: " + error.getMessage() : null);
@@ -77,6 +81,7 @@ final class RedisPublisher implements Publisher {
             } else {
                 counts.acked(warmup);
             }
+            window.release();
         }
     }
 
