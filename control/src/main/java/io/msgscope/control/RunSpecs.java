@@ -43,6 +43,12 @@ public final class RunSpecs {
                 .toList();
     }
 
+    /** A drain's end as the sender told it (issue 31): its length, why it ended, what was missing (-1: unknown). */
+    public static Timeline.DrainEnd drainEnd(io.msgscope.proto.PhaseEnd e) {
+        return new Timeline.DrainEnd(e.getPhase(), e.getDurationNs(), e.getEndedBy(),
+                e.getMissing() < 0 ? null : e.getMissing());
+    }
+
     /** The sender's and receiver's timeline from its run spec, or null when the spec has one rate. */
     public static Timeline timeline(RunSpec spec) {
         return timeline(spec.getPhasesList());

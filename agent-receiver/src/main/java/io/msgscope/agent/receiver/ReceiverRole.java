@@ -394,8 +394,7 @@ public final class ReceiverRole implements AgentRole {
      */
     private void watchDrain(long drainNs) {
         final io.msgscope.core.timeline.Timeline tl = timeline;
-        final long aligned = alignedStartNs;
-        final long start = aligned != Long.MAX_VALUE ? aligned : timelineStartNs;
+        final long start = timelineStart();
         PhaseListener l = measureListener.getNow(null);
         if (start == 0 || l == null) {
             return;
@@ -415,6 +414,12 @@ public final class ReceiverRole implements AgentRole {
         }
     }
 
+    /** Where the sender's timeline starts on this clock: its messages' word once they came, else the go's; 0 = not yet. */
+    private long timelineStart() {
+        final long aligned = alignedStartNs;
+        return aligned != Long.MAX_VALUE ? aligned : timelineStartNs;
+    }
+
     /** The sender ended a drain phase (issue 31): the later phases follow the timeline as run. */
     @Override
     public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
@@ -422,8 +427,7 @@ public final class ReceiverRole implements AgentRole {
         if (tl == null || end.getDurationNs() <= 0) {
             return;
         }
-        drainEnds.add(new io.msgscope.core.timeline.Timeline.DrainEnd(end.getPhase(), end.getDurationNs(),
-                end.getEndedBy(), end.getMissing() < 0 ? null : end.getMissing()));
+        drainEnds.add(io.msgscope.control.RunSpecs.drainEnd(end));
         timeline = tl.asRun(drainEnds);
     }
 
@@ -436,8 +440,7 @@ public final class ReceiverRole implements AgentRole {
      * which two processes on one host read alike).
      */
     private long followTimeline(Subscriber sub) throws java.io.IOException {
-        final long aligned = alignedStartNs;
-        final long start = aligned != Long.MAX_VALUE ? aligned : timelineStartNs;
+        final long start = timelineStart();
         if (start == 0) {
             return POLL_MS;
         }

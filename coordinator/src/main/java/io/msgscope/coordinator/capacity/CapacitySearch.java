@@ -307,21 +307,20 @@ public final class CapacitySearch {
     }
 
     private Double largestPassBelow(double rate) {
-        Double best = null;
-        for (Taken t : steps) {
-            double r = t.step().rateAsked();
-            if (r < rate && verdict(r) == Verdict.PASS && (best == null || r > best)) {
-                best = r;
-            }
-        }
-        return best;
+        return nearest(rate, Verdict.PASS, -1);
     }
 
     private Double smallestFailAbove(double rate) {
+        return nearest(rate, Verdict.FAIL, 1);
+    }
+
+    /** The rate run nearest {@code rate} on the side {@code side} (−1 below, +1 above) whose verdict is {@code v}. */
+    private Double nearest(double rate, Verdict v, int side) {
         Double best = null;
         for (Taken t : steps) {
             double r = t.step().rateAsked();
-            if (r > rate && verdict(r) == Verdict.FAIL && (best == null || r < best)) {
+            boolean nearer = best == null || Math.abs(r - rate) < Math.abs(best - rate);
+            if (Math.signum(r - rate) == side && nearer && verdict(r) == v) {
                 best = r;
             }
         }

@@ -139,8 +139,7 @@ public final class TraceRun {
         for (Envelope e : hub.forwarded()) {
             io.msgscope.proto.PhaseEnd p = e.getPhaseEnd();
             if (e.hasPhaseEnd() && p.getDurationNs() > 0) { // the sender's: the receiver's carry no length
-                ends.add(new io.msgscope.core.timeline.Timeline.DrainEnd(p.getPhase(), p.getDurationNs(),
-                        p.getEndedBy(), p.getMissing() < 0 ? null : p.getMissing()));
+                ends.add(io.msgscope.control.RunSpecs.drainEnd(p));
                 log.println(drainLine(spec.timeline(), ends.get(ends.size() - 1)));
             }
         }
