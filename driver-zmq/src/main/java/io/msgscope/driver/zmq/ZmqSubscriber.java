@@ -120,12 +120,14 @@ final class ZmqSubscriber implements Subscriber, ZmqPoller.Member {
         ZmqSubscriber sub = new ZmqSubscriber(shared, s, o.pubsub(), o.pubsub() ? topic : "",
                 InetAddress.getByName(host), size);
         try {
-            // no plain-TCP probe towards the proxy's PUSH/XPUB (see ZmqEndpoints.probe): its ports come from
-            // the proxy itself, and PUB/SUB waits for the welcome anyway
-            s.connect(endpoint);
+            // no plain-TCP probe towards the proxy's PUSH/XPUB (see ZmqEndpoints.probe): PUB/SUB waits for the
+            // proxy's welcome, PUSH/PULL for its connection's ZMTP handshake (see ZmqEndpoints.connectVerified)
             if (o.pubsub()) {
+                s.connect(endpoint);
                 s.subscribe(ZmqOptions.topicFrame(topic));
                 sub.awaitWelcome(endpoint, topic);
+            } else {
+                ZmqEndpoints.connectVerified(shared.zmq(), s, endpoint);
             }
         } catch (IOException | RuntimeException e) {
             s.close();

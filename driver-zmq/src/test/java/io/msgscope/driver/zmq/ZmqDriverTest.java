@@ -99,6 +99,44 @@ class ZmqDriverTest {
         assertFalse(e.getMessage().contains("\n"), e.getMessage());
     }
 
+    /**
+     * A subscriber through the proxy returns only once its connection has completed the ZMTP handshake: against a
+     * port that accepts TCP but never speaks ZeroMQ it gives up after 3 attempts of 3 s, in one line naming the
+     * address, instead of waiting for messages that could never come (or that the proxy routed into a connection
+     * JeroMQ later drops).
+     */
+    @Test
+    void aSubscriberThroughTheProxyWaitsForItsHandshakeAndNamesTheAddressWhenNoneComes() throws Exception {
+        try (ServerSocket mute = new ServerSocket(0)) {
+            Thread acceptor = new Thread(() -> {
+                java.util.List<java.net.Socket> held = new java.util.ArrayList<>();
+                try {
+                    while (true) {
+                        held.add(mute.accept()); // accepted and never answered
+                    }
+                } catch (IOException closed) {
+                    held.forEach(h -> {
+                        try {
+                            h.close();
+                        } catch (IOException ignored) {
+                            // closing anyway
+                        }
+                    });
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            long t0 = System.nanoTime();
+            IOException e = assertThrows(IOException.class, () -> driver().openSubscriber(
+                    new DriverSpec("127.0.0.1", mute.getLocalPort(), "", 64, 0, Map.of("via", "proxy"), "")));
+            double s = (System.nanoTime() - t0) / 1e9;
+            assertTrue(s >= 3 * ZmqEndpoints.HANDSHAKE_TIMEOUT_MS / 1e3 - 0.5 && s < 20, "took " + s + " s");
+            assertTrue(e.getMessage().contains("handshake with tcp://127.0.0.1:" + mute.getLocalPort()), e.getMessage());
+            assertTrue(e.getMessage().contains("(3 attempts)"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
+
     @Test
     void badOptionsNameTheOption() {
         assertEquals("--opt hwm", assertThrows(SpecException.class, () -> driver().openSubscriber(
