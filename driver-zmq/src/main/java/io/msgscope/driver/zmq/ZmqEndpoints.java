@@ -1,20 +1,26 @@
 package io.msgscope.driver.zmq;
 
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Shared small facts of the ZeroMQ driver: connect checks and the proxy's welcome message. */
+/** Shared small facts of the ZeroMQ driver: connect checks, handshake waits and the proxy's welcome message. */
 final class ZmqEndpoints {
     static final long CONNECT_TIMEOUT_MS = 5_000;
     /**
-     * How long a subscriber waits for the proxy's welcome and a publisher for a subscription, per
-     * attempt; a fresh socket then tries again, up to {@link #HANDSHAKE_ATTEMPTS} times. The retries are
-     * for JeroMQ 0.6.0, whose connections now and then never carry a message (about 1 in 60 here, with
-     * plain PUSH/PULL and no msgscope code involved): the handshake sees it, a new connection cures it.
+     * How long a subscriber waits for the proxy's welcome (PUB/SUB) or its connection's ZMTP handshake
+     * (PUSH/PULL, {@link #connectVerified}) and a publisher for a subscription, per attempt; a fresh
+     * socket then tries again, up to {@link #HANDSHAKE_ATTEMPTS} times. The retries are for JeroMQ 0.6.0,
+     * whose connections now and then never carry a message (about 1 in 60 here, with plain PUSH/PULL and
+     * no msgscope code involved): the handshake sees it, a new connection cures it.
      */
     static final long HANDSHAKE_TIMEOUT_MS = 3_000;
     static final int HANDSHAKE_ATTEMPTS = 3;
@@ -83,7 +89,7 @@ final class ZmqEndpoints {
         }
     }
 
-    private static final java.util.concurrent.atomic.AtomicLong MONITORS = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong MONITORS = new AtomicLong();
 
     /**
      * Connects {@code s} to {@code endpoint} and returns once a connection has completed its ZMTP handshake
@@ -95,17 +101,17 @@ final class ZmqEndpoints {
      * when the subscriber first waited for its handshake, 7 of which had needed the second connection).
      * Waiting here means no publisher starts before this subscriber's connection is one that works.
      */
-    static void connectVerified(org.zeromq.ZContext ctx, org.zeromq.ZMQ.Socket s, String endpoint) throws IOException {
+    static void connectVerified(ZContext ctx, ZMQ.Socket s, String endpoint) throws IOException {
         String events = "inproc://msgscope-zmq-handshake-" + MONITORS.incrementAndGet();
-        if (!s.monitor(events, org.zeromq.ZMQ.EVENT_HANDSHAKE_PROTOCOL)) {
+        if (!s.monitor(events, ZMQ.EVENT_HANDSHAKE_PROTOCOL)) {
             throw new IOException("cannot watch the ZeroMQ connection to " + endpoint + " (socket monitor refused)");
         }
-        org.zeromq.ZMQ.Socket watch = ctx.createSocket(org.zeromq.SocketType.PAIR);
+        ZMQ.Socket watch = ctx.createSocket(SocketType.PAIR);
         try {
             watch.setReceiveTimeOut((int) HANDSHAKE_TIMEOUT_MS);
             watch.connect(events);
             s.connect(endpoint);
-            if (org.zeromq.ZMQ.Event.recv(watch) == null) {
+            if (ZMQ.Event.recv(watch) == null) {
                 throw new HandshakeTimeout("no ZeroMQ (ZMTP) handshake with " + endpoint + " within "
                         + HANDSHAKE_TIMEOUT_MS + " ms");
             }

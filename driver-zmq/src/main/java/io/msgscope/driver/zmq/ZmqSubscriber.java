@@ -36,7 +36,8 @@ import java.util.Map;
  * backend, or a SUB socket connected to the proxy's XPUB backend. The SUB socket subscribes to its
  * topic frame and the constructor waits for the proxy's welcome on it: then the subscription is known
  * to be in the proxy before any publisher starts (the slow-joiner problem solved by a handshake, not a
- * sleep). Each PUB/SUB message is two frames, the topic and the payload; further welcomes (one per
+ * sleep); the PULL socket waits for its connection's ZMTP handshake instead ({@link ZmqEndpoints#connectVerified}).
+ * Each PUB/SUB message is two frames, the topic and the payload; further welcomes (one per
  * later subscriber of the same topic) are dropped and counted.
  */
 final class ZmqSubscriber implements Subscriber, ZmqPoller.Member {
