@@ -80,6 +80,38 @@ class CapacityIT {
     }
 
     @Test
+    void aGridRunsEveryRateAndDecidesEachAsTheSearchDoes() throws Exception {
+        // the relay limited to 4,000 msg/s: 1,000 is sustained, 8,000 builds a backlog of 4,000 a second
+        Path out = tmp.resolve("grid");
+        MsgscopeProcess p = MsgscopeProcess.start(tmp, "capacity", "--objective", "p99=3s", "--rates", "1k,8k",
+                "--hold", "3", "--max-hold", "3", "--repeats", "1", "--relay-burn-ns", "250000", "--warmup", "100",
+                "--out", out.toString());
+        int code = p.waitFor(300);
+        String said = p.out();
+        assertEquals(0, code, () -> said + TraceRunIT.safe(p::err));
+        JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
+        assertEquals("grid", s.get("search").get("kind").asText());
+        assertEquals(2, s.get("search").get("rates_msg_s").size());
+        assertTrue(s.get("search").get("precision").isNull());
+        assertEquals(1000.0, s.get("capacity").get("found_msg_s").asDouble(), s::toString);
+        assertEquals(8000.0, s.get("capacity").get("first_failing_msg_s").asDouble(), s::toString);
+        JsonNode rates = s.get("capacity").get("rates");
+        assertEquals(2, rates.size());
+        JsonNode steps = s.get("steps");
+        assertEquals(2, steps.size(), steps::toString); // --max-hold = --hold: no step is held again
+        for (int i = 0; i < 2; i++) {
+            JsonNode st = steps.get(i);
+            assertEquals("grid", st.get("role").asText());
+            assertEquals(st.get("rate_asked_msg_s").asDouble(), rates.get(i).get("rate_msg_s").asDouble());
+            assertEquals(st.get("pass").asBoolean() ? 1 : 0, rates.get(i).get("runs_passed").asInt());
+            assertEquals(st.get("pass").asBoolean() ? "pass" : "fail", rates.get(i).get("verdict").asText());
+        }
+        assertTrue(said.contains("  1,000 msg/s: pass, 1 of 1 run(s) passed"), said);
+        assertTrue(said.contains("  8,000 msg/s: fail, 0 of 1 run(s) passed"), said);
+        assertTrue(said.contains("sustains 1,000 msg/s within p99 ≤ 3 s, and at every lower rate of --rates"), said);
+    }
+
+    @Test
     void notEvenFromSustainedIsExitOneWithTheResultsWritten() throws Exception {
         Path out = tmp.resolve("none");
         MsgscopeProcess p = MsgscopeProcess.start(tmp, "capacity", "--objective", "p99=100ms", "--from", "1500",

@@ -19,6 +19,16 @@ public final class CapacityConsole {
                 HumanFormat.rate(s.rateAsked()), s.holdS(), s.pass() ? "pass" : "fail: " + s.why(), p, s.seconds());
     }
 
+    /** A grid's table, a line per rate: {@code   12,000 msg/s: pass, 2 of 3 runs passed}. */
+    public static List<String> rateLines(CapacityResult r) {
+        return CapacitySearch.verdicts(r.search().steps()).stream().map(v -> String.format(Locale.ROOT,
+                "  %s msg/s: %s, %d of %d run(s) passed%s", HumanFormat.rate(v.rate()), switch (v.verdict()) {
+                    case PASS -> "pass";
+                    case FAIL -> "fail";
+                    case OPEN -> "undecided";
+                }, v.passed(), v.runs(), v.lost() ? " (a run lost messages)" : "")).toList();
+    }
+
     /**
      * Ctrl-C's line and failure reason (issue 29): {@code interrupted by SIGINT after 3 steps (not finished: step-04-8000) during the
      * bisection phase; so far 4,000 msg/s passed and 8,000 msg/s failed; not converged, no capacity found}.
@@ -42,8 +52,10 @@ public final class CapacityConsole {
     public static String answer(CapacityResult r) {
         CapacitySearch.Result s = r.search();
         String obj = r.objective().text();
+        boolean grid = r.settings().grid() != null;
         if (s.found() == null) {
-            return "does not sustain even --from " + HumanFormat.rate(r.settings().from()) + " msg/s within " + obj
+            return "does not sustain even " + (grid ? "the lowest of --rates, " : "--from ")
+                    + HumanFormat.rate(r.settings().from()) + " msg/s within " + obj
                     + (r.atAbove() == null ? "" : " (" + r.atAbove().why() + ")");
         }
         StringBuilder sb = new StringBuilder("sustains " + HumanFormat.rate(s.found()) + " msg/s"
@@ -54,8 +66,12 @@ public final class CapacityConsole {
                     .append(HumanFormat.rate(e.high())).append(" msg/s)");
         }
         Step above = r.atAbove();
+        if (grid) {
+            sb.append(", and at every lower rate of --rates, each by the majority of its runs");
+        }
         if (above == null) {
-            sb.append("; the objective held up to --to, so the capacity may be higher");
+            sb.append(grid ? "; the objective held at every rate of --rates, so the capacity may be higher"
+                    : "; the objective held up to --to, so the capacity may be higher");
         } else {
             sb.append("; one step above, ").append(HumanFormat.rate(above.rateAsked())).append(" msg/s: ");
             StringBuilder p = new StringBuilder();
@@ -65,6 +81,14 @@ public final class CapacityConsole {
             if (above.why() != null && !above.why().startsWith("p")) {
                 sb.append(" (").append(above.why()).append(')');
             }
+        }
+        List<Double> passedAbove = r.passedAbove();
+        if (!passedAbove.isEmpty()) {
+            sb.append("; passed again above it, so the edge is noisy: ");
+            for (int i = 0; i < passedAbove.size(); i++) {
+                sb.append(i == 0 ? "" : ", ").append(HumanFormat.rate(passedAbove.get(i)));
+            }
+            sb.append(" msg/s");
         }
         if (r.knee() != null) {
             sb.append(String.format(Locale.ROOT, "; the closed-loop knee (throughput mode) was %s msg/s at F = %d",

@@ -113,6 +113,9 @@ public record CapacityJob(Objective objective, CapacitySearch.Settings settings,
         Map<String, Object> summary = r.toMap();
         summary.put("files", new ArrayList<>(List.of(CapacityPlot.DAT, CapacityPlot.GP, ResultFiles.SUMMARY)));
         folder.commit(summary);
+        if (settings.grid() != null) {
+            CapacityConsole.rateLines(r).forEach(out::println);
+        }
         if (cut == null || found.found() != null) {
             out.println(CapacityConsole.answer(r));
         }

@@ -74,6 +74,36 @@ public record CapacityResult(Envelope envelope, Objective objective, CapacitySea
         return out;
     }
 
+    /** Each rate run, ascending: its deciding runs, how many passed, whether one lost messages, and the verdict. */
+    List<Map<String, Object>> rates() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (CapacitySearch.RateVerdict v : CapacitySearch.verdicts(search.steps())) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("rate_msg_s", v.rate());
+            m.put("runs", v.runs());
+            m.put("runs_passed", v.passed());
+            m.put("lost_messages", v.lost());
+            m.put("verdict", switch (v.verdict()) {
+                case PASS -> "pass";
+                case FAIL -> "fail";
+                case OPEN -> v.runs() == 0 ? "undecided" : "tie";
+            });
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** The rates above the first failing one that passed by their majority (a noisy edge); empty when none did. */
+    public List<Double> passedAbove() {
+        List<Double> out = new ArrayList<>();
+        for (CapacitySearch.RateVerdict v : CapacitySearch.verdicts(search.steps())) {
+            if (search.above() != null && v.rate() > search.above() && v.verdict() == CapacitySearch.Verdict.PASS) {
+                out.add(v.rate());
+            }
+        }
+        return out;
+    }
+
     /** summary.json: the envelope, then the objective, the settings, the found rate with its interval, every step. */
     public Map<String, Object> toMap() {
         Map<String, Object> m = envelope.toMap();
@@ -82,14 +112,17 @@ public record CapacityResult(Envelope envelope, Objective objective, CapacitySea
         }
         m.put("objective", objective.toMap());
         Map<String, Object> set = new LinkedHashMap<>();
+        boolean grid = settings.grid() != null;
         set.put("step_mode", mode.key());
+        set.put("kind", grid ? "grid" : "search");
+        set.put("rates_msg_s", settings.grid());
         set.put("from_msg_s", settings.from());
         set.put("to_msg_s", settings.to());
-        set.put("precision", settings.precision());
+        set.put("precision", grid ? null : settings.precision());
         set.put("hold_s", settings.holdS());
         set.put("max_hold_s", settings.maxHoldS());
         set.put("repeats", settings.repeats());
-        set.put("max_steps", settings.maxSteps());
+        set.put("max_steps", grid ? null : settings.maxSteps());
         set.put("window_s", 1);
         set.put("stationarity_tolerance_of_tightest_bound", Stationarity.TOLERANCE);
         m.put("search", set);
@@ -101,6 +134,8 @@ public record CapacityResult(Envelope envelope, Objective objective, CapacitySea
         c.put("cpu_ns_per_message_at_found", at == null || at.cpuNsPerMessage().isEmpty() ? null
                 : new LinkedHashMap<>(at.cpuNsPerMessage()));
         c.put("stop_reason", search.stop());
+        c.put("rates", rates());
+        c.put("passed_above_first_failing_msg_s", passedAbove());
         c.put("steps_taken", search.steps().size());
         c.put("seconds", seconds);
         m.put("capacity", c);

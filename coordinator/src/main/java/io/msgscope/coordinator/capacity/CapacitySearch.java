@@ -21,6 +21,9 @@ import java.util.Locale;
  * rate does not sustain it. When L's repeats fail it, U becomes L and L the largest lower rate that passed, and the
  * bisection goes on below; when U's repeats pass it, L becomes U and U the smallest higher rate that failed (the
  * doubling resumes when there is none), and it goes on above.
+ *
+ * <p>A grid ({@code --rates}) is the sweep the search is checked against: every rate given run {@code repeats} times,
+ * each run held and judged as a search's, each rate decided by the same majority.
  */
 public final class CapacitySearch {
     /**
@@ -33,9 +36,26 @@ public final class CapacitySearch {
      * @param maxHoldS  seconds an unsteady step may be held at most
      * @param repeats   runs at L and at U for the interval (≥ 1)
      * @param maxSteps  runs at most (the search stops there and says so)
+     * @param grid      the rates of a grid ({@code --rates}), ascending, each run {@code repeats} times instead of a
+     *                  search; null for a search. A grid has no precision (NaN) and no budget
+     *                  ({@link Integer#MAX_VALUE})
      */
     public record Settings(double from, double to, double precision, int holdS, int maxHoldS, int repeats,
-                           int maxSteps) {
+                           int maxSteps, List<Double> grid) {
+        public Settings {
+            grid = grid == null ? null : List.copyOf(grid);
+        }
+
+        /** A search's settings. */
+        public Settings(double from, double to, double precision, int holdS, int maxHoldS, int repeats, int maxSteps) {
+            this(from, to, precision, holdS, maxHoldS, repeats, maxSteps, null);
+        }
+
+        /** A grid's settings: every rate of {@code rates} (ascending, distinct) run {@code repeats} times. */
+        public static Settings grid(List<Double> rates, int holdS, int maxHoldS, int repeats) {
+            return new Settings(rates.get(0), rates.get(rates.size() - 1), Double.NaN, holdS, maxHoldS, repeats,
+                    Integer.MAX_VALUE, rates);
+        }
     }
 
     /** Runs one step: a trace run at {@code rate} held {@code holdS} s, judged. */
@@ -48,7 +68,8 @@ public final class CapacitySearch {
      * One run of the search.
      *
      * @param step the step
-     * @param role {@code coarse}, {@code bisection} or {@code repeat}; {@code superseded} for a hold whose objective
+     * @param role {@code coarse}, {@code bisection} or {@code repeat}, {@code grid} in a grid; {@code superseded} for
+     *             a hold whose objective
      *             held but whose latency or backlog drifted, decided by the longer hold that follows it
      */
     public record Taken(Step step, String role) {
@@ -84,12 +105,13 @@ public final class CapacitySearch {
     /**
      * Where a search stopped by SIGINT or SIGTERM stood (issue 29).
      *
-     * @param phase        {@code coarse}, {@code bisection} or {@code repeat}: what the search was doing
+     * @param phase        {@code coarse}, {@code bisection}, {@code repeat} or {@code grid}: what the search was doing
      * @param lastPassing  the largest rate that passed by the majority of its decided runs, below the first failing;
      *                     null when none did
      * @param firstFailing the smallest rate above it that failed by that majority; null when none failed yet
      * @param converged    the bracket was already within --precision (or 1 msg/s) with its lower end passing: only
-     *                     repeats were left, so {@code lastPassing} is the rate found
+     *                     repeats were left, so {@code lastPassing} is the rate found; in a grid, the first failing
+     *                     rate was decided, every lower one passing, so only higher rates were left
      */
     public record State(String phase, Double lastPassing, Double firstFailing, boolean converged) {
     }
@@ -107,8 +129,35 @@ public final class CapacitySearch {
     /** Runs that settle a rate whose first run contradicts another rate's: their majority decides. */
     static final int CONFIRM = 3;
 
-    /** A rate's standing on its deciding runs so far. */
-    private enum Verdict { PASS, FAIL, OPEN }
+    /** A rate's standing on its deciding runs so far: OPEN on a tie or none. */
+    public enum Verdict { PASS, FAIL, OPEN }
+
+    /**
+     * One rate's runs and verdict, for the summary's table of rates.
+     *
+     * @param rate    msg/s asked
+     * @param runs    its deciding runs
+     * @param passed  those that passed
+     * @param lost    whether one of them lost messages (which fails the rate whatever the others did)
+     * @param verdict the majority's, as the search decides
+     */
+    public record RateVerdict(double rate, int runs, int passed, boolean lost, Verdict verdict) {
+    }
+
+    /** Every rate run in {@code steps}, ascending, with its deciding runs and verdict. */
+    public static List<RateVerdict> verdicts(List<Taken> steps) {
+        java.util.TreeMap<Double, List<Step>> by = new java.util.TreeMap<>();
+        for (Taken t : steps) {
+            by.computeIfAbsent(t.step().rateAsked(), r -> new ArrayList<>());
+            if (t.decides()) {
+                by.get(t.step().rateAsked()).add(t.step());
+            }
+        }
+        List<RateVerdict> out = new ArrayList<>();
+        by.forEach((rate, d) -> out.add(new RateVerdict(rate, d.size(), (int) d.stream().filter(Step::pass).count(),
+                d.stream().anyMatch(CapacitySearch::lostMessages), verdictOf(d))));
+        return out;
+    }
 
     private final Settings s;
     private final Objective objective;
@@ -145,13 +194,16 @@ public final class CapacitySearch {
         Double pass = lo == null || loHeld ? lo : largestPassBelow(lo);
         Double fail = lo != null && !loHeld ? lo : hi;
         boolean converged = pass != null && fail != null && pass.equals(lo)
-                && ((fail - pass) / pass <= s.precision() || fail - pass <= 1);
+                && (s.grid() != null || (fail - pass) / pass <= s.precision() || fail - pass <= 1);
         State st = new State(role, pass, fail, converged);
         Result r = finish(converged ? pass : null, fail, "interrupted during the " + role + " phase");
         return new Result(r.steps(), r.found(), r.above(), converged ? r.interval() : null, r.stop(), st);
     }
 
     private Result search() throws IOException, InterruptedException {
+        if (s.grid() != null) {
+            return grid();
+        }
         Result ended = climb(s.from());
         if (ended != null) {
             return ended;
@@ -204,6 +256,27 @@ public final class CapacitySearch {
         return finish(lo, hi, budget() || (runs(lo) >= s.repeats() && runs(hi) >= s.repeats())
                 ? String.format(Locale.ROOT, "bracket within %.3g %% and %d run(s) at each end", 100 * s.precision(),
                 s.repeats()) : "step budget spent");
+    }
+
+    /**
+     * A grid: every rate run {@code repeats} times (a tie one more time), in ascending order, whatever the lower ones
+     * did. L is the largest rate up to which every rate passed and U the rate after it, so a rate that passed above U
+     * (a noisy edge) does not move them; the table of rates shows it.
+     */
+    private Result grid() throws IOException, InterruptedException {
+        role = "grid";
+        for (double r : s.grid()) {
+            while (runs(r) < s.repeats() || verdict(r) == Verdict.OPEN) {
+                step(r);
+            }
+            if (hi == null && verdict(r) == Verdict.PASS) {
+                lo = r;
+            } else if (hi == null) {
+                hi = r;
+            }
+        }
+        return finish(lo, hi, String.format(Locale.ROOT, "every rate of --rates run %d time(s)%s", s.repeats(),
+                hi == null ? ", and the objective held at all of them" : lo == null ? "; the first rate failed" : ""));
     }
 
     /**
@@ -297,7 +370,10 @@ public final class CapacitySearch {
 
     /** PASS or FAIL by the majority of the rate's deciding runs (FAIL when one lost messages), OPEN on a tie or none. */
     private Verdict verdict(double rate) {
-        List<Step> d = decided(rate);
+        return verdictOf(decided(rate));
+    }
+
+    private static Verdict verdictOf(List<Step> d) {
         if (d.stream().anyMatch(CapacitySearch::lostMessages)) {
             return Verdict.FAIL;
         }

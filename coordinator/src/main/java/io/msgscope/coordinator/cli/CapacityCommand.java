@@ -35,10 +35,13 @@ import java.util.concurrent.Callable;
                                + "latency from the intended send time (coordinated omission). Writes summary.json, "
                                + "capacity.dat and capacity.gp (the hockey stick). Every other option goes to each "
                                + "step's 'msgscope run' unchanged, e.g. --size 64 --warmup 1000; with --scenario each "
-                               + "step is a 'msgscope scenario' and the rate the total over all publishers."},
+                               + "step is a 'msgscope scenario' and the rate the total over all publishers. With "
+                               + "--rates, a grid instead of a search: every rate run --repeats times and judged the "
+                               + "same way (the sweep a search is checked against)."},
         footer = {"",
                   "Example:",
                   "  msgscope capacity --objective p99=5ms,p999=20ms --from 1k --to 64k --precision 5%% --plot",
+                  "  msgscope capacity --objective p99=5ms --rates 1k..64k/10%% --repeats 3",
                   "",
                   "Exit codes: 0 a rate was found, 1 not even --from sustained the objective or a step failed to "
                           + "run (results still written), 2 bad usage, 130 interrupted (Ctrl-C or SIGTERM: the step "
@@ -69,6 +72,14 @@ public final class CapacityCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     String precision;
 
+    @Option(names = "--rates", paramLabel = "LIST|FROM..TO/STEP%",
+            description = "Instead of a search, a grid: every rate given (k = 1000), or FROM..TO in steps of STEP %% "
+                    + "(each rate STEP %% above the one before, TO the last), run --repeats times, each run held and "
+                    + "judged as a search step is and each rate decided by the majority of its runs; the capacity is "
+                    + "the largest rate up to which every rate passed. Replaces --from, --to, --precision and "
+                    + "--max-steps (default: none; a search).")
+    String rates;
+
     @Option(names = "--hold", paramLabel = "S", defaultValue = "5",
             description = "Seconds each step is first held, in 1-second windows, 3-3600 (default: ${DEFAULT-VALUE}).")
     int hold;
@@ -80,7 +91,7 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--repeats", paramLabel = "N", defaultValue = "3",
             description = "Runs at the last passing and the first failing rate, for the edge's 95 %% interval "
-                    + "(2 or more gives one), 1-20 (default: ${DEFAULT-VALUE}).")
+                    + "(2 or more gives one); with --rates, runs at every rate; 1-20 (default: ${DEFAULT-VALUE}).")
     int repeats;
 
     @Option(names = "--max-steps", paramLabel = "N", defaultValue = "30",
@@ -145,13 +156,82 @@ public final class CapacityCommand implements Callable<Integer> {
         }
     }
 
+    /** Rates a grid may hold at most. */
+    static final int MAX_GRID = 1000;
+
+    /**
+     * {@code --rates}: a list ({@code 10k,20k,40k}) or a geometric range ({@code 100k..400k/5%}: from FROM, each rate
+     * STEP % above the one before while not above TO, then TO), ascending, distinct.
+     */
+    static List<Double> gridRates(String text) {
+        String t = text.strip();
+        List<Double> out = new ArrayList<>();
+        if (t.contains("..")) {
+            int slash = t.indexOf('/');
+            if (slash < 0 || !t.endsWith("%")) {
+                throw new SpecException("--rates", "a range needs its step as a percentage, e.g. 100k..400k/5%, got '"
+                        + text + "'");
+            }
+            String[] ends = t.substring(0, slash).split("\\.\\.", -1);
+            if (ends.length != 2) {
+                throw new SpecException("--rates", "must be FROM..TO/STEP%, got '" + text + "'");
+            }
+            double lo = rate("--rates", ends[0]);
+            double hi = rate("--rates", ends[1]);
+            double step;
+            try {
+                step = Double.parseDouble(t.substring(slash + 1, t.length() - 1).strip()) / 100;
+            } catch (NumberFormatException e) {
+                throw new SpecException("--rates", "the step must be a percentage, e.g. 5%, got '" + text + "'");
+            }
+            if (!(step >= 0.001) || step > 10) {
+                throw new SpecException("--rates", "the step must be between 0.1 % and 1000 %, got '" + text + "'");
+            }
+            if (lo >= hi) {
+                throw new SpecException("--rates", "FROM must be below TO, got '" + text + "'");
+            }
+            for (double r = lo; r < hi && out.size() <= MAX_GRID; r *= 1 + step) {
+                double v = Math.round(r); // half up: 115,762.5 is 115,763
+                if (out.isEmpty() || v > out.get(out.size() - 1)) {
+                    out.add(v);
+                }
+            }
+            if (out.get(out.size() - 1) < hi) {
+                out.add(hi);
+            }
+        } else {
+            for (String item : t.split(",", -1)) {
+                double v = rate("--rates", item);
+                if (!out.isEmpty() && v <= out.get(out.size() - 1)) {
+                    throw new SpecException("--rates", "must be ascending and distinct, got " + item + " after "
+                            + String.format(Locale.ROOT, "%.0f", out.get(out.size() - 1)));
+                }
+                out.add(v);
+            }
+        }
+        if (out.size() > MAX_GRID) {
+            throw new SpecException("--rates", "holds more than " + MAX_GRID + " rates, got '" + text + "'");
+        }
+        return out;
+    }
+
     /** Every usage check, before anything is written. */
     CapacitySearch.Settings check(Objective obj) {
         if (scenario != null && !given("--driver")) {
             driverOptions.driver = io.msgscope.core.driver.DefaultDrivers.SCENARIO; // scenario mode's own default
         }
-        double lo = rate("--from", from);
-        double hi = rate("--to", to);
+        List<Double> grid = null;
+        if (rates != null) {
+            for (String o : List.of("--from", "--to", "--precision", "--max-steps")) {
+                if (given(o)) {
+                    throw new SpecException(o, "does not go with --rates: a grid runs every rate it lists; remove "
+                            + o);
+                }
+            }
+            grid = gridRates(rates);
+        }
+        double lo = grid != null ? grid.get(0) : rate("--from", from);
+        double hi = grid != null ? grid.get(grid.size() - 1) : rate("--to", to);
         if (lo > hi) {
             throw new SpecException("--from", "must not be above --to (" + to + "), got " + from);
         }
@@ -184,7 +264,8 @@ public final class CapacityCommand implements Callable<Integer> {
         }
         checkStep(Step.phases(lo, hold));
         checkStep(Step.phases(hi, maxHold));
-        return new CapacitySearch.Settings(lo, hi, precision(precision), hold, maxHold, repeats, maxSteps);
+        return grid != null ? CapacitySearch.Settings.grid(grid, hold, maxHold, repeats)
+                : new CapacitySearch.Settings(lo, hi, precision(precision), hold, maxHold, repeats, maxSteps);
     }
 
     /** What each step runs: a trace run, or a scenario with {@code --scenario}. */
@@ -251,13 +332,14 @@ public final class CapacityCommand implements Callable<Integer> {
         Path dir = output.prepare();
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("objective", objective);
-        spec.put("from", from);
-        spec.put("to", to);
-        spec.put("precision", precision);
+        spec.put("rates", rates);
+        spec.put("from", rates == null ? from : null);
+        spec.put("to", rates == null ? to : null);
+        spec.put("precision", rates == null ? precision : null);
         spec.put("hold_s", hold);
         spec.put("max_hold_s", maxHold);
         spec.put("repeats", repeats);
-        spec.put("max_steps", maxSteps);
+        spec.put("max_steps", rates == null ? maxSteps : null);
         spec.put("scenario", scenario);
         spec.put("driver", driverOptions.driver);
         spec.put("uri", driverOptions.uri == null ? null : io.msgscope.core.Secrets.uri(driverOptions.uri));

@@ -42,6 +42,16 @@ final class CapacityPage {
         for (String png : HtmlReport.pngs(dir)) {
             h.img(png, png);
         }
+        if (grid(s)) {
+            h.el("h2", "Rates (each decided by the majority of its runs)");
+            List<List<String>> rows = new ArrayList<>();
+            for (JsonNode v : c(s).path("rates")) {
+                rows.add(List.of(Html.value(v.get("rate_msg_s")), Html.value(v.get("runs")),
+                        Html.value(v.get("runs_passed")), v.path("lost_messages").asBoolean() ? "yes" : "no",
+                        v.path("verdict").asText()));
+            }
+            h.table(List.of("rate [msg/s]", "runs", "runs passed", "lost messages", "verdict"), rows);
+        }
         h.el("h2", "Steps");
         List<String> pcts = new ArrayList<>();
         s.path("objective").fieldNames().forEachRemaining(pcts::add);
@@ -74,6 +84,14 @@ final class CapacityPage {
         return index;
     }
 
+    private static boolean grid(JsonNode s) {
+        return "grid".equals(s.path("search").path("kind").asText());
+    }
+
+    private static JsonNode c(JsonNode s) {
+        return s.path("capacity");
+    }
+
     /** {@code p99_us} as {@code p99}. */
     private static String percentile(String key) {
         return key.endsWith("_us") ? key.substring(0, key.length() - 3) : key;
@@ -101,7 +119,8 @@ final class CapacityPage {
             }
         }
         if (found == null || found.isNull()) {
-            return b.append("Does not sustain even --from ").append(Html.value(s.path("search").get("from_msg_s")))
+            return b.append(grid(s) ? "Does not sustain even the lowest of --rates, " : "Does not sustain even --from ")
+                    .append(Html.value(s.path("search").get("from_msg_s")))
                     .append(" msg/s").append(within).append('.').toString();
         }
         b.append("Sustains ").append(Html.value(found)).append(" msg/s").append(within);
@@ -110,10 +129,21 @@ final class CapacityPage {
             b.append(" (edge 95 % interval ").append(Html.value(ci.get(0))).append('–').append(Html.value(ci.get(1)))
                     .append(" msg/s)");
         }
+        if (grid(s)) {
+            b.append(", and at every lower rate of --rates");
+        }
         if (above == null || above.isNull()) {
-            b.append("; the objective held up to --to, so the capacity may be higher.");
+            b.append(grid(s) ? "; the objective held at every rate of --rates, so the capacity may be higher."
+                    : "; the objective held up to --to, so the capacity may be higher.");
         } else {
-            b.append("; the first failing rate was ").append(Html.value(above)).append(" msg/s.");
+            b.append("; the first failing rate was ").append(Html.value(above)).append(" msg/s");
+            JsonNode again = c.path("passed_above_first_failing_msg_s");
+            if (again.isArray() && !again.isEmpty()) {
+                List<String> r = new ArrayList<>();
+                again.forEach(x -> r.add(Html.value(x)));
+                b.append(", and ").append(String.join(", ", r)).append(" msg/s passed again above it (a noisy edge)");
+            }
+            b.append('.');
         }
         b.append(' ').append(s.path("steps").size()).append(" runs in ").append(Html.value(c.get("seconds")))
                 .append(" s (").append(c.path("stop_reason").asText()).append(").");

@@ -31,6 +31,11 @@ class CapacityInterruptTest {
 
     /** The search with SIGINT arriving during step {@code at}, whose summary says {@code cutStatus}. */
     private static JobOutcome run(Path dir, int at, String cutStatus, StringWriter console) throws Exception {
+        return run(dir, SET, at, cutStatus, console);
+    }
+
+    private static JobOutcome run(Path dir, CapacitySearch.Settings set, int at, String cutStatus,
+                                  StringWriter console) throws Exception {
         SimulatedSystem sys = new SimulatedSystem(1000, 200);
         AtomicInteger n = new AtomicInteger();
         AtomicReference<String> signal = new AtomicReference<>();
@@ -48,7 +53,7 @@ class CapacityInterruptTest {
             Json.write(stepDir.resolve("summary.json"), s);
             return n.get() == at ? 130 : 0;
         };
-        JobOutcome out = new CapacityJob(O, SET, StepMode.TRACE, null, runner, Map.of(), "tcp", dir, signal::get)
+        JobOutcome out = new CapacityJob(O, set, StepMode.TRACE, null, runner, Map.of(), "tcp", dir, signal::get)
                 .run(new PrintWriter(console));
         assertEquals(at, started.get()); // no step started after the signal
         return out;
@@ -127,5 +132,27 @@ class CapacityInterruptTest {
         assertEquals(900.0, s.path("capacity").path("found_msg_s").asDouble());
         assertEquals(11, s.path("steps").size());
         assertTrue(console.toString().contains("sustains 900 msg/s"), console.toString());
+    }
+
+    @Test
+    void aGridCutAfterItsFirstFailingRateStandsByTheRateBelowIt(@TempDir Path tmp) throws Exception {
+        CapacitySearch.Settings grid = CapacitySearch.Settings.grid(java.util.List.of(800.0, 900.0, 925.0, 950.0), 3,
+                6, 1);
+        StringWriter console = new StringWriter();
+        run(tmp.resolve("late"), grid, 4, "failed", console); // 950 cut: 800, 900 passed, 925 failed
+        JsonNode late = Json.MAPPER.readTree(tmp.resolve("late/summary.json").toFile());
+        JsonNode i = late.path("interrupted");
+        assertEquals("grid", i.path("during").asText());
+        assertEquals(900.0, i.path("last_passing_msg_s").asDouble());
+        assertEquals(925.0, i.path("first_failing_msg_s").asDouble());
+        assertTrue(i.path("converged").asBoolean()); // the edge lay between two rates of the grid, each decided
+        assertEquals(900.0, late.path("capacity").path("found_msg_s").asDouble());
+        assertEquals("step-04-950", i.path("not_finished").get(0).asText());
+        StringWriter early = new StringWriter();
+        run(tmp.resolve("early"), grid, 2, "interrupted", early); // 900 cut, kept: it decides nothing
+        JsonNode e = Json.MAPPER.readTree(tmp.resolve("early/summary.json").toFile()).path("interrupted");
+        assertEquals(800.0, e.path("last_passing_msg_s").asDouble());
+        assertTrue(e.path("first_failing_msg_s").isNull());
+        assertFalse(e.path("converged").asBoolean());
     }
 }

@@ -90,4 +90,41 @@ class CapacityJobTest {
         assertTrue(s.path("capacity").path("found_msg_s").isNull());
         assertTrue(console.toString().contains("does not sustain even --from 2,000 msg/s within p99 ≤ 2 ms"));
     }
+
+    @Test
+    void aGridWritesItsRatesTheirVerdictsAndSaysThem(@TempDir Path tmp) throws Exception {
+        Path dir = tmp.resolve("grid");
+        StringWriter console = new StringWriter();
+        Objective o = Objective.parse("--objective", "p99=2ms");
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        sys.noise = (rate, run) -> rate == 950 ? 0.4 : 1.0; // passes above the failing 925
+        JobOutcome out = run(dir, sys, o, CapacitySearch.Settings.grid(List.of(800.0, 900.0, 925.0, 950.0), 3, 6, 2),
+                console);
+        assertEquals(JobOutcome.Ending.OK, out.ending());
+        JsonNode s = Json.MAPPER.readTree(dir.resolve("summary.json").toFile());
+        JsonNode search = s.path("search");
+        assertEquals("grid", search.path("kind").asText());
+        assertEquals(4, search.path("rates_msg_s").size());
+        assertTrue(search.path("precision").isNull(), "a grid has no precision: null, never 0");
+        assertTrue(search.path("max_steps").isNull());
+        JsonNode c = s.path("capacity");
+        assertEquals(900.0, c.path("found_msg_s").asDouble());
+        assertEquals(925.0, c.path("first_failing_msg_s").asDouble());
+        assertEquals(8, c.path("steps_taken").asInt());
+        JsonNode rates = c.path("rates");
+        assertEquals(4, rates.size());
+        assertEquals(950.0, rates.get(3).path("rate_msg_s").asDouble());
+        assertEquals(2, rates.get(3).path("runs").asInt());
+        assertEquals(2, rates.get(3).path("runs_passed").asInt());
+        assertEquals("pass", rates.get(3).path("verdict").asText());
+        assertEquals("fail", rates.get(2).path("verdict").asText());
+        assertEquals(0, rates.get(2).path("runs_passed").asInt());
+        assertEquals(List.of(950.0), List.of(c.path("passed_above_first_failing_msg_s").get(0).asDouble()));
+        assertEquals("grid", s.path("steps").get(0).path("role").asText());
+        String said = console.toString();
+        assertTrue(said.contains("  925 msg/s: fail, 0 of 2 run(s) passed\n"), said);
+        assertTrue(said.contains("sustains 900 msg/s within p99 ≤ 2 ms (edge 95 % interval 900–900 msg/s), and at "
+                + "every lower rate of --rates, each by the majority of its runs; one step above, 925 msg/s: p99 = "
+                + "2.67 ms; passed again above it, so the edge is noisy: 950 msg/s"), said);
+    }
 }

@@ -173,4 +173,58 @@ class CapacitySearchTest {
         assertEquals(7, r.steps().size());
         assertEquals("step budget spent", r.stop());
     }
+
+    @Test
+    void aGridRunsEveryRateItsRepeatsAndFindsTheEdgeFromBelow() throws Exception {
+        // p99 = 200 µs / (1 - r/1000): 800 → 1 ms, 900 → 2 ms (within), 925 → 2.67 ms, 950 → 4 ms
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        sys.noise = (rate, run) -> rate == 800 && run == 2 ? 3.0 // one slow run at 800: outvoted 2 to 1
+                : rate == 950 ? 0.4 : 1.0; // 950 passes every run (1.6 ms) above the failing 925: a noisy edge
+        CapacitySearch.Settings set = CapacitySearch.Settings.grid(List.of(800.0, 900.0, 925.0, 950.0), 5, 20, 3);
+        CapacitySearch.Result r = new CapacitySearch(set, P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(List.of(800.0, 800.0, 800.0, 900.0, 900.0, 900.0, 925.0, 925.0, 925.0, 950.0, 950.0, 950.0),
+                rates(r));
+        assertTrue(r.steps().stream().allMatch(t -> t.role().equals("grid")));
+        assertEquals(900, r.found());
+        assertEquals(925, r.above());
+        assertEquals("every rate of --rates run 3 time(s)", r.stop());
+        assertEquals(3, r.interval().estimates().size()); // the three runs at 900 against the three at 925
+        List<CapacitySearch.RateVerdict> v = CapacitySearch.verdicts(r.steps());
+        assertEquals(new CapacitySearch.RateVerdict(800, 3, 2, false, CapacitySearch.Verdict.PASS), v.get(0));
+        assertEquals(new CapacitySearch.RateVerdict(925, 3, 0, false, CapacitySearch.Verdict.FAIL), v.get(2));
+        assertEquals(new CapacitySearch.RateVerdict(950, 3, 3, false, CapacitySearch.Verdict.PASS), v.get(3));
+    }
+
+    @Test
+    void aGridBreaksATieWithOneMoreRunAndFailsARateThatLostAMessage() throws Exception {
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        sys.noise = (rate, run) -> rate == 500 && run == 2 ? 10.0 : 1.0; // 1 of 2 fails: a third run decides
+        sys.loses = (rate, run) -> rate == 600 && run == 1; // 600 passes on latency but lost a message once
+        CapacitySearch.Settings set = CapacitySearch.Settings.grid(List.of(500.0, 600.0, 700.0), 5, 20, 2);
+        CapacitySearch.Result r = new CapacitySearch(set, P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(List.of(500.0, 500.0, 500.0, 600.0, 600.0, 700.0, 700.0), rates(r));
+        assertEquals(500, r.found());
+        assertEquals(600, r.above());
+        List<CapacitySearch.RateVerdict> v = CapacitySearch.verdicts(r.steps());
+        assertEquals(new CapacitySearch.RateVerdict(500, 3, 2, false, CapacitySearch.Verdict.PASS), v.get(0));
+        assertEquals(new CapacitySearch.RateVerdict(600, 2, 1, true, CapacitySearch.Verdict.FAIL), v.get(1));
+        assertEquals(new CapacitySearch.RateVerdict(700, 2, 2, false, CapacitySearch.Verdict.PASS), v.get(2));
+    }
+
+    @Test
+    void aGridThatPassesEverywhereOrNowhere() throws Exception {
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        CapacitySearch.Result all = new CapacitySearch(CapacitySearch.Settings.grid(List.of(100.0, 200.0), 5, 20, 1),
+                P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(200, all.found());
+        assertNull(all.above());
+        assertNull(all.interval());
+        assertEquals("every rate of --rates run 1 time(s), and the objective held at all of them", all.stop());
+        CapacitySearch.Result none = new CapacitySearch(CapacitySearch.Settings.grid(List.of(950.0, 990.0), 5, 20,
+                1), P99_2MS, sys.stepper(P99_2MS)).run();
+        assertNull(none.found());
+        assertEquals(950, none.above());
+        assertEquals(List.of(950.0, 990.0), rates(none)); // a grid runs every rate, the failing ones too
+        assertEquals("every rate of --rates run 1 time(s); the first rate failed", none.stop());
+    }
 }

@@ -86,4 +86,23 @@ class CapacityPageTest {
         assertTrue(html.contains("Interrupted by SIGINT during the bisection phase after 2 step(s); so far 900 msg/s "
                 + "passed and 1,800 msg/s failed. The search had not converged: no capacity is claimed."), html);
     }
+
+    @Test
+    void aGridsPageSaysItsRatesAndANoisyEdge() throws Exception {
+        Path d = capacity("ok", "", "900.0", "1800.0", "null");
+        Path f = d.resolve("summary.json");
+        Files.writeString(f, Files.readString(f)
+                .replace("\"search\": {\"from_msg_s\": 100.0", "\"search\": {\"kind\": \"grid\", \"from_msg_s\": 100.0")
+                .replace("\"seconds\": 61.25}", "\"seconds\": 61.25, \"passed_above_first_failing_msg_s\": [2700.0], "
+                        + "\"rates\": [{\"rate_msg_s\": 900.0, \"runs\": 3, \"runs_passed\": 2, \"lost_messages\": false, "
+                        + "\"verdict\": \"pass\"}, {\"rate_msg_s\": 1800.0, \"runs\": 2, \"runs_passed\": 1, "
+                        + "\"lost_messages\": true, \"verdict\": \"fail\"}]}"));
+        String html = Files.readString(HtmlReport.write(d).index(), StandardCharsets.UTF_8);
+        assertTrue(html.contains("Sustains 900 msg/s within p99 ≤ 2 ms, p999 ≤ 10 ms, and at every lower rate of "
+                + "--rates; the first failing rate was 1,800 msg/s, and 2,700 msg/s passed again above it (a noisy "
+                + "edge)."), html);
+        assertTrue(html.contains("<th>runs passed</th>"), html);
+        assertTrue(html.contains("<tr><td>900</td><td>3</td><td>2</td><td>no</td><td>pass</td></tr>"), html);
+        assertTrue(html.contains("<tr><td>1,800</td><td>2</td><td>1</td><td>yes</td><td>fail</td></tr>"), html);
+    }
 }
