@@ -19,10 +19,13 @@ public final class CapacityConsole {
                 HumanFormat.rate(s.rateAsked()), s.holdS(), s.pass() ? "pass" : "fail: " + s.why(), p, s.seconds());
     }
 
-    /** A grid's table, a line per rate: {@code   12,000 msg/s: pass, 2 of 3 runs passed}. */
+    /**
+     * A grid's table, a line per rate, the rate exact (a grid's FROM..TO/STEP% rates are not round, and three
+     * significant digits would show 252,695 as 253,000): {@code   252,695 msg/s: pass, 2 of 3 run(s) passed}.
+     */
     public static List<String> rateLines(CapacityResult r) {
         return CapacitySearch.verdicts(r.search().steps()).stream().map(v -> String.format(Locale.ROOT,
-                "  %s msg/s: %s, %d of %d run(s) passed%s", HumanFormat.rate(v.rate()), switch (v.verdict()) {
+                "  %,.0f msg/s: %s, %d of %d run(s) passed%s", v.rate(), switch (v.verdict()) {
                     case PASS -> "pass";
                     case FAIL -> "fail";
                     case OPEN -> "undecided";

@@ -14,7 +14,8 @@ import java.util.Locale;
  *
  * <p>A rate is decided on all of its runs, not on one: it passes when most of them passed and fails when most
  * failed; a tie (an even number of runs split in two) is broken by one more run. One run decides a rate unless it
- * failed below a rate one of whose runs passed: then it is run until it has a majority of {@value #CONFIRM}. Noise on
+ * failed below a rate one of whose runs passed, or it is the first rate and failed (which would end the search with no
+ * rate found): then it is run until it has a majority of {@value #CONFIRM}. Noise on
  * a shared box adds latency and never takes it away, so a lone failure below a pass is suspect (one such run otherwise
  * drags the bracket down for good, as one did at 150,000 msg/s in the relay searches of BENCHMARKS.md), while a lone
  * pass is not. A run that lost messages fails its rate whatever the others did: a system that loses messages at a
@@ -327,6 +328,8 @@ public final class CapacitySearch {
         }
         boolean contradicts = v == Verdict.FAIL
                 && steps.stream().filter(Taken::decides).anyMatch(o -> o.step().rateAsked() > rate && o.step().pass());
+        // the first rate failing would end the search with no capacity at all, on one run
+        contradicts |= v == Verdict.FAIL && lo == null && s.grid() == null;
         long majority = Math.max(d.stream().filter(Step::pass).count(), d.stream().filter(x -> !x.pass()).count());
         return contradicts && majority < CONFIRM / 2 + 1;
     }

@@ -227,4 +227,20 @@ class CapacitySearchTest {
         assertEquals(List.of(950.0, 990.0), rates(none)); // a grid runs every rate, the failing ones too
         assertEquals("every rate of --rates run 1 time(s); the first rate failed", none.stop());
     }
+
+    @Test
+    void aFirstRateThatFailsOnceIsRunUntilAMajorityDecidesIt() throws Exception {
+        // RabbitMQ's second search of 2026-11-28 17:26 ended on one run of --from at p99 50.3 ms against 50 ms
+        SimulatedSystem sys = new SimulatedSystem(1000, 200);
+        sys.noise = (rate, run) -> rate == 100 && run == 1 ? 20.0 : 1.0; // one slow first run: 4.4 ms > 2 ms
+        CapacitySearch.Result r = new CapacitySearch(new CapacitySearch.Settings(100, 5000, 0.05, 5, 20, 3, 40),
+                P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(List.of(100.0, 100.0, 100.0, 200.0), rates(r).subList(0, 4)); // 1 of 3 failed: it passes
+        assertEquals(900, r.found());
+        // a first rate that truly fails is run until its majority fails (2 of 2), then the search ends
+        CapacitySearch.Result none = new CapacitySearch(new CapacitySearch.Settings(2000, 4000, 0.05, 5, 20, 2, 40),
+                P99_2MS, sys.stepper(P99_2MS)).run();
+        assertEquals(List.of(2000.0, 2000.0), rates(none));
+        assertNull(none.found());
+    }
 }
