@@ -58,6 +58,8 @@ public final class ReceiverRole implements AgentRole {
     private volatile io.msgscope.core.timeline.Timeline timeline;
     /** The drain phases whose end this receiver has seen and told (issue 31), by index; null without any drain. */
     private boolean[] drainSeen;
+    /** Drains of the timeline this receiver has not yet said drained or quiet; the receive loop stops looking at 0. */
+    private int drainsLeft;
     /** The drain ends the sender told, for the timeline as run. */
     private final java.util.List<io.msgscope.core.timeline.Timeline.DrainEnd> drainEnds =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -192,6 +194,7 @@ public final class ReceiverRole implements AgentRole {
         }
         io.msgscope.core.timeline.Timeline t = io.msgscope.control.RunSpecs.timeline(spec);
         timeline = t != null && t.pausesConsumers() ? t : null;
+        drainsLeft = 0;
         if (timeline != null) {
             int firstPaused = 0;
             while (!timeline.phases().get(firstPaused).consumersPaused()) {
@@ -200,6 +203,7 @@ public final class ReceiverRole implements AgentRole {
             handler.alignBelow = Math.min(ALIGN_MESSAGES, timeline.firstMessage(firstPaused));
             handler.epochMinusMono = io.msgscope.core.Clock.calibrate().epochMinusMono();
             drainSeen = timeline.drainPhases().isEmpty() ? null : new boolean[timeline.phases().size()];
+            drainsLeft = timeline.drainPhases().size();
         }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
         subscriber = DriverSpecs.driverOf(drivers, spec).openSubscriber(DriverSpecs.of(spec));
@@ -318,7 +322,7 @@ public final class ReceiverRole implements AgentRole {
                     eof = true;
                     break;
                 }
-                if (drainSeen != null) {
+                if (drainsLeft > 0) {
                     watchDrain(drainNs); // at once: the last message of a backlog may have come in this poll
                 }
                 if (!warmupReported && warmupSeenNs == 0 && warmupSent) {
@@ -409,6 +413,7 @@ public final class ReceiverRole implements AgentRole {
         final boolean quiet = now - Math.max(handler.lastArrivalNs, start + tl.startNs(k)) > drainNs;
         if (missing == 0 || quiet) {
             drainSeen[k] = true;
+            drainsLeft--;
             l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy(missing == 0 ? "drained"
                     : "quiet").setMissing(missing).build());
         }

@@ -24,7 +24,7 @@ public final class CapacityConsole {
      * significant digits would show 252,695 as 253,000): {@code   252,695 msg/s: pass, 2 of 3 run(s) passed}.
      */
     public static List<String> rateLines(CapacityResult r) {
-        return CapacitySearch.verdicts(r.search().steps()).stream().map(v -> String.format(Locale.ROOT,
+        return RateVerdict.of(r.search().steps()).stream().map(v -> String.format(Locale.ROOT,
                 "  %,.0f msg/s: %s, %d of %d run(s) passed%s", v.rate(), switch (v.verdict()) {
                     case PASS -> "pass";
                     case FAIL -> "fail";

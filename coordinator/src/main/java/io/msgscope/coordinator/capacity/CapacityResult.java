@@ -77,7 +77,7 @@ public record CapacityResult(Envelope envelope, Objective objective, CapacitySea
     /** Each rate run, ascending: its deciding runs, how many passed, whether one lost messages, and the verdict. */
     List<Map<String, Object>> rates() {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (CapacitySearch.RateVerdict v : CapacitySearch.verdicts(search.steps())) {
+        for (RateVerdict v : RateVerdict.of(search.steps())) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("rate_msg_s", v.rate());
             m.put("runs", v.runs());
@@ -96,7 +96,7 @@ public record CapacityResult(Envelope envelope, Objective objective, CapacitySea
     /** The rates above the first failing one that passed by their majority (a noisy edge); empty when none did. */
     public List<Double> passedAbove() {
         List<Double> out = new ArrayList<>();
-        for (CapacitySearch.RateVerdict v : CapacitySearch.verdicts(search.steps())) {
+        for (RateVerdict v : RateVerdict.of(search.steps())) {
             if (search.above() != null && v.rate() > search.above() && v.verdict() == CapacitySearch.Verdict.PASS) {
                 out.add(v.rate());
             }

@@ -27,6 +27,9 @@ import java.util.Locale;
  * each run held and judged as a search's, each rate decided by the same majority.
  */
 public final class CapacitySearch {
+    /** A rate's standing on its deciding runs so far: OPEN on a tie or none. */
+    public enum Verdict { PASS, FAIL, OPEN }
+
     /**
      * The search's settings.
      *
@@ -129,36 +132,6 @@ public final class CapacitySearch {
 
     /** Runs that settle a rate whose first run contradicts another rate's: their majority decides. */
     static final int CONFIRM = 3;
-
-    /** A rate's standing on its deciding runs so far: OPEN on a tie or none. */
-    public enum Verdict { PASS, FAIL, OPEN }
-
-    /**
-     * One rate's runs and verdict, for the summary's table of rates.
-     *
-     * @param rate    msg/s asked
-     * @param runs    its deciding runs
-     * @param passed  those that passed
-     * @param lost    whether one of them lost messages (which fails the rate whatever the others did)
-     * @param verdict the majority's, as the search decides
-     */
-    public record RateVerdict(double rate, int runs, int passed, boolean lost, Verdict verdict) {
-    }
-
-    /** Every rate run in {@code steps}, ascending, with its deciding runs and verdict. */
-    public static List<RateVerdict> verdicts(List<Taken> steps) {
-        java.util.TreeMap<Double, List<Step>> by = new java.util.TreeMap<>();
-        for (Taken t : steps) {
-            by.computeIfAbsent(t.step().rateAsked(), r -> new ArrayList<>());
-            if (t.decides()) {
-                by.get(t.step().rateAsked()).add(t.step());
-            }
-        }
-        List<RateVerdict> out = new ArrayList<>();
-        by.forEach((rate, d) -> out.add(new RateVerdict(rate, d.size(), (int) d.stream().filter(Step::pass).count(),
-                d.stream().anyMatch(CapacitySearch::lostMessages), verdictOf(d))));
-        return out;
-    }
 
     private final Settings s;
     private final Objective objective;
@@ -323,7 +296,7 @@ public final class CapacitySearch {
             return true;
         }
         List<Step> d = decided(rate);
-        if (d.stream().anyMatch(CapacitySearch::lostMessages)) {
+        if (d.stream().anyMatch(RateVerdict::lostMessages)) {
             return false;
         }
         boolean contradicts = v == Verdict.FAIL
@@ -332,10 +305,6 @@ public final class CapacitySearch {
         contradicts |= v == Verdict.FAIL && lo == null && s.grid() == null;
         long majority = Math.max(d.stream().filter(Step::pass).count(), d.stream().filter(x -> !x.pass()).count());
         return contradicts && majority < CONFIRM / 2 + 1;
-    }
-
-    private static boolean lostMessages(Step st) {
-        return st.lost() != null && st.lost() > 0;
     }
 
     private boolean budget() {
@@ -373,16 +342,7 @@ public final class CapacitySearch {
 
     /** PASS or FAIL by the majority of the rate's deciding runs (FAIL when one lost messages), OPEN on a tie or none. */
     private Verdict verdict(double rate) {
-        return verdictOf(decided(rate));
-    }
-
-    private static Verdict verdictOf(List<Step> d) {
-        if (d.stream().anyMatch(CapacitySearch::lostMessages)) {
-            return Verdict.FAIL;
-        }
-        long passed = d.stream().filter(Step::pass).count();
-        long failed = d.size() - passed;
-        return passed > failed ? Verdict.PASS : failed > passed ? Verdict.FAIL : Verdict.OPEN;
+        return RateVerdict.verdictOf(decided(rate));
     }
 
     private Double largestPassBelow(double rate) {

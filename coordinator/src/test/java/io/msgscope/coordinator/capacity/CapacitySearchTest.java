@@ -189,10 +189,10 @@ class CapacitySearchTest {
         assertEquals(925, r.above());
         assertEquals("every rate of --rates run 3 time(s)", r.stop());
         assertEquals(3, r.interval().estimates().size()); // the three runs at 900 against the three at 925
-        List<CapacitySearch.RateVerdict> v = CapacitySearch.verdicts(r.steps());
-        assertEquals(new CapacitySearch.RateVerdict(800, 3, 2, false, CapacitySearch.Verdict.PASS), v.get(0));
-        assertEquals(new CapacitySearch.RateVerdict(925, 3, 0, false, CapacitySearch.Verdict.FAIL), v.get(2));
-        assertEquals(new CapacitySearch.RateVerdict(950, 3, 3, false, CapacitySearch.Verdict.PASS), v.get(3));
+        List<RateVerdict> v = RateVerdict.of(r.steps());
+        assertEquals(new RateVerdict(800, 3, 2, false, CapacitySearch.Verdict.PASS), v.get(0));
+        assertEquals(new RateVerdict(925, 3, 0, false, CapacitySearch.Verdict.FAIL), v.get(2));
+        assertEquals(new RateVerdict(950, 3, 3, false, CapacitySearch.Verdict.PASS), v.get(3));
     }
 
     @Test
@@ -205,10 +205,10 @@ class CapacitySearchTest {
         assertEquals(List.of(500.0, 500.0, 500.0, 600.0, 600.0, 700.0, 700.0), rates(r));
         assertEquals(500, r.found());
         assertEquals(600, r.above());
-        List<CapacitySearch.RateVerdict> v = CapacitySearch.verdicts(r.steps());
-        assertEquals(new CapacitySearch.RateVerdict(500, 3, 2, false, CapacitySearch.Verdict.PASS), v.get(0));
-        assertEquals(new CapacitySearch.RateVerdict(600, 2, 1, true, CapacitySearch.Verdict.FAIL), v.get(1));
-        assertEquals(new CapacitySearch.RateVerdict(700, 2, 2, false, CapacitySearch.Verdict.PASS), v.get(2));
+        List<RateVerdict> v = RateVerdict.of(r.steps());
+        assertEquals(new RateVerdict(500, 3, 2, false, CapacitySearch.Verdict.PASS), v.get(0));
+        assertEquals(new RateVerdict(600, 2, 1, true, CapacitySearch.Verdict.FAIL), v.get(1));
+        assertEquals(new RateVerdict(700, 2, 2, false, CapacitySearch.Verdict.PASS), v.get(2));
     }
 
     @Test
