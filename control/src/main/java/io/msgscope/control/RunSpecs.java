@@ -43,10 +43,13 @@ public final class RunSpecs {
                 .toList();
     }
 
-    /** A drain's end as the sender told it (issue 31): its length, why it ended, what was missing (-1: unknown). */
+    /**
+     * A drain's end as the sender told it (issue 31): its length, why it ended, what was missing (-1: unknown) and the
+     * first message after it (-1: not told).
+     */
     public static Timeline.DrainEnd drainEnd(io.msgscope.proto.PhaseEnd e) {
         return new Timeline.DrainEnd(e.getPhase(), e.getDurationNs(), e.getEndedBy(),
-                e.getMissing() < 0 ? null : e.getMissing());
+                e.getMissing() < 0 ? null : e.getMissing(), e.hasNextMessage() ? e.getNextMessage() : -1);
     }
 
     /** The sender's and receiver's timeline from its run spec, or null when the spec has one rate. */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.msgscope.core.test.FakeClock;
+import io.msgscope.core.test.OnFakeClock;
 import io.msgscope.proto.AuthChallenge;
 import io.msgscope.proto.AuthOk;
 import io.msgscope.proto.Envelope;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.msgscope.core.test.FakeClock;
+import io.msgscope.core.test.OnFakeClock;
 import io.msgscope.proto.Envelope;
 import io.msgscope.proto.PhaseDone;
 import io.msgscope.proto.Role;

@@ -24,6 +24,8 @@ public final class CpuSampler {
     private final long[] waitingCpuNs;
     /** Thread CPU spent waiting so far (a paced sender's parking and spinning), added by the hot loop. */
     private long waitingNs;
+    /** The series' length: the final sample's slot + 1 ({@link #endAt}); volatile, set on a thread that may not sample. */
+    private volatile int slots;
     private long samples;
     private long samplingNs;
     private long lastProcessNs = Long.MIN_VALUE / 2;
@@ -43,6 +45,7 @@ public final class CpuSampler {
         }
         this.every = every;
         int slots = slots(count, every);
+        this.slots = slots;
         sampleNs = new long[slots];
         threadCpuNs = new long[slots];
         processCpuNs = new long[slots];
@@ -56,6 +59,14 @@ public final class CpuSampler {
     /** K + 1 slots: one per window start, ceil(count / every), and the final sample. */
     public static int slots(long count, int every) {
         return (int) ((count + every - 1) / every) + 1;
+    }
+
+    /**
+     * The run turned out to hold {@code count} messages, fewer than it was sized for (a drain that published ended
+     * before its cap, issue 31): the final sample goes to that count's slot, and only that many slots are the series.
+     */
+    public void endAt(long count) {
+        slots = Math.min(sampleNs.length, slots(count, every));
     }
 
     public int every() {
@@ -72,7 +83,7 @@ public final class CpuSampler {
             o = me;
         }
         threadCpuNs[k] = o == me ? CpuClock.threadCpuNs() : CpuClock.threadCpuNs(o);
-        if (t0 - lastProcessNs >= PROCESS_MIN_INTERVAL_NS || k == sampleNs.length - 1) {
+        if (t0 - lastProcessNs >= PROCESS_MIN_INTERVAL_NS || k == slots - 1) {
             processCpuNs[k] = CpuClock.processCpuNs(); // 10 ms ticks: more often tells nothing
             lastProcessNs = t0;
         }
@@ -112,7 +123,7 @@ public final class CpuSampler {
 
     /** Index of the final sample, taken after the last message. */
     public int finalSlot() {
-        return sampleNs.length - 1;
+        return slots - 1;
     }
 
     public long[] sampleNs() {
@@ -128,7 +139,7 @@ public final class CpuSampler {
     }
 
     public int slots() {
-        return sampleNs.length;
+        return slots;
     }
 
     public long samples() {

@@ -13,7 +13,8 @@ public final class ReceiveRecorder {
     public static final long ABSENT = SendRecorder.ABSENT;
 
     private final long[] recvNs;
-    private final int count;
+    /** The messages the run holds: the array's length, or fewer once a drain that published ended (issue 31). */
+    private volatile int count;
     private long received; // stored opaque: another thread reads it for progress
 
     private static final java.lang.invoke.VarHandle RECEIVED;
@@ -72,6 +73,46 @@ public final class ReceiveRecorder {
             firstNs = monoNs;
         }
         lastNs = monoNs;
+    }
+
+    /**
+     * The run holds {@code n} messages, fewer than it was sized for: a drain that published ended before its cap
+     * (issue 31), so the later messages were numbered on from where it ended. Completion and loss are over [0, n).
+     */
+    public void expect(int n) {
+        if (n < 1 || n > recvNs.length) {
+            throw new IllegalArgumentException("a recorder for " + recvNs.length + " messages cannot expect " + n);
+        }
+        count = n;
+    }
+
+    /** The messages the run holds ({@link #expect}). */
+    public int expected() {
+        return count;
+    }
+
+    /**
+     * The first message from {@code from} (inclusive) to {@code below} (exclusive) not yet received, or {@code below}
+     * when every one has been: called with the last answer as {@code from}, a scan over a backlog is done once.
+     */
+    public long firstMissing(long from, long below) {
+        long i = Math.max(0, from);
+        final long end = Math.min(below, recvNs.length);
+        while (i < end && recvNs[(int) i] != ABSENT) {
+            i++;
+        }
+        return i < end ? i : below;
+    }
+
+    /** How many messages from {@code from} to {@code below} (exclusive) have not been received. */
+    public long missing(long from, long below) {
+        long n = 0;
+        for (long i = Math.max(0, from), end = Math.min(below, recvNs.length); i < end; i++) {
+            if (recvNs[(int) i] == ABSENT) {
+                n++;
+            }
+        }
+        return n;
     }
 
     public boolean complete() {

@@ -75,4 +75,21 @@ class CpuSamplerTest {
             System.out.print("");
         }
     }
+
+    @Test
+    void aRunThatTurnsOutShorterEndsItsSeriesAtItsOwnCount() {
+        CpuSampler cpu = new CpuSampler(1_000, 100); // slots 0-9 and the final one, 10
+        assertEquals(11, cpu.slots());
+        cpu.sample(0);
+        cpu.sample(1);
+        cpu.sample(2);
+        cpu.endAt(250); // the run held 250: windows 0, 1, 2 and the final sample in slot 3
+        assertEquals(4, cpu.slots());
+        assertEquals(3, cpu.finalSlot());
+        cpu.sample(cpu.finalSlot());
+        assertTrue(cpu.sampleNs()[3] != CpuSampler.ABSENT);
+        assertTrue(cpu.processCpuNs()[3] != CpuSampler.ABSENT, "the final sample always reads the process's CPU");
+        cpu.endAt(5_000);
+        assertEquals(11, cpu.slots(), "never more than it was sized for");
+    }
 }

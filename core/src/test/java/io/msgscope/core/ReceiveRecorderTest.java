@@ -2,6 +2,7 @@ package io.msgscope.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,5 +82,29 @@ class ReceiveRecorderTest {
         assertEquals(3, r.reordered());
         assertEquals(0, r.duplicates());
         assertTrue(r.complete());
+    }
+
+    @Test
+    void aRunThatTurnsOutShorterCompletesOnItsOwnCountAndTheBacklogScanFindsTheFirstGap() {
+        // sized for 10 (a drain's cap), the run held 6: 0-5, with 2 still missing after 0,1,3,4,5
+        ReceiveRecorder r = new ReceiveRecorder(10);
+        for (long seq : new long[] {0, 1, 3, 4, 5}) {
+            r.recordReceive(seq, 100 + seq);
+        }
+        assertEquals(0, r.firstMissing(0, 0), "nothing below 0");
+        assertEquals(2, r.firstMissing(0, 4));
+        assertEquals(2, r.firstMissing(2, 4), "the scan resumes where it stopped");
+        assertEquals(1, r.missing(0, 4));
+        assertEquals(6, r.firstMissing(3, 6), "every one from 3 to 5 is here");
+        assertEquals(10, r.expected());
+        r.expect(6);
+        assertEquals(6, r.expected());
+        assertTrue(!r.complete());
+        r.recordReceive(2, 110);
+        assertTrue(r.complete(), "6 of the 6 the run held");
+        assertEquals(4, r.firstMissing(0, 4));
+        assertEquals(0, r.missing(0, 6));
+        assertThrows(IllegalArgumentException.class, () -> r.expect(11));
+        assertThrows(IllegalArgumentException.class, () -> r.expect(0));
     }
 }

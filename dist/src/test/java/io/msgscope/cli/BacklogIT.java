@@ -161,6 +161,64 @@ class BacklogIT {
     }
 
     /**
+     * A drain while publishing goes on (issue 31): 2,000 messages at 2,000 msg/s, 10,000 at 10,000 msg/s with the
+     * consumer paused, a drain at 2,000 msg/s of at most 30 s (60,000 messages if it ran to its cap), 2 s at 2,000
+     * msg/s. The drain ends when the backlog built before it has arrived, whatever its own messages do; the run then
+     * holds the messages the drain sent and the last phase's 4,000, numbered on from the drain's last. By hand from
+     * trace.dat: every message the run held arrived once; the last phase's first message is due at the drain's end,
+     * after every message of the backlog arrived and soon after the last of them; the drain's last message was due
+     * before its end.
+     */
+    @Test
+    void aDrainWhilePublishingEndsWhenTheBacklogBeforeItArrivedAndTheRunHoldsWhatItSent() throws Exception {
+        DriverRunIT.requireBroker(5672, "RabbitMQ");
+        Path out = tmp.resolve("drained-publishing");
+        JsonNode s = PhasesIT.run(tmp, out, "run", "--driver", "amqp", "--uri", "amqp://guest:guest@127.0.0.1:5672/%2f",
+                "--opt", "prefetch=100", "--opt", "confirm=100000", "--phases",
+                "base:1s@2k, fill:10kmsg@10k/paused, drain:30s@2k/drained, after:2s@2k", "--warmup", "2000",
+                "--out", out.toString());
+        assertEquals("ok", s.get("status").asText(), s::toString);
+        JsonNode drain = s.get("phases").get(2);
+        JsonNode until = drain.get("until_drained");
+        assertEquals("drained", until.get("ended_by").asText(), drain::toString);
+        assertEquals(0, until.get("messages_missing").asLong(), drain::toString);
+        long sentInDrain = drain.get("messages_scheduled").asLong();
+        assertEquals(sentInDrain, drain.get("messages_sent").asLong(), drain::toString);
+        double drainEnd = drain.get("end_s").asDouble();
+        assertTrue(drainEnd - drain.get("start_s").asDouble() < 20, drain::toString); // far from its cap
+        assertEquals(drainEnd, s.get("phases").get(3).get("start_s").asDouble(), 1e-9);
+        long held = 12_000 + sentInDrain + 4_000;
+        assertTrue(held < 12_000 + 60_000 + 4_000, () -> held + " messages: the drain ran to its cap");
+        assertEquals(held, s.get("spec").get("count").asLong(), s::toString);
+        assertEquals(held, s.get("counters").get("messages_received").asLong(), s::toString);
+        assertEquals(held, s.get("counters").get("messages_sent").asLong(), s::toString);
+        assertEquals("base:1s@2000, fill:10000msg@10000/paused, drain:30s@2000/drained, after:2s@2000",
+                s.get("spec").get("phases").asText()); // as asked
+        long[][] all = rows(out.resolve("trace.dat"), 0, held);
+        try (java.util.stream.Stream<String> lines = Files.lines(out.resolve("trace.dat"))) {
+            assertEquals(held, lines.filter(l -> !l.startsWith("#")).count(), "one row per message the run held");
+        }
+        long origin = all[0][3];
+        int firstAfter = (int) (12_000 + sentInDrain);
+        long lastBacklogArrival = Long.MIN_VALUE;
+        for (int i = 0; i < all.length; i++) {
+            assertEquals(i, all[i][0]);
+            assertTrue(all[i][2] > 0, "message " + i + " arrived");
+            if (i < 12_000) {
+                lastBacklogArrival = Math.max(lastBacklogArrival, all[i][2]);
+            }
+        }
+        long after = all[firstAfter][3];
+        assertEquals(drainEnd, (after - origin) / 1e9, 1e-6, "the last phase's first message is due at the drain's end");
+        assertTrue(all[firstAfter - 1][3] < after, "the drain's last message was due inside it");
+        assertTrue(after >= lastBacklogArrival, "the drain ended after its backlog arrived");
+        long wordNs = after - lastBacklogArrival;
+        assertTrue(wordNs < 200_000_000L, () -> "the drain ended " + wordNs + " ns after its backlog's last arrival");
+        // the drain went on publishing at its rate while the backlog drained: 2,000 msg/s within 10 %
+        assertEquals(2_000, drain.get("sent_in_span_msg_s").asDouble(), 200, drain::toString);
+    }
+
+    /**
      * backlog.dat's last read ({@code t broker sent-received confirmed-received}), taken after the last arrival: sent −
      * received is 0. Confirmed − received may be a little below 0: the broker delivers a message and confirms it at
      * about the same time, and the publisher's confirmed count is read every 10 ms, so the last confirms may not be
@@ -184,9 +242,9 @@ class BacklogIT {
                 {"--phases", "a:1s@1k, f:1s@1k/paused, d:1s@1k", "--driver", "amqp"}, // no prefetch
                 {"--phases", "a:1s@1k, f:2kmsg@1k, d:1s@1k"}, // a backlog target with the consumers running
                 {"--phases", "a:1s@1k, f:1s@1k/paused"}, // nothing drains
-                {"--phases", "a:1s@1k, f:1s@1k/paused, d:10s@1k/drained, b:1s@1k"}}; // a drain that publishes
+                {"--phases", "a:1s@1k, f:1s@1k/paused, d:10s@1k..2k/drained, b:1s@1k"}}; // a drain that ramps
         String[] says = {"tcp driver: its relay", "core NATS", "prefetch", "only while the consumers are paused",
-                "nothing would drain the backlog", "which stops publishing: give it @0"};
+                "nothing would drain the backlog", "lasts until drained: give it one rate"};
         for (int i = 0; i < bad.length; i++) {
             String err = PhasesIT.refused(tmp, "bad" + i, bad[i]);
             assertTrue(err.contains("--phases: ") && err.contains(says[i]) && !err.contains("\n"), err);

@@ -93,6 +93,8 @@ public final class ReceiverRole implements AgentRole {
         long[] brokerNs;
         long[] brokerCpuNs;
         long alignBelow; // measured messages below this sequence align the receiver's timeline (0: none)
+        long backlogBelow; // a drain's backlog: the messages scheduled before it (0: no drain under way)
+        long lastBacklogArrivalNs; // when one of them last arrived
         long epochMinusMono;
         NetDevReader net; // null: network not sampled
         final long[] netNow = new long[4];
@@ -110,6 +112,9 @@ public final class ReceiverRole implements AgentRole {
                 recorder.recordReceive(seq, t);
                 if (seq < alignBelow) {
                     align(buffer, offset, seq);
+                }
+                if (seq < backlogBelow) {
+                    lastBacklogArrivalNs = t;
                 }
                 if (seq >= nextSample) {
                     sampleAt(buffer, offset, seq);
@@ -367,7 +372,7 @@ public final class ReceiverRole implements AgentRole {
         if (closed != null && !rec.complete()) {
             PhaseListener l = awaitMeasureListener();
             if (l != null) {
-                l.failed("the subscription ended after " + rec.received() + " of " + spec.getCount()
+                l.failed("the subscription ended after " + rec.received() + " of " + rec.expected()
                         + " measured messages: " + closed);
             }
             return;
@@ -390,11 +395,15 @@ public final class ReceiverRole implements AgentRole {
 
     private boolean paused;
 
+    /** In a drain: the first message scheduled before it not yet seen to have arrived (the scan goes on from here). */
+    private long drainScan;
+
     /**
      * In a phase that lasts until drained (issue 31), tells the sender through the coordinator when the backlog has
-     * drained: every measured message scheduled before the phase has arrived ({@code drained}), or nothing arrived for
-     * the drain timeout since the phase began or the last arrival with some still missing ({@code quiet}: the
-     * rest are lost, as at the run's end). Once per drain; on the receiving thread between polls.
+     * drained: every measured message scheduled before the phase has arrived ({@code drained}), or none of them arrived
+     * for the drain timeout since the phase began or the last such arrival with some still missing ({@code quiet}: the
+     * rest are lost, as at the run's end). The messages a drain that publishes sends meanwhile count for neither. Once
+     * per drain; on the receiving thread between polls.
      */
     private void watchDrain(long drainNs) {
         final io.msgscope.core.timeline.Timeline tl = timeline;
@@ -409,12 +418,23 @@ public final class ReceiverRole implements AgentRole {
             return;
         }
         final long before = tl.firstMessage(k);
-        final long missing = Math.max(0, before - recorder.received());
-        final boolean quiet = now - Math.max(handler.lastArrivalNs, start + tl.startNs(k)) > drainNs;
-        if (missing == 0 || quiet) {
+        if (handler.backlogBelow != before) { // the drain's first look
+            handler.backlogBelow = before;
+            handler.lastBacklogArrivalNs = 0;
+            drainScan = 0;
+        }
+        if (recorder.received() >= before) { // else some are missing for sure: no scan
+            drainScan = recorder.firstMissing(drainScan, before);
+        }
+        final boolean drained = recorder.received() >= before && drainScan >= before;
+        final boolean quiet = !drained
+                && now - Math.max(handler.lastBacklogArrivalNs, start + tl.startNs(k)) > drainNs;
+        if (drained || quiet) {
+            final long missing = drained ? 0 : recorder.missing(drainScan, before);
+            handler.backlogBelow = 0;
             drainSeen[k] = true;
             drainsLeft--;
-            l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy(missing == 0 ? "drained"
+            l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy(drained ? "drained"
                     : "quiet").setMissing(missing).build());
         }
     }
@@ -433,7 +453,14 @@ public final class ReceiverRole implements AgentRole {
             return;
         }
         drainEnds.add(io.msgscope.control.RunSpecs.drainEnd(end));
-        timeline = tl.asRun(drainEnds);
+        io.msgscope.core.timeline.Timeline run = tl.asRun(drainEnds);
+        if (run.messages() < recorder.expected()) { // a drain that published ended before its cap
+            recorder.expect((int) run.messages());
+            if (handler.cpu != null) {
+                handler.cpu.endAt(run.messages());
+            }
+        }
+        timeline = run;
     }
 
     /**
@@ -505,7 +532,7 @@ public final class ReceiverRole implements AgentRole {
 
     @Override
     public void upload(TraceSink sink) throws Exception {
-        sink.series(Series.RECV_NS, recorder.recvNs(), (int) spec.getCount());
+        sink.series(Series.RECV_NS, recorder.recvNs(), recorder.expected());
         if (backlog != null && backlog.samples() > 0) {
             sink.series(Series.BACKLOG_SAMPLE_NS, backlog.timeNs(), backlog.samples());
             sink.series(Series.BACKLOG_DEPTH, backlog.depth(), backlog.samples());

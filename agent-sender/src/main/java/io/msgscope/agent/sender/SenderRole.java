@@ -70,6 +70,7 @@ public final class SenderRole implements AgentRole {
     @Override
     public Ready prepare(RunSpec spec) throws Exception {
         this.spec = spec;
+        gate = null;
         int count = (int) spec.getCount();
         recorder = new SendRecorder(count, paced(spec));
         sampler = spec.getCpuEvery() > 0 ? new CpuSampler(count, spec.getCpuEvery()) : null;
@@ -312,7 +313,7 @@ public final class SenderRole implements AgentRole {
      */
     private void sendOnSchedule(double periodNs, java.util.function.LongUnaryOperator dueNs, DrainGate drains)
             throws Exception {
-        final int count = (int) spec.getCount();
+        int count = (int) spec.getCount(); // a drain that publishes may end before its cap: then fewer
         final int size = spec.getSize();
         final ByteBuffer buf = payload;
         final SendRecorder rec = recorder;
@@ -324,15 +325,34 @@ public final class SenderRole implements AgentRole {
         final NanoClock time = nanoClock;
         final long start = time.nanoTime() + 1_000_000;
         long gateAt = drains == null ? Long.MAX_VALUE : drains.nextMessage();
+        long publishingFrom = drains == null ? Long.MAX_VALUE : drains.publishingFrom();
         for (int seq = 0; seq < count; seq++) {
             if ((seq & 1023) == 0 && stopped) {
                 return;
             }
+            boolean ended = false;
+            if (seq >= publishingFrom && seq < gateAt // a drain that publishes: its end may come before this one
+                    && drains.awaitDue(start, seq, start + dueNs.applyAsLong(seq))) {
+                ended = true;
+                gateAt = drains.nextMessage();
+            }
             while (seq == gateAt) { // (two drains in a row share their first message after)
-                if (!drains.await(start, () -> stopped)) {
+                if (!drains.await(start, seq, () -> stopped)) {
                     return;
                 }
+                ended = true;
                 gateAt = drains.nextMessage();
+            }
+            if (ended) { // the messages after a drain are numbered on from here, on the timeline as run
+                count = (int) drains.timeline().messages();
+                gateAt = drains.nextMessage();
+                publishingFrom = drains.publishingFrom();
+                if (cpu != null) {
+                    cpu.endAt(count);
+                }
+                if (seq >= count) {
+                    break;
+                }
             }
             if (seq == nextSample) {
                 cpu.sample(seq / every);
@@ -383,7 +403,8 @@ public final class SenderRole implements AgentRole {
 
     @Override
     public void upload(TraceSink sink) throws Exception {
-        int count = (int) spec.getCount();
+        DrainGate g = gate; // a drain that published and ended before its cap: the run holds fewer messages
+        int count = (int) (g == null ? spec.getCount() : g.timeline().messages());
         sink.series(Series.SEND_NS, recorder.sendNs(), count);
         if (recorder.intendedNs() != null) {
             sink.series(Series.INTENDED_NS, recorder.intendedNs(), count);

@@ -330,6 +330,62 @@ class SenderRoleTest {
         assertEquals("cap", l.ends.get(0).getEndedBy());
     }
 
+    /**
+     * A drain that publishes (issue 31) on the fake clock: 10 ms at 10k (0-99), 10 ms at 10k paused (100-199), a drain at
+     * 1k of at most 100 ms (one message a ms from 20 ms), 10 ms at 10k. The receiver's word comes 30.5 ms into the
+     * drain, while the sender waits for message 231 (due at 51 ms): the drain sent 200-230, message 231 is the last
+     * phase's first, due at once, and the run holds 331 messages instead of the cap's 400, all of them sent and uploaded.
+     */
+    @Test
+    void aDrainThatPublishesEndsOnTheWordAndTheLastPhaseIsNumberedOnFromIt() throws Exception {
+        role.close();
+        final long wordAt = 5_000_000_000L + 1_000_000 + 50_500_000L;
+        FakeClock fake = new FakeClock(5_000_000_000L);
+        final SenderRole[] self = new SenderRole[1];
+        io.msgscope.core.NanoClock clock = new io.msgscope.core.test.OnFakeClock(fake) {
+            private boolean told;
+
+            @Override
+            public <T> T poll(java.util.concurrent.BlockingQueue<T> queue, long ns) {
+                if (!told && fake.nanoTime() + ns >= wordAt) { // the word comes through the coordinator now
+                    fake.advance(wordAt - fake.nanoTime());
+                    told = true;
+                    self[0].phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(2).setEndedBy("drained")
+                            .setMissing(0).build());
+                    return queue.poll();
+                }
+                return fake.poll(queue, ns);
+            }
+        };
+        role = new SenderRole(Drivers.load(), clock);
+        self[0] = role;
+        io.msgscope.core.timeline.Timeline timeline = io.msgscope.core.timeline.Timeline.parse("--phases",
+                "a:10ms@10k, f:10ms@10k/paused, d:100ms@1k/drained, b:10ms@10k");
+        assertEquals(400, timeline.messages());
+        role.prepare(spec(400, 0).setCpuEvery(50).addAllPhases(io.msgscope.control.RunSpecs.trace(
+                io.msgscope.core.RunSpec.builder().timeline(timeline).window(10).build(), "t").getPhasesList()).build());
+        phase(Phase.WARMUP);
+        Listener l = new Listener();
+        role.start(Phase.MEASURE, l);
+        assertEquals(331, l.result.get(60, TimeUnit.SECONDS).getSent());
+        Map<Series, long[]> got = upload();
+        long[] intended = got.get(Series.INTENDED_NS);
+        assertEquals(331, intended.length);
+        assertEquals(331, got.get(Series.SEND_NS).length);
+        assertEquals(CpuSampler.slots(331, 50), got.get(Series.SENDER_SAMPLE_NS).length, "samples of 331 messages");
+        assertTrue(got.get(Series.SENDER_SAMPLE_NS)[CpuSampler.slots(331, 50) - 1] != CpuSampler.ABSENT,
+                "the final sample in the last slot of the run as it was");
+        long start = 5_000_000_000L + 1_000_000;
+        assertEquals(20_000_000L, intended[200] - start);
+        assertEquals(50_000_000L, intended[230] - start, "the drain's last message");
+        assertEquals(50_500_000L, intended[231] - start, "the last phase's first, at the word");
+        assertEquals(50_500_000L + 99 * 100_000L, intended[330] - start);
+        assertEquals(1, l.ends.size());
+        assertEquals(30_500_000L, l.ends.get(0).getDurationNs());
+        assertEquals(231, l.ends.get(0).getNextMessage());
+        assertEquals("drained", l.ends.get(0).getEndedBy());
+    }
+
     @Test
     void withoutCpuSamplingNoSampleSeriesIsUploaded() throws Exception {
         role.prepare(spec(3_000, 0).build());

@@ -177,7 +177,8 @@ public final class PhaseSection {
     private static String asked(LoadPhase p) {
         return switch (p.kind()) {
             case PAUSE -> p.untilDrained() ? "until drained" : "pause";
-            case CONSTANT -> String.format(Locale.ROOT, "%,.0f msg/s", p.fromRate());
+            case CONSTANT -> String.format(Locale.ROOT, "%,.0f msg/s", p.fromRate())
+                    + (p.untilDrained() ? " until drained" : "");
             case RAMP -> String.format(Locale.ROOT, "%,.0f..%,.0f msg/s", p.fromRate(), p.toRate());
         };
     }

@@ -130,36 +130,6 @@ public final class TraceRun {
         }
     }
 
-    /**
-     * The timeline as run (issue 31): each drain the sender ended gets the length it took, told in the frames it sent
-     * through the hub; one log line each. A drain the run did not reach keeps its cap.
-     */
-    private void drainsAsRun(ControlHub hub, TraceCollector out) {
-        List<io.msgscope.core.timeline.Timeline.DrainEnd> ends = new java.util.ArrayList<>();
-        for (Envelope e : hub.forwarded()) {
-            io.msgscope.proto.PhaseEnd p = e.getPhaseEnd();
-            if (e.hasPhaseEnd() && p.getDurationNs() > 0) { // the sender's: the receiver's carry no length
-                ends.add(io.msgscope.control.RunSpecs.drainEnd(p));
-                log.println(drainLine(spec.timeline(), ends.get(ends.size() - 1)));
-            }
-        }
-        if (!ends.isEmpty()) {
-            out.spec = spec.toBuilder().timeline(spec.timeline().asRun(ends)).build();
-        }
-    }
-
-    /** One line for a drain's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)}. */
-    static String drainLine(io.msgscope.core.timeline.Timeline asked, io.msgscope.core.timeline.Timeline.DrainEnd e) {
-        String why = switch (e.endedBy()) {
-            case "drained" -> "drained";
-            case "quiet" -> "nothing arrived for the drain timeout, " + e.missing() + " message(s) missing";
-            default -> "not drained by its cap";
-        };
-        return String.format(java.util.Locale.ROOT, "phase %d %s: %s after %.3f s (at most %s)", e.phase(),
-                asked.phases().get(e.phase()).name(), why, e.durationNs() / 1e9,
-                io.msgscope.analysis.output.HumanFormat.duration(asked.phases().get(e.phase()).drainCapNs()));
-    }
-
     /** Runs the lifecycle; whatever happens, returns what was brought back (a failure is in the result). */
     public TraceResult run(Endpoints ep, String runId) {
         TraceCollector out = new TraceCollector(spec, runId);
@@ -260,7 +230,8 @@ public final class TraceRun {
                 if (metrics != null) {
                     metrics.phase("measurement");
                 }
-                log.println("measuring: " + spec.count() + " messages of " + spec.size() + " B"
+                boolean atMost = spec.timeline() != null && spec.timeline().messagesUnknown();
+                log.println("measuring: " + (atMost ? "at most " : "") + spec.count() + " messages of " + spec.size() + " B"
                         + (spec.timeline() != null ? " on phases " + spec.timeline().shorthand()
                         : spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
                 out.measureEpochMs = System.currentTimeMillis();
@@ -293,7 +264,9 @@ public final class TraceRun {
                     metrics.phase("upload");
                 }
                 out.interruptedBy = interruptedBy; // stopped early by it, or it came too late to matter
-                if (out.interruptedBy != null && sent.getSent() >= spec.count()) {
+                List<io.msgscope.core.timeline.Timeline.DrainEnd> ended = DrainsAsRun.ends(hub); // may shorten it
+                if (out.interruptedBy != null && sent.getSent() >= (ended.isEmpty() ? spec.count()
+                        : spec.timeline().asRun(ended).messages())) {
                     out.interruptedBy = null;
                 }
                 out.measured(sent, got);
@@ -321,7 +294,7 @@ public final class TraceRun {
                     log.println("run failed: " + f.getMessage());
                 }
             }
-            drainsAsRun(hub, out);
+            DrainsAsRun.apply(DrainsAsRun.ends(hub), spec, out, log);
             out.phase = "upload";
             if (out.failure == null || verbose) {
                 log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));

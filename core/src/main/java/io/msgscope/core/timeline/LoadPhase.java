@@ -16,7 +16,8 @@ import java.util.Locale;
  * @param targetMessages  the phase ends when it has sent this many messages (its duration is derived from its constant
  *                        rate); 0 = the phase is given by its duration
  * @param drainCapNs      0 for a phase of a known length; for one that lasts until the backlog has drained
- *                        ({@code /drained}: publishing stopped, the consumers taking what the broker kept), the most it
+ *                        ({@code /drained}: the consumers taking what the broker kept, publishing stopped or going on
+ *                        at the phase's constant rate), the most it
  *                        may last, ns. Before the run its {@code durationNs} is this cap; in the timeline as run
  *                        ({@link Timeline#asRun}) it is how long the drain took
  */

@@ -33,12 +33,16 @@ import java.util.regex.Pattern;
  * backlog drains "until drained" — the run ends when every message sent has arrived (or the drain timeout counts the
  * rest lost), whatever the phase's duration, which only frames the phase's own figures.
  *
- * <p>A phase in the middle may last "until drained" ({@code /drained}, e.g. {@code drain:60s@0/drained}): publishing
- * stops, the consumers take what the broker kept, and the phase ends when every measured message scheduled before it
- * has arrived (or nothing arrived for the drain timeout: the rest are lost), at the latest after its duration, the
- * cap. The receiver sees the end and the sender starts the next phase when it hears of it, so the phases after a drain
- * start later than their offsets here say: the timeline as run ({@link #asRun}) gives each drain its length, and every
- * due time after it moves by the difference. The number of messages does not change, since a drain schedules none.
+ * <p>A phase in the middle may last "until drained" ({@code /drained}, e.g. {@code drain:60s@0/drained}): the
+ * consumers take what the broker kept, and the phase ends when every measured message scheduled before it has arrived
+ * (or none of those arrived for the drain timeout: the rest are lost), at the latest after its duration, the cap.
+ * Publishing stops ({@code @0}) or goes on at one constant rate ({@code drain:60s@2k/drained}: the consumers catch up
+ * while producers keep sending). The receiver sees the end and the sender starts the next phase when it hears of it,
+ * so the phases after a drain start earlier than their offsets here say: the timeline as run ({@link #asRun}) gives
+ * each drain its length, and every due time after it moves by the difference. A drain at {@code @0} schedules no
+ * message, so the number of messages does not change; a drain that publishes schedules its rate times its cap here
+ * (the most the run can send), and as run exactly the messages sent before it ended ({@link DrainEnd#nextMessage}),
+ * the later phases' messages numbered on from there.
  */
 public final class Timeline {
     /** Longest timeline: a week. */
@@ -68,8 +72,15 @@ public final class Timeline {
      *                   arrived for the drain timeout with some still missing) or {@code cap} (its duration ran out)
      * @param missing    measured messages scheduled before it that had not arrived when it ended; null when unknown
      *                   (the cap: the receiver did not say)
+     * @param nextMessage the first message after it: the phase's own messages (a drain that publishes) are those from
+     *                   its first up to this one, exclusive; -1 when not told (a drain at {@code @0} has none, so the
+     *                   next phase's first message is the drain's first)
      */
-    public record DrainEnd(int phase, long durationNs, String endedBy, Long missing) {
+    public record DrainEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage) {
+        /** A drain's end without its message count: one at {@code @0}, which sends none. */
+        public DrainEnd(int phase, long durationNs, String endedBy, Long missing) {
+            this(phase, durationNs, endedBy, missing, -1);
+        }
     }
 
     public Timeline(List<LoadPhase> phases) {
@@ -95,11 +106,34 @@ public final class Timeline {
             startNs[k + 1] = startNs[k] + p.durationNs();
             startCount[k + 1] = startCount[k] + p.scheduledMessages();
             periodNs[k] = p.kind() == LoadPhase.Kind.CONSTANT ? 1e9 / p.fromRate() : 0;
+            DrainEnd ended = this.ends.get(k);
+            if (ended != null && ended.nextMessage() >= 0 && p.kind() != LoadPhase.Kind.PAUSE) {
+                startCount[k + 1] = sentInDrain(k, ended); // a drain that published: what it sent, exactly
+            }
         }
         messages = (long) Math.ceil(startCount[n] - 1e-6);
         if (messages < 1) {
             throw new SpecException(option, "schedules no message: give a phase a rate above 0");
         }
+    }
+
+    /**
+     * Where a drain that published ended, as a message count: its {@link DrainEnd#nextMessage}, which must lie between
+     * its first message and the last its cap allows, every one of its messages due within the length it ran.
+     */
+    private double sentInDrain(int k, DrainEnd e) {
+        LoadPhase p = phases.get(k);
+        long first = (long) Math.ceil(startCount[k] - 1e-6);
+        long most = (long) Math.ceil(startCount[k] + p.fromRate() * p.drainCapNs() / 1e9 - 1e-6);
+        if (e.nextMessage() < first || e.nextMessage() > most) {
+            throw new IllegalArgumentException("drain phase " + k + " cannot end before message " + e.nextMessage()
+                    + " (" + first + " to " + most + ")");
+        }
+        if (e.nextMessage() > first && (e.nextMessage() - 1 - startCount[k]) * periodNs[k] >= p.durationNs()) {
+            throw new IllegalArgumentException("drain phase " + k + " lasted " + p.durationNs() + " ns, too short for "
+                    + "its message " + (e.nextMessage() - 1));
+        }
+        return e.nextMessage();
     }
 
     private static void check(String option, LoadPhase p, boolean last, boolean afterBacklog) {
@@ -129,9 +163,9 @@ public final class Timeline {
             throw new SpecException(option, at + " pauses the consumers at the end: nothing would drain the backlog; "
                     + "end with a phase that consumes (e.g. drain:10s@0 or drain:10s@5k)");
         }
-        if (p.untilDrained() && (p.fromRate() != 0 || p.toRate() != 0)) {
-            throw new SpecException(option, at + " lasts until drained, which stops publishing: give it @0 (a drain "
-                    + "while publishing goes on takes a length of its own, e.g. drain:10s@2k)");
+        if (p.untilDrained() && p.kind() == LoadPhase.Kind.RAMP) {
+            throw new SpecException(option, at + " lasts until drained: give it one rate, @0 to stop publishing or a "
+                    + "constant rate to publish while the consumers catch up (e.g. drain:60s@2k/drained)");
         }
         if (p.untilDrained() && p.consumersPaused()) {
             throw new SpecException(option, at + " cannot both pause the consumers and wait for them to drain");
@@ -349,8 +383,10 @@ public final class Timeline {
 
     /**
      * The timeline as run: each drain in {@code ends} given the length it took (the others keep their cap), so every
-     * phase after it starts that much earlier than the cap would have it; the same phases, messages and shorthand.
-     * A drain's length is refused outside 1 ms to its cap.
+     * phase after it starts that much earlier than the cap would have it; the same phases and shorthand. A drain that
+     * published holds the messages it sent ({@link DrainEnd#nextMessage}; without it, its rate times its length), and
+     * the later phases' messages are numbered on from there, so the timeline as run holds fewer messages than asked.
+     * A drain's length is refused outside 1 ms to its cap, and its message count outside what it could send.
      */
     public Timeline asRun(java.util.Collection<DrainEnd> ended) {
         List<LoadPhase> run = new ArrayList<>(phases);
@@ -368,6 +404,19 @@ public final class Timeline {
             byPhase.put(e.phase(), e);
         }
         return new Timeline(run, "--phases", byPhase);
+    }
+
+    /**
+     * Whether a phase that lasts until drained publishes and has not ended yet: the run's message count is then at most
+     * {@link #messages()}, known only once the drain ended.
+     */
+    public boolean messagesUnknown() {
+        for (int k = 0; k < phases.size(); k++) {
+            if (phases.get(k).untilDrained() && phases.get(k).kind() != LoadPhase.Kind.PAUSE && !ends.containsKey(k)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether any phase pauses the consumers: the run builds a backlog. */

@@ -226,9 +226,43 @@ class TimelineTest {
                 null))).endNs(1)); // fill's 1 s and the whole cap
     }
 
+    @Test
+    void aDrainThatPublishesHoldsItsCapsMessagesBeforeTheRunAndWhatItSentAfterIt() {
+        // 1 s at 1k (0-999), 5,000 paused at 5k (1,000-5,999), a drain at 2k of at most 10 s, then 1 s at 1k
+        Timeline asked = Timeline.parse("--phases", "a:1s@1k, fill:5kmsg@5k/paused, drain:10s@2k/drained, b:1s@1k");
+        assertEquals(LoadPhase.Kind.CONSTANT, asked.phases().get(2).kind());
+        assertTrue(asked.messagesUnknown());
+        assertEquals(6_000 + 20_000 + 1_000, asked.messages(), "the cap's 20,000: the most the run can send");
+        assertEquals(26_000, asked.firstMessage(3));
+        // the consumers caught up 1.2495 s in, after the drain sent 2,499 messages (6,000-8,498, one every 0.5 ms)
+        Timeline run = asked.asRun(java.util.List.of(new Timeline.DrainEnd(2, 1_249_500_000L, "drained", 0L, 8_499)));
+        assertTrue(!run.messagesUnknown());
+        assertEquals(8_499 + 1_000, run.messages());
+        assertEquals(8_499, run.firstMessage(3));
+        assertEquals(2, run.phaseOf(8_498));
+        assertEquals(3, run.phaseOf(8_499));
+        assertEquals(2_000_000_000L + 2_498 * 500_000L, run.dueNs(8_498), "the drain's messages keep their times");
+        assertEquals(asked.dueNs(8_498), run.dueNs(8_498));
+        assertEquals(3_249_500_000L, run.dueNs(8_499), "b's first message at b's start");
+        assertEquals(3_249_500_000L + 999_000_000L, run.dueNs(9_498));
+        assertEquals(4_249_500_000L, run.durationNs());
+        assertEquals("a:1s@1000, fill:5000msg@5000/paused, drain:10s@2000/drained, b:1s@1000", run.shorthand());
+        // the drain's end is refused before its first message, past its cap's last, or before its last message's time
+        assertThrows(IllegalArgumentException.class, () -> asked.asRun(java.util.List.of(
+                new Timeline.DrainEnd(2, 1_000_000_000L, "drained", 0L, 5_999))));
+        assertThrows(IllegalArgumentException.class, () -> asked.asRun(java.util.List.of(
+                new Timeline.DrainEnd(2, 10_000_000_000L, "cap", null, 26_001))));
+        assertThrows(IllegalArgumentException.class, () -> asked.asRun(java.util.List.of(
+                new Timeline.DrainEnd(2, 1_000_000_000L, "drained", 0L, 8_499)))); // 8,498 is due at 1.249 s
+        // one that sent nothing (the backlog was gone before its first message): b's first message is 6,000
+        Timeline none = asked.asRun(java.util.List.of(new Timeline.DrainEnd(2, 1_000_000L, "drained", 0L, 6_000)));
+        assertEquals(7_000, none.messages());
+        assertEquals(3, none.phaseOf(6_000));
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "f:1s@1k/paused, d:10s@1k/drained, b:1s@1k|lasts until drained, which stops publishing: give it @0",
+        "f:1s@1k/paused, d:10s@1k..2k/drained, b:1s@1k|lasts until drained: give it one rate",
         "f:1s@1k/paused, d:10s@0/paused/drained, b:1s@1k|cannot both pause the consumers and wait for them to drain",
         "a:1s@1k, d:10s@0/drained, b:1s@1k|no phase before it pauses the consumers",
         "f:1s@1k/paused, d:10s@0/drained|the run itself ends when every message has arrived",

@@ -1,18 +1,17 @@
-package io.msgscope.control;
+package io.msgscope.core.test;
 
 import io.msgscope.core.NanoClock;
-import io.msgscope.core.test.FakeClock;
 
 import java.util.concurrent.BlockingQueue;
 
 /**
  * A {@link FakeClock} whose waits for frames a test shapes (frames arriving at a given time, or after a delay):
- * reading and parking are the fake clock's; {@link #poll} is too unless the test overrides it.
+ * reading, parking and spinning are the fake clock's; {@link #poll} is too unless the test overrides it.
  */
-abstract class OnFakeClock implements NanoClock {
+public abstract class OnFakeClock implements NanoClock {
     protected final FakeClock fake;
 
-    OnFakeClock(FakeClock fake) {
+    protected OnFakeClock(FakeClock fake) {
         this.fake = fake;
     }
 
@@ -24,6 +23,11 @@ abstract class OnFakeClock implements NanoClock {
     @Override
     public void park(long ns) {
         fake.park(ns);
+    }
+
+    @Override
+    public void spin() {
+        fake.spin();
     }
 
     @Override

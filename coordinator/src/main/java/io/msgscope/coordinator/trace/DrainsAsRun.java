@@ -1,0 +1,71 @@
+package io.msgscope.coordinator.trace;
+
+import io.msgscope.analysis.output.HumanFormat;
+import io.msgscope.control.ControlHub;
+import io.msgscope.control.RunSpecs;
+import io.msgscope.core.RunSpec;
+import io.msgscope.core.timeline.Timeline;
+import io.msgscope.proto.Envelope;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A trace run's timeline as run (issue 31): the sender tells the coordinator how each phase that lasted until drained
+ * ended, in the frames it sends the receiver through the hub; the analysis then frames the phases on the lengths they
+ * took, and a drain that published and ended before its cap leaves the run fewer messages than asked.
+ */
+final class DrainsAsRun {
+    private DrainsAsRun() {
+    }
+
+    /** The drains' ends the sender told through the hub, in order (the receiver's words carry no length). */
+    static List<Timeline.DrainEnd> ends(ControlHub hub) {
+        List<Timeline.DrainEnd> ends = new ArrayList<>();
+        for (Envelope e : hub.forwarded()) {
+            if (e.hasPhaseEnd() && e.getPhaseEnd().getDurationNs() > 0) {
+                ends.add(RunSpecs.drainEnd(e.getPhaseEnd()));
+            }
+        }
+        return ends;
+    }
+
+    /**
+     * One log line per drain, and {@code out}'s spec on the timeline as run: each drain that ended gets the length it
+     * took (a drain the run did not reach keeps its cap) and the run the messages it held. A {@code --window} no longer
+     * below that count is narrowed to it, with a warning.
+     */
+    static void apply(List<Timeline.DrainEnd> ends, RunSpec spec, TraceCollector out, PrintStream log) {
+        for (Timeline.DrainEnd e : ends) {
+            log.println(line(spec.timeline(), e));
+        }
+        if (ends.isEmpty()) {
+            return;
+        }
+        Timeline run = spec.timeline().asRun(ends);
+        RunSpec.Builder b = spec.toBuilder().timeline(run);
+        if (spec.window() >= run.messages()) {
+            int window = (int) Math.max(1, run.messages() - 1);
+            b.window(window);
+            out.warnings.add("--window " + spec.window() + " is not below the " + run.messages() + " messages the run "
+                    + "held once its drain ended: its windows are " + window + " messages");
+        }
+        out.spec = b.build();
+    }
+
+    /**
+     * One line for a drain's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)}.
+     */
+    static String line(Timeline asked, Timeline.DrainEnd e) {
+        String why = switch (e.endedBy()) {
+            case "drained" -> "drained";
+            case "quiet" -> "nothing arrived for the drain timeout, " + e.missing() + " message(s) missing";
+            default -> "not drained by its cap";
+        };
+        return String.format(Locale.ROOT, "phase %d %s: %s after %.3f s (at most %s)", e.phase(),
+                asked.phases().get(e.phase()).name(), why, e.durationNs() / 1e9,
+                HumanFormat.duration(asked.phases().get(e.phase()).drainCapNs()));
+    }
+}
