@@ -39,17 +39,19 @@ public final class RunSpecs {
         return timeline == null ? java.util.List.of() : timeline.phases().stream()
                 .map(p -> io.msgscope.proto.LoadPhase.newBuilder().setName(p.name()).setDurationNs(p.durationNs())
                         .setFromRate(p.fromRate()).setToRate(p.toRate()).setConsumersPaused(p.consumersPaused())
-                        .setTargetMessages(p.targetMessages()).setUntilDrained(p.untilDrained()).build())
+                        .setTargetMessages(p.targetMessages()).setUntilDrained(p.untilDrained())
+                        .setBacklogTarget(p.backlogTarget()).build())
                 .toList();
     }
 
     /**
-     * A drain's end as the sender told it (issue 31): its length, why it ended, what was missing (-1: unknown) and the
-     * first message after it (-1: not told).
+     * A word phase's end as the sender told it (issue 31): its length, why it ended, what was missing (-1: unknown), the
+     * first message after it (-1: not told) and the broker's count that ended a backlog target (null: none).
      */
     public static Timeline.DrainEnd drainEnd(io.msgscope.proto.PhaseEnd e) {
         return new Timeline.DrainEnd(e.getPhase(), e.getDurationNs(), e.getEndedBy(),
-                e.getMissing() < 0 ? null : e.getMissing(), e.hasNextMessage() ? e.getNextMessage() : -1);
+                e.getMissing() < 0 ? null : e.getMissing(), e.hasNextMessage() ? e.getNextMessage() : -1,
+                e.hasBrokerMessages() ? e.getBrokerMessages() : null);
     }
 
     /** The sender's and receiver's timeline from its run spec, or null when the spec has one rate. */
@@ -61,7 +63,8 @@ public final class RunSpecs {
     public static Timeline timeline(java.util.List<io.msgscope.proto.LoadPhase> phases) {
         return phases.isEmpty() ? null : new Timeline(phases.stream()
                 .map(p -> new LoadPhase(p.getName(), p.getDurationNs(), p.getFromRate(), p.getToRate(),
-                        p.getConsumersPaused(), p.getTargetMessages(), p.getUntilDrained() ? p.getDurationNs() : 0))
+                        p.getConsumersPaused(), p.getTargetMessages(),
+                        p.getUntilDrained() || p.getBacklogTarget() > 0 ? p.getDurationNs() : 0, p.getBacklogTarget()))
                 .toList());
     }
 

@@ -219,6 +219,54 @@ class BacklogIT {
     }
 
     /**
+     * A phase that ends on the broker's own count of the backlog (issue 31, {@code /backlog=N}): 2,000 messages at 2,000
+     * msg/s, then the consumer paused while 5,000 msg/s are sent until RabbitMQ's queue holds 8,000 (at most 30 s), then
+     * 2 s at 2,000 msg/s. The phase ends on the first read of the queue's count (passive declare, 10 a second) at 8,000
+     * or more, the consumer resumes then, and the run holds what the phase sent. By hand from trace.dat: every message
+     * arrived once; the last phase's first message is due at the fill's end.
+     */
+    @Test
+    void aPhaseEndsWhenTheBrokersCountOfTheBacklogReachesItsTarget() throws Exception {
+        DriverRunIT.requireBroker(5672, "RabbitMQ");
+        Path out = tmp.resolve("backlog-target");
+        JsonNode s = PhasesIT.run(tmp, out, "run", "--driver", "amqp", "--uri", "amqp://guest:guest@127.0.0.1:5672/%2f",
+                "--opt", "prefetch=100", "--opt", "confirm=100000", "--phases",
+                "base:1s@2k, fill:30s@5k/paused/backlog=8k, after:2s@2k", "--warmup", "2000", "--out", out.toString());
+        assertEquals("ok", s.get("status").asText(), s::toString);
+        JsonNode fill = s.get("phases").get(1);
+        JsonNode until = fill.get("until_backlog");
+        assertEquals("backlog", until.get("ended_by").asText(), fill::toString);
+        assertEquals(8_000, until.get("broker_messages_target").asLong());
+        long broker = until.get("broker_messages").asLong();
+        assertTrue(broker >= 8_000, fill::toString);
+        assertTrue(fill.get("until_drained").isNull());
+        long sentInFill = fill.get("messages_scheduled").asLong();
+        assertEquals(sentInFill, fill.get("messages_sent").asLong(), fill::toString);
+        // the broker counts only what it holds: at most what the phase sent; the reads come every 100 ms, so the phase
+        // runs on past 8,000 by about a read's 500 messages plus the word's path (allowed: a second's 5,000)
+        assertTrue(sentInFill >= broker && sentInFill <= 8_000 + 5_000, () -> sentInFill + " sent, broker " + broker);
+        double fillEnd = fill.get("end_s").asDouble();
+        assertTrue(fillEnd - fill.get("start_s").asDouble() < 10, fill::toString);
+        assertEquals(fillEnd, s.get("phases").get(2).get("start_s").asDouble(), 1e-9);
+        long held = 2_000 + sentInFill + 4_000;
+        assertEquals(held, s.get("spec").get("count").asLong(), s::toString);
+        assertEquals(held, s.get("counters").get("messages_received").asLong(), s::toString);
+        assertEquals("base:1s@2000, fill:30s@5000/paused/backlog=8000, after:2s@2000",
+                s.get("spec").get("phases").asText());
+        JsonNode episode = s.get("backlog").get(0);
+        assertEquals(fillEnd, episode.get("resumed_at_s").asDouble(), 1e-6, episode::toString);
+        assertTrue(episode.get("broker_view").get("peak_messages").asLong() >= 8_000, episode::toString);
+        long[][] all = rows(out.resolve("trace.dat"), 0, held);
+        int firstAfter = (int) (2_000 + sentInFill);
+        for (int i = 0; i < all.length; i++) {
+            assertTrue(all[i][2] > 0, "message " + i + " arrived");
+        }
+        assertEquals(fillEnd, (all[firstAfter][3] - all[0][3]) / 1e9, 1e-6, "the last phase's first message is due at "
+                + "the fill's end");
+        assertTrue(all[firstAfter - 1][3] < all[firstAfter][3]);
+    }
+
+    /**
      * backlog.dat's last read ({@code t broker sent-received confirmed-received}), taken after the last arrival: sent −
      * received is 0. Confirmed − received may be a little below 0: the broker delivers a message and confirms it at
      * about the same time, and the publisher's confirmed count is read every 10 ms, so the last confirms may not be

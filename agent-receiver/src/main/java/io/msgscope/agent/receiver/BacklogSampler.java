@@ -21,6 +21,9 @@ final class BacklogSampler {
     private volatile boolean stopped;
     private Thread thread;
     private volatile String failure;
+    /** The last read's count and stamp, for the receiving thread (a phase that ends on the broker's count). */
+    private volatile long latestDepth = -1;
+    private volatile long latestNs = Long.MIN_VALUE;
 
     BacklogSampler(BacklogProbe probe, long expectedNs) {
         this.probe = probe;
@@ -62,6 +65,8 @@ final class BacklogSampler {
             }
             timeNs[n] = t0 + (t1 - t0) / 2;
             depth[n] = d;
+            latestDepth = d; // the count before its stamp: a reader that sees the stamp sees this count or a later one
+            latestNs = timeNs[n];
             n++;
             return true;
         } catch (Exception e) {
@@ -107,6 +112,16 @@ final class BacklogSampler {
         } catch (Exception e) {
             // closing anyway
         }
+    }
+
+    /** The last read's stamp on the receiver's monotonic clock; MIN_VALUE before the first. */
+    long latestNs() {
+        return latestNs;
+    }
+
+    /** The last read's count (read after {@link #latestNs}: at least as recent); -1 before the first. */
+    long latestDepth() {
+        return latestDepth;
     }
 
     long[] timeNs() {

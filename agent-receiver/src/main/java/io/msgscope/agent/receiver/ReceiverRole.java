@@ -207,8 +207,8 @@ public final class ReceiverRole implements AgentRole {
             }
             handler.alignBelow = Math.min(ALIGN_MESSAGES, timeline.firstMessage(firstPaused));
             handler.epochMinusMono = io.msgscope.core.Clock.calibrate().epochMinusMono();
-            drainSeen = timeline.drainPhases().isEmpty() ? null : new boolean[timeline.phases().size()];
-            drainsLeft = timeline.drainPhases().size();
+            drainSeen = timeline.wordPhases().isEmpty() ? null : new boolean[timeline.phases().size()];
+            drainsLeft = timeline.wordPhases().size();
         }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
         subscriber = DriverSpecs.driverOf(drivers, spec).openSubscriber(DriverSpecs.of(spec));
@@ -219,6 +219,12 @@ public final class ReceiverRole implements AgentRole {
             io.msgscope.core.driver.BacklogProbe probe = DriverSpecs.driverOf(drivers, spec)
                     .openBacklogProbe(DriverSpecs.of(spec), subscriber.destination());
             backlog = probe == null ? null : new BacklogSampler(probe, timeline.durationNs() + 60_000_000_000L);
+            for (io.msgscope.core.timeline.LoadPhase p : timeline.phases()) {
+                if (p.untilBacklog() && probe == null) { // the coordinator refuses it before: a driver changed
+                    throw new io.msgscope.core.SpecException("--phases", "phase '" + p.name() + "' ends on the "
+                            + "broker's count of the backlog, which the " + spec.getDriver() + " driver does not read");
+                }
+            }
         }
         primeSubscriber();
         return thread.ready().setRole(Role.RECEIVER).setDestination(subscriber.destination()).build();
@@ -414,7 +420,11 @@ public final class ReceiverRole implements AgentRole {
         }
         final long now = System.nanoTime();
         final int k = tl.phaseAt(Math.max(0, now - start));
-        if (!tl.phases().get(k).untilDrained() || drainSeen[k] || tl.drainEnd(k) != null) {
+        if (!tl.phases().get(k).endsOnWord() || drainSeen[k] || tl.drainEnd(k) != null) {
+            return;
+        }
+        if (tl.phases().get(k).untilBacklog()) {
+            watchBacklog(k, tl.phases().get(k).backlogTarget(), start + tl.startNs(k), l);
             return;
         }
         final long before = tl.firstMessage(k);
@@ -436,6 +446,26 @@ public final class ReceiverRole implements AgentRole {
             drainsLeft--;
             l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy(drained ? "drained"
                     : "quiet").setMissing(missing).build());
+        }
+    }
+
+    /**
+     * In a phase that lasts until the broker's count of the backlog reached {@code target} (issue 31), tells the sender
+     * through the coordinator once a read of the broker's count taken after the phase began says so: the word carries
+     * that count. The reads come every {@link BacklogSampler#PERIOD_NS}, so the phase ends up to a read period (plus the
+     * control path) after the count reached the target. Once per phase; on the receiving thread between polls.
+     */
+    private void watchBacklog(int k, long target, long phaseStart, PhaseListener l) {
+        final BacklogSampler b = backlog;
+        if (b == null || b.latestNs() < phaseStart) {
+            return;
+        }
+        final long depth = b.latestDepth();
+        if (depth >= target) {
+            drainSeen[k] = true;
+            drainsLeft--;
+            l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy("backlog").setMissing(-1)
+                    .setBrokerMessages(depth).build());
         }
     }
 

@@ -12,14 +12,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.BooleanSupplier;
 
 /**
- * Where the sender ends a phase that lasts until drained (issue 31): when the receiver's word that the backlog drained
- * comes through the coordinator (stamped on the sender's clock as it arrives), or when the phase's cap ran out,
- * whichever is first. The phase then lasted from its start to that stamp: the timeline as run gives it that length,
+ * Where the sender ends a phase that lasts until drained, or until the broker's count of the backlog reached a target
+ * (issue 31): when the receiver's word that the backlog drained (or reached the target) comes through the coordinator
+ * (stamped on the sender's clock as it arrives), or when the phase's cap ran out, whichever is first. The phase then lasted from its start to that stamp: the timeline as run gives it that length,
  * every later message is due that much earlier than the cap would have it, and the receiver is told the length so that
  * it follows the later phases on the same timeline.
  *
  * <p>A drain at {@code @0} schedules no message, so the sender reaches it when it is due to send the first message after
- * it and waits there ({@link #await}). A drain that publishes goes on sending at its rate while the consumers catch up:
+ * it and waits there ({@link #await}). A drain that publishes goes on sending at its rate while the consumers catch up,
+ * as a backlog target does while the consumers are paused:
  * the sender waits for each of its messages' due time here ({@link #awaitDue}), so that the word is heard as it comes,
  * not a message later; the drain then holds exactly the messages sent before the word, and the next one is the first
  * of the next phase (the timeline as run numbers the later phases on from it, and the run holds fewer messages than
@@ -50,7 +51,7 @@ final class DrainGate {
         this.timeline = timeline;
         this.clock = clock;
         this.listener = listener;
-        this.drains = timeline.drainPhases();
+        this.drains = timeline.wordPhases();
     }
 
     /** The timeline as run so far: the drains that ended have their length, the others their cap. */
@@ -150,11 +151,16 @@ final class DrainGate {
         }
         String by = h == null ? "cap" : h.end().getEndedBy();
         long missing = h == null ? -1 : h.end().getMissing();
-        Timeline.DrainEnd e = new Timeline.DrainEnd(k, ns, by, missing < 0 ? null : missing, seq);
+        Long broker = h != null && h.end().hasBrokerMessages() ? h.end().getBrokerMessages() : null;
+        Timeline.DrainEnd e = new Timeline.DrainEnd(k, ns, by, missing < 0 ? null : missing, seq, broker);
         ended.add(e);
         timeline = asked.asRun(ended);
         next++;
-        listener.phaseEnded(PhaseEnd.newBuilder().setPhase(k).setDurationNs(ns).setEndedBy(by).setMissing(missing)
-                .setNextMessage(seq).build());
+        PhaseEnd.Builder told = PhaseEnd.newBuilder().setPhase(k).setDurationNs(ns).setEndedBy(by).setMissing(missing)
+                .setNextMessage(seq);
+        if (broker != null) {
+            told.setBrokerMessages(broker);
+        }
+        listener.phaseEnded(told.build());
     }
 }

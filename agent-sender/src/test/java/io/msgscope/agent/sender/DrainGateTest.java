@@ -180,6 +180,30 @@ class DrainGateTest {
     }
 
     @Test
+    void aPhaseThatEndsOnTheBrokersBacklogEndsAsADrainThatPublishesAndPassesTheCountOn() throws Exception {
+        // 10 ms at 10k (0-99), then paused at 10k until the broker holds 500 (at most 1 s: 10,000 messages), 10 ms at 10k
+        Timeline asked = Timeline.parse("--phases", "a:10ms@10k, f:1s@10k/paused/backlog=500, b:10ms@10k");
+        FakeClock clock = new FakeClock(START + 9_000_000L);
+        Told told = new Told();
+        DrainGate gate = new DrainGate(asked, clock, told);
+        assertEquals(100, gate.publishingFrom());
+        assertEquals(10_100, gate.nextMessage());
+        for (int seq = 100; seq < 660; seq++) { // up to message 659, due at 65.9 ms
+            assertFalse(gate.awaitDue(START, seq, START + gate.timeline().dueNs(seq)));
+        }
+        clock.advance(DrainGate.POLL_MARGIN_NS + 20_000L); // the word: the broker held 512, 20 µs after 659 was due
+        gate.heard(PhaseEnd.newBuilder().setPhase(1).setEndedBy("backlog").setMissing(-1).setBrokerMessages(512).build());
+        assertTrue(gate.awaitDue(START, 660, START + gate.timeline().dueNs(660)));
+        assertEquals(55_920_000L, told.ends.get(0).getDurationNs()); // from 10 ms to 65.92 ms
+        assertEquals(660, told.ends.get(0).getNextMessage());
+        assertEquals(512, told.ends.get(0).getBrokerMessages());
+        assertEquals("backlog", told.ends.get(0).getEndedBy());
+        assertEquals(760, gate.timeline().messages());
+        assertEquals(512L, gate.timeline().drainEnd(1).brokerMessages());
+        assertFalse(gate.timeline().consumersPausedAt(65_920_000L), "the consumers resume at its end");
+    }
+
+    @Test
     void aStoppedRunLeavesTheGateWithoutEndingThePhase() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START);
         Told told = new Told();

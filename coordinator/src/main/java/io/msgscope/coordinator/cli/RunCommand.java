@@ -225,6 +225,12 @@ public final class RunCommand implements Callable<Integer> {
                 throw new SpecException("--phases", "/paused cannot pause the consumers with the " + drv.name()
                         + " driver: " + why);
             }
+            String unread = timeline.phases().stream().anyMatch(io.msgscope.core.timeline.LoadPhase::untilBacklog)
+                    ? drv.whyBacklogCannotBeRead(driverOptions.options()) : null;
+            if (unread != null) {
+                throw new SpecException("--phases", "/backlog=N ends a phase on the broker's count of the backlog, "
+                        + "which cannot be read here: " + unread);
+            }
         }
         remoteAgents.parse(); // one agent per role: a role given twice is bad usage
         RunSpec spec = RunSpec.builder().count(count).warmupCount(warmup).size(size).rate(rate)

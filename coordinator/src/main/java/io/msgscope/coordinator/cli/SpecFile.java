@@ -248,8 +248,9 @@ public final class SpecFile {
     /**
      * {@code phases} as the shorthand, or as a list of {@code {name, duration, rate}} objects ({@code rate: 5k..50k}
      * for a ramp, {@code 0} for a pause; {@code consumers: paused} for a backlog, {@code messages: 20k} instead of the
-     * duration for one that ends on its size, {@code until: drained} for a drain whose duration is its cap), joined into
-     * the shorthand {@code --phases} parses and checks.
+     * duration for one that ends on its size, {@code backlog: 20k} for one that ends on the broker's count (its duration
+     * its cap), {@code until: drained} for a drain whose duration is its cap), joined into the shorthand
+     * {@code --phases} parses and checks.
      */
     static String phases(JsonNode v) {
         if (!v.isArray()) {
@@ -274,6 +275,7 @@ public final class SpecFile {
             parts.add((p.hasNonNull("name") ? p.get("name").asText() + ":" : "")
                     + (byCount ? p.get("messages").asText() + "msg" : p.get("duration").asText()) + "@"
                     + p.get("rate").asText() + (consumers.equals("paused") ? "/paused" : "")
+                    + (p.hasNonNull("backlog") ? "/backlog=" + p.get("backlog").asText() : "")
                     + (until.isEmpty() ? "" : "/drained"));
         }
         return String.join(", ", parts);

@@ -87,6 +87,11 @@ public final class ScenarioPhases {
                 throw new SpecException("--phases", "phase '" + p.name() + "' lasts until drained, which trace mode "
                         + "(msgscope run) follows; a scenario's drain takes a length of its own (e.g. drain:10s@0)");
             }
+            if (p.untilBacklog()) {
+                throw new SpecException("--phases", "phase '" + p.name() + "' ends on the broker's count of the "
+                        + "backlog, which trace mode (msgscope run) follows; a scenario's backlog phase takes a length or "
+                        + "a message count (e.g. fill:20kmsg@10k/paused)");
+            }
             double most = Math.max(p.fromRate(), p.toRate());
             if (most / publishers > MAX_PER_PUBLISHER) {
                 throw new SpecException("--phases", "phase '" + p.name() + "' asks " + Json.finite(most).longValue()

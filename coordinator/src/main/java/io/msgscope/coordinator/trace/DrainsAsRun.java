@@ -56,13 +56,17 @@ final class DrainsAsRun {
     }
 
     /**
-     * One line for a drain's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)}.
+     * One line for a word phase's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)} or {@code phase
+     * 1 fill: the broker held 20,412 (asked 20,000) after 2.093 s (at most 60 s)}.
      */
     static String line(Timeline asked, Timeline.DrainEnd e) {
         String why = switch (e.endedBy()) {
             case "drained" -> "drained";
             case "quiet" -> "nothing arrived for the drain timeout, " + e.missing() + " message(s) missing";
-            default -> "not drained by its cap";
+            case "backlog" -> String.format(Locale.ROOT, "the broker held %,d (asked %,d)", e.brokerMessages(),
+                    asked.phases().get(e.phase()).backlogTarget());
+            default -> asked.phases().get(e.phase()).untilBacklog() ? "the broker's backlog did not reach "
+                    + asked.phases().get(e.phase()).backlogTarget() + " by its cap" : "not drained by its cap";
         };
         return String.format(Locale.ROOT, "phase %d %s: %s after %.3f s (at most %s)", e.phase(),
                 asked.phases().get(e.phase()).name(), why, e.durationNs() / 1e9,

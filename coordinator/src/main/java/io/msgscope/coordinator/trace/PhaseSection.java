@@ -111,6 +111,7 @@ public final class PhaseSection {
             m.put("end_s", f.frame().endNs() / 1e9);
             m.put("consumers_paused", p.consumersPaused());
             m.put("until_drained", p.untilDrained() ? untilDrained(p, timeline.drainEnd(k)) : null);
+            m.put("until_backlog", p.untilBacklog() ? untilBacklog(p, timeline.drainEnd(k)) : null);
             m.put("rate_asked_from_msg_s", p.fromRate());
             m.put("rate_asked_to_msg_s", p.toRate());
             m.put("messages_scheduled", f.scheduled());
@@ -139,6 +140,20 @@ public final class PhaseSection {
         m.put("at_most_s", p.drainCapNs() / 1e9);
         m.put("ended_by", e == null ? null : e.endedBy());
         m.put("messages_missing", e == null ? null : e.missing());
+        return m;
+    }
+
+    /**
+     * A phase that lasted until the broker's count of the backlog reached its target (issue 31): the target, its cap,
+     * why it ended ({@code backlog} or {@code cap}; null when the run did not come to its end) and the broker's count
+     * that ended it (null on the cap).
+     */
+    private static Map<String, Object> untilBacklog(LoadPhase p, Timeline.DrainEnd e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("broker_messages_target", p.backlogTarget());
+        m.put("at_most_s", p.drainCapNs() / 1e9);
+        m.put("ended_by", e == null ? null : e.endedBy());
+        m.put("broker_messages", e == null ? null : e.brokerMessages());
         return m;
     }
 
@@ -178,7 +193,8 @@ public final class PhaseSection {
         return switch (p.kind()) {
             case PAUSE -> p.untilDrained() ? "until drained" : "pause";
             case CONSTANT -> String.format(Locale.ROOT, "%,.0f msg/s", p.fromRate())
-                    + (p.untilDrained() ? " until drained" : "");
+                    + (p.untilDrained() ? " until drained" : "")
+                    + (p.untilBacklog() ? String.format(Locale.ROOT, " until the broker holds %,d", p.backlogTarget()) : "");
             case RAMP -> String.format(Locale.ROOT, "%,.0f..%,.0f msg/s", p.fromRate(), p.toRate());
         };
     }

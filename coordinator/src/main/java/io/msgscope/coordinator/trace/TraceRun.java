@@ -235,7 +235,7 @@ public final class TraceRun {
                         + (spec.timeline() != null ? " on phases " + spec.timeline().shorthand()
                         : spec.rate() > 0 ? " at " + spec.rate() + " msg/s" : " at full speed"));
                 out.measureEpochMs = System.currentTimeMillis();
-                if (spec.timeline() != null && !spec.timeline().drainPhases().isEmpty()) {
+                if (spec.timeline() != null && !spec.timeline().wordPhases().isEmpty()) {
                     // a drain's end: the receiver sees it, the sender acts on it, the receiver follows the sender
                     hub.forward(receiver, Envelope.BodyCase.PHASE_END, sender);
                     hub.forward(sender, Envelope.BodyCase.PHASE_END, receiver);

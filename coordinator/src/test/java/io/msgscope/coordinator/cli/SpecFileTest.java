@@ -148,6 +148,12 @@ class SpecFileTest {
                 + "  - {name: drain, duration: 30s, rate: 0, until: drained}\n  - {name: after, duration: 2s, rate: 2k}\n");
         assertArrayEquals(new String[] {"run", "--phases", "fill:20kmsg@10k/paused, drain:30s@0/drained, after:2s@2k"},
                 SpecFile.expand(new String[] {"run", "--spec", drained.toString()}));
+        Path depth = file("depth.yaml", "phases:\n  - {name: fill, duration: 60s, rate: 10k, consumers: paused, "
+                + "backlog: 20k}\n  - {name: drain, duration: 30s, rate: 2k, until: drained}\n"
+                + "  - {name: after, duration: 2s, rate: 2k}\n");
+        assertArrayEquals(new String[] {"run", "--phases",
+                "fill:60s@10k/paused/backlog=20k, drain:30s@2k/drained, after:2s@2k"},
+                SpecFile.expand(new String[] {"run", "--spec", depth.toString()}));
         for (String bad : new String[] {"{name: f, messages: 5, duration: 1s, rate: 1k}",
                 "{name: f, duration: 1s, rate: 1k, consumers: stopped}", "{name: d, duration: 1s, rate: 0, until: empty}"}) {
             Path f = file("bad.yaml", "phases:\n  - " + bad + "\n");

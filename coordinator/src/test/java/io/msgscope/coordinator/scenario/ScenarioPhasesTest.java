@@ -230,6 +230,11 @@ class ScenarioPhasesTest {
         assertEquals("--phases", drained.option());
         assertTrue(drained.getMessage().contains("phase 'd' lasts until drained, which trace mode (msgscope run) "
                 + "follows"), drained.getMessage());
+        SpecException depth = assertThrows(SpecException.class, () -> ScenarioPhases.check(
+                Timeline.parse("--phases", "a:1s@1k, f:10s@1k/paused/backlog=5k, b:1s@1k"), 4));
+        assertEquals("--phases", depth.option());
+        assertTrue(depth.getMessage().contains("phase 'f' ends on the broker's count of the backlog, which trace mode"),
+                depth.getMessage());
         assertEquals(250.0, ScenarioPhases.warmupRate(Timeline.parse("--phases", "p:1s@0, r:2s@0..1k"), 4));
     }
 }

@@ -77,6 +77,47 @@ class PhaseSectionTest {
     }
 
     /**
+     * Phases that ended on the receiver's word, written as run: 10 ms at 1k (0-9), paused at 1k until the broker holds
+     * 5 (at most 1 s; it held 6 after 7.5 ms, messages 10-17), a drain at 2k of at most 1 s (ended drained after 2.2 ms,
+     * messages 18-22), 5 ms at 2k (23-32). Each phase's section, its messages and the console's asked rates.
+     */
+    @Test
+    void phasesThatEndedOnAWordAreWrittenAsRunWithHowTheyEnded() {
+        Timeline asked = Timeline.parse("--phases", "a:10ms@1k, f:1s@1k/paused/backlog=5, d:1s@2k/drained, b:5ms@2k");
+        Timeline run = asked.asRun(List.of(new Timeline.DrainEnd(1, 7_500_000L, "backlog", null, 18, 6L),
+                new Timeline.DrainEnd(2, 2_200_000L, "drained", 0L, 23)));
+        assertEquals(33, run.messages());
+        long[] intended = new long[33];
+        long[] send = new long[33];
+        long[] recv = new long[33];
+        for (int i = 0; i < 33; i++) {
+            intended[i] = run.dueNs(i);
+            send[i] = intended[i];
+            recv[i] = send[i] + 1_000;
+        }
+        PhaseSection s = PhaseSection.of(run, new Trace(33, send, intended, recv));
+        List<Map<String, Object>> phases = s.toList();
+        Map<String, Object> f = phases.get(1);
+        assertEquals(8L, f.get("messages_scheduled"));
+        assertEquals(0.0175, (double) f.get("end_s"), 1e-12);
+        assertEquals(Map.of("broker_messages_target", 5L, "at_most_s", 1.0, "ended_by", "backlog", "broker_messages", 6L),
+                f.get("until_backlog"));
+        assertNull(f.get("until_drained"));
+        Map<String, Object> d = phases.get(2);
+        assertEquals(5L, d.get("messages_scheduled"));
+        assertEquals(Map.of("at_most_s", 1.0, "ended_by", "drained", "messages_missing", 0L), d.get("until_drained"));
+        assertNull(d.get("until_backlog"));
+        assertEquals(0.0197, (double) phases.get(3).get("start_s"), 1e-12);
+        assertEquals(10L, phases.get(3).get("messages_scheduled"));
+        assertEquals(true, s.consoleLines().get(1).contains("asked 1,000 msg/s until the broker holds 5"),
+                s.consoleLines().get(1));
+        assertEquals(true, s.consoleLines().get(2).contains("asked 2,000 msg/s until drained"), s.consoleLines().get(2));
+        assertEquals("phase 1 f: the broker held 6 (asked 5) after 0.008 s (at most 1 s)",
+                DrainsAsRun.line(asked, run.drainEnd(1)));
+        assertEquals("phase 2 d: drained after 0.002 s (at most 1 s)", DrainsAsRun.line(asked, run.drainEnd(2)));
+    }
+
+    /**
      * Each phase's CPU per message from the samples every 5 messages (slots before messages 0, 5, 10, 15 and after
      * 20): the sender's thread at 0, 500, 1,000, 3,000, 5,000 ns, of it waiting 0, 100, 200, 400, 600. Phase a
      * (messages 0-9, slots 0-10): 1,000 / 10 = 100 ns, 20 waiting, 80 work; b (10-19, slots 10-20): 400, 40, 360. No

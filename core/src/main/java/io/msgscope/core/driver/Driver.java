@@ -129,6 +129,15 @@ public interface Driver {
     }
 
     /**
+     * Why this driver cannot read the broker's own count of a paused consumer's backlog with these options
+     * ({@link #openBacklogProbe}), so that a phase cannot end on it ({@code /backlog=N}, issue 31), or null when it can.
+     * Checked before a run starts.
+     */
+    default String whyBacklogCannotBeRead(java.util.Map<String, String> options) {
+        return "the " + name() + " driver does not read the broker's count of a backlog (docs/limits.md)";
+    }
+
+    /**
      * Why clients with these options cannot survive a fault that ends their connections (a broker killed or
      * restarted, issue 32), one clause naming what to give, or null when they reconnect
      * ({@link Reconnects#OPTION}). Checked before a run with such a fault starts.

@@ -15,14 +15,17 @@ import java.util.Locale;
  * @param consumersPaused the receiver does not consume during the phase: the broker holds what is sent (a backlog)
  * @param targetMessages  the phase ends when it has sent this many messages (its duration is derived from its constant
  *                        rate); 0 = the phase is given by its duration
- * @param drainCapNs      0 for a phase of a known length; for one that lasts until the backlog has drained
- *                        ({@code /drained}: the consumers taking what the broker kept, publishing stopped or going on
- *                        at the phase's constant rate), the most it
- *                        may last, ns. Before the run its {@code durationNs} is this cap; in the timeline as run
- *                        ({@link Timeline#asRun}) it is how long the drain took
+ * @param drainCapNs      0 for a phase of a known length; for one that ends on the receiver's word — it lasts until the
+ *                        backlog has drained ({@code /drained}: the consumers taking what the broker kept, publishing
+ *                        stopped or going on at the phase's constant rate), or until the broker's own count of the
+ *                        backlog reached {@code backlogTarget} — the most it may last, ns. Before the run its
+ *                        {@code durationNs} is this cap; in the timeline as run ({@link Timeline#asRun}) it is how long
+ *                        the phase took
+ * @param backlogTarget   0, or for a phase with the consumers paused that ends when the broker says it holds this many
+ *                        messages for them ({@code /backlog=N}), N
  */
 public record LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
-                        long targetMessages, long drainCapNs) {
+                        long targetMessages, long drainCapNs, long backlogTarget) {
     /** What a phase does to the publishers. */
     public enum Kind { CONSTANT, RAMP, PAUSE }
 
@@ -37,6 +40,12 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
         this(name, durationNs, fromRate, toRate, consumersPaused, targetMessages, 0);
     }
 
+    /** A phase given by its length or its message count, or one that lasts until drained (no broker-read target). */
+    public LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
+                     long targetMessages, long drainCapNs) {
+        this(name, durationNs, fromRate, toRate, consumersPaused, targetMessages, drainCapNs, 0);
+    }
+
     /** A phase that lasts until the backlog has drained, at most {@code capNs}, publishing stopped. */
     public static LoadPhase untilDrained(String name, long capNs) {
         return new LoadPhase(name, capNs, 0, 0, false, 0, capNs);
@@ -44,12 +53,25 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
 
     /** Whether the phase lasts until the backlog has drained ({@code /drained}) rather than a length known before. */
     public boolean untilDrained() {
+        return drainCapNs > 0 && backlogTarget == 0;
+    }
+
+    /** Whether the phase lasts until the broker's count of the backlog reached {@link #backlogTarget} (at most its cap). */
+    public boolean untilBacklog() {
+        return backlogTarget > 0;
+    }
+
+    /**
+     * Whether the phase ends on the receiver's word (until drained, or until the broker's backlog reached its target),
+     * so that its length, and when it publishes its message count, are known only once it ended.
+     */
+    public boolean endsOnWord() {
         return drainCapNs > 0;
     }
 
     /** This phase as run: a drain that took {@code ns}. */
     LoadPhase lasting(long ns) {
-        return new LoadPhase(name, ns, fromRate, toRate, consumersPaused, targetMessages, drainCapNs);
+        return new LoadPhase(name, ns, fromRate, toRate, consumersPaused, targetMessages, drainCapNs, backlogTarget);
     }
 
     /**
@@ -75,14 +97,16 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
 
     /**
      * The phase as the shorthand writes it, e.g. {@code ramp:60s@5000..50000}, {@code fill:20000msg@5000/paused} or
-     * {@code drain:60s@0/drained} (a drain as asked, its cap, even once run).
+     * {@code drain:60s@0/drained} or {@code fill:60s@10000/paused/backlog=20000} (a phase that ends on a word as asked,
+     * its cap, even once run).
      */
     public String shorthand() {
         String rate = fromRate == toRate ? Timeline.number(fromRate)
                 : Timeline.number(fromRate) + ".." + Timeline.number(toRate);
         String length = targetMessages > 0 ? targetMessages + "msg"
-                : Timeline.duration(untilDrained() ? drainCapNs : durationNs);
-        return name + ":" + length + "@" + rate + (consumersPaused ? "/paused" : "") + (untilDrained() ? "/drained" : "");
+                : Timeline.duration(endsOnWord() ? drainCapNs : durationNs);
+        return name + ":" + length + "@" + rate + (consumersPaused ? "/paused" : "")
+                + (untilBacklog() ? "/backlog=" + backlogTarget : "") + (untilDrained() ? "/drained" : "");
     }
 
     @Override

@@ -33,6 +33,11 @@ import java.util.regex.Pattern;
  * backlog drains "until drained" — the run ends when every message sent has arrived (or the drain timeout counts the
  * rest lost), whatever the phase's duration, which only frames the phase's own figures.
  *
+ * <p>A {@code /paused} phase may instead end on the broker's own count of the backlog ({@code /backlog=N}, e.g.
+ * {@code fill:60s@10k/paused/backlog=20k}): the receiver reads the broker's count as it does for the results, and
+ * when a read says N or more the phase ends as a drain does (below), at the latest after its duration, the cap; it
+ * publishes at one constant rate, so its message count too is known only once it ended.
+ *
  * <p>A phase in the middle may last "until drained" ({@code /drained}, e.g. {@code drain:60s@0/drained}): the
  * consumers take what the broker kept, and the phase ends when every measured message scheduled before it has arrived
  * (or none of those arrived for the drain timeout: the rest are lost), at the latest after its duration, the cap.
@@ -52,7 +57,8 @@ public final class Timeline {
 
     private static final Pattern PHASE = Pattern.compile(
             "(?:([A-Za-z][A-Za-z0-9_-]{0,31}):)?(?:([0-9]+(?:\\.[0-9]+)?[kKmM]?)msg|([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h))"
-                    + "@([0-9]+(?:\\.[0-9]+)?[kKmM]?)(?:\\.\\.([0-9]+(?:\\.[0-9]+)?[kKmM]?))?(/paused)?(/drained)?");
+                    + "@([0-9]+(?:\\.[0-9]+)?[kKmM]?)(?:\\.\\.([0-9]+(?:\\.[0-9]+)?[kKmM]?))?(/paused)?"
+                    + "(?:/backlog=([0-9]+(?:\\.[0-9]+)?[kKmM]?))?(/drained)?");
 
     private final List<LoadPhase> phases;
     private final long[] startNs;       // each phase's start offset; startNs[k + 1] is its end
@@ -63,20 +69,30 @@ public final class Timeline {
     private final java.util.Map<Integer, DrainEnd> ends;
 
     /**
-     * How a phase that lasted until drained ended (issue 31): its length on the sender's clock, from its start to when
-     * the sender heard that the receiver saw the end; and why it ended.
+     * How a phase that ended on the receiver's word (until drained, or until the broker's backlog reached its target)
+     * ended (issue 31): its length on the sender's clock, from its start to when the sender heard that the receiver
+     * saw the end; and why it ended.
      *
      * @param phase      the phase's index
      * @param durationNs how long it lasted, ns (at least 1 ms, at most its cap)
      * @param endedBy    {@code drained} (every measured message scheduled before it arrived), {@code quiet} (nothing
-     *                   arrived for the drain timeout with some still missing) or {@code cap} (its duration ran out)
+     *                   arrived for the drain timeout with some still missing), {@code backlog} (the broker's count
+     *                   reached the phase's target) or {@code cap} (its duration ran out)
      * @param missing    measured messages scheduled before it that had not arrived when it ended; null when unknown
      *                   (the cap: the receiver did not say)
-     * @param nextMessage the first message after it: the phase's own messages (a drain that publishes) are those from
-     *                   its first up to this one, exclusive; -1 when not told (a drain at {@code @0} has none, so the
-     *                   next phase's first message is the drain's first)
+     * @param nextMessage the first message after it: the phase's own messages (a drain that publishes, a backlog
+     *                   target) are those from its first up to this one, exclusive; -1 when not told (a drain at
+     *                   {@code @0} has none, so the next phase's first message is the drain's first)
+     * @param brokerMessages a phase that ended on the broker's backlog ({@code backlog}): the broker's count that
+     *                   ended it; else null
      */
-    public record DrainEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage) {
+    public record DrainEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage,
+                           Long brokerMessages) {
+        /** A drain's end: no broker count. */
+        public DrainEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage) {
+            this(phase, durationNs, endedBy, missing, nextMessage, null);
+        }
+
         /** A drain's end without its message count: one at {@code @0}, which sends none. */
         public DrainEnd(int phase, long durationNs, String endedBy, Long missing) {
             this(phase, durationNs, endedBy, missing, -1);
@@ -108,7 +124,7 @@ public final class Timeline {
             periodNs[k] = p.kind() == LoadPhase.Kind.CONSTANT ? 1e9 / p.fromRate() : 0;
             DrainEnd ended = this.ends.get(k);
             if (ended != null && ended.nextMessage() >= 0 && p.kind() != LoadPhase.Kind.PAUSE) {
-                startCount[k + 1] = sentInDrain(k, ended); // a drain that published: what it sent, exactly
+                startCount[k + 1] = sentInDrain(k, ended); // a phase that ended on a word and published: what it sent
             }
         }
         messages = (long) Math.ceil(startCount[n] - 1e-6);
@@ -141,6 +157,11 @@ public final class Timeline {
         if (p.targetMessages() > 0 && !p.consumersPaused()) {
             throw new SpecException(option, at + " ends on a backlog of " + p.targetMessages() + " messages, which builds "
                     + "only while the consumers are paused: add /paused (e.g. fill:20kmsg@5k/paused) or give a duration");
+        }
+        if (p.untilBacklog() && (!p.consumersPaused() || p.kind() != LoadPhase.Kind.CONSTANT)) {
+            throw new SpecException(option, at + " ends when the broker's backlog reaches " + p.backlogTarget()
+                    + ", which builds only while the consumers are paused and messages are sent: give it /paused and "
+                    + "one constant rate above 0 (e.g. fill:60s@10k/paused/backlog=20k)");
         }
         if (p.targetMessages() > 0 && p.kind() != LoadPhase.Kind.CONSTANT) {
             throw new SpecException(option, at + " ends on a backlog of " + p.targetMessages() + " messages: give it "
@@ -195,15 +216,25 @@ public final class Timeline {
             Matcher m = PHASE.matcher(t);
             if (!m.matches()) {
                 throw new SpecException(option, "'" + t + "' is not a phase: write [NAME:]DURATION@RATE or "
-                        + "[NAME:]DURATION@FROM..TO, optionally /paused (consumers paused) and N[k]msg for a duration, or "
-                        + "/drained (until the backlog drained, at most DURATION), e.g. steady:30s@5k, ramp:60s@5k..50k, "
-                        + "pause:10s@0, fill:20kmsg@5k/paused, drain:60s@0/drained");
+                        + "[NAME:]DURATION@FROM..TO, optionally /paused (consumers paused) and N[k]msg for a duration or "
+                        + "/backlog=N (until the broker holds N, at most DURATION), or /drained (until the backlog "
+                        + "drained, at most DURATION), e.g. steady:30s@5k, ramp:60s@5k..50k, pause:10s@0, "
+                        + "fill:20kmsg@5k/paused, fill:60s@5k/paused/backlog=20k, drain:60s@0/drained");
             }
             String name = m.group(1) != null ? m.group(1) : "phase" + (out.size() + 1);
             double from = rate(option, t, m.group(5));
             double to = m.group(6) == null ? from : rate(option, t, m.group(6));
             boolean paused = m.group(7) != null;
-            if (m.group(8) != null) {
+            if (m.group(8) != null) { // until the broker's count of the backlog reached N, at most DURATION
+                long target = messages(option, t, m.group(8));
+                if (m.group(2) != null || m.group(9) != null) {
+                    throw new SpecException(option, "'" + t + "' ends when the broker's backlog reaches " + target
+                            + ": give it a duration, the most it may last, and no message count or /drained "
+                            + "(e.g. fill:60s@10k/paused/backlog=20k)");
+                }
+                long cap = durationNs(option, t, m.group(3), m.group(4));
+                out.add(new LoadPhase(name, cap, from, to, paused, 0, cap, target));
+            } else if (m.group(9) != null) {
                 if (m.group(2) != null) {
                     throw new SpecException(option, "'" + t + "' lasts until drained: give it a duration, the most it "
                             + "may last, instead of a message count (e.g. drain:60s@0/drained)");
@@ -365,11 +396,14 @@ public final class Timeline {
         return first == 0 ? 0 : dueNs(first - 1);
     }
 
-    /** The indexes of the phases that last until drained, in order; empty when none does. */
-    public List<Integer> drainPhases() {
+    /**
+     * The indexes of the phases that end on the receiver's word — those that last until drained and those that last
+     * until the broker's backlog reached a target — in order; empty when none does.
+     */
+    public List<Integer> wordPhases() {
         List<Integer> out = new ArrayList<>();
         for (int k = 0; k < phases.size(); k++) {
-            if (phases.get(k).untilDrained()) {
+            if (phases.get(k).endsOnWord()) {
                 out.add(k);
             }
         }
@@ -393,8 +427,8 @@ public final class Timeline {
         java.util.Map<Integer, DrainEnd> byPhase = new java.util.HashMap<>(ends);
         for (DrainEnd e : ended) {
             LoadPhase p = e.phase() >= 0 && e.phase() < phases.size() ? phases.get(e.phase()) : null;
-            if (p == null || !p.untilDrained()) {
-                throw new IllegalArgumentException("phase " + e.phase() + " does not last until drained");
+            if (p == null || !p.endsOnWord()) {
+                throw new IllegalArgumentException("phase " + e.phase() + " does not end on the receiver's word");
             }
             if (e.durationNs() < 1_000_000 || e.durationNs() > p.drainCapNs()) {
                 throw new IllegalArgumentException("drain phase " + e.phase() + " cannot last " + e.durationNs()
@@ -412,7 +446,7 @@ public final class Timeline {
      */
     public boolean messagesUnknown() {
         for (int k = 0; k < phases.size(); k++) {
-            if (phases.get(k).untilDrained() && phases.get(k).kind() != LoadPhase.Kind.PAUSE && !ends.containsKey(k)) {
+            if (phases.get(k).endsOnWord() && phases.get(k).kind() != LoadPhase.Kind.PAUSE && !ends.containsKey(k)) {
                 return true;
             }
         }

@@ -190,7 +190,7 @@ class TimelineTest {
         assertTrue(drain.untilDrained());
         assertEquals(LoadPhase.Kind.PAUSE, drain.kind());
         assertEquals(60_000_000_000L, drain.durationNs());
-        assertEquals(java.util.List.of(2), asked.drainPhases());
+        assertEquals(java.util.List.of(2), asked.wordPhases());
         assertEquals(8_000, asked.messages());
         assertEquals(6_000, asked.firstMessage(3));
         assertEquals(62_000_000_000L, asked.startNs(3));                    // before the run: the cap
@@ -260,6 +260,30 @@ class TimelineTest {
         assertEquals(3, none.phaseOf(6_000));
     }
 
+    @Test
+    void aPhaseThatEndsOnTheBrokersBacklogIsSizedForItsCapAndHoldsWhatItSentOnceRun() {
+        // 1 s at 1k (0-999), then paused at 10k until the broker holds 20,000, at most 60 s; then 2 s at 2k
+        Timeline asked = Timeline.parse("--phases", "a:1s@1k, fill:60s@10k/paused/backlog=20k, b:2s@2k");
+        LoadPhase fill = asked.phases().get(1);
+        assertTrue(fill.untilBacklog() && fill.endsOnWord() && !fill.untilDrained() && fill.consumersPaused());
+        assertEquals(20_000, fill.backlogTarget());
+        assertEquals(60_000_000_000L, fill.drainCapNs());
+        assertEquals(java.util.List.of(1), asked.wordPhases());
+        assertTrue(asked.messagesUnknown());
+        assertEquals(1_000 + 600_000 + 4_000, asked.messages(), "the cap's 600,000");
+        assertEquals("a:1s@1000, fill:60s@10000/paused/backlog=20000, b:2s@2000", asked.shorthand());
+        assertEquals(asked.phases(), Timeline.parse("--phases", asked.shorthand()).phases());
+        // the broker said 20,140 after 2.0141 s, when the phase had sent 20,141 (1,000-21,140)
+        Timeline run = asked.asRun(java.util.List.of(new Timeline.DrainEnd(1, 2_014_100_000L, "backlog", null, 21_141,
+                20_140L)));
+        assertEquals(21_141 + 4_000, run.messages());
+        assertEquals(3_014_100_000L, run.dueNs(21_141), "b's first message at the phase's end");
+        assertEquals(1_000_000_000L + 20_140 * 100_000L, run.dueNs(21_140));
+        assertTrue(run.consumersPausedAt(3_014_000_000L));
+        assertTrue(!run.consumersPausedAt(3_014_100_000L), "the consumers resume at the phase's end as run");
+        assertEquals(20_140L, run.drainEnd(1).brokerMessages());
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "f:1s@1k/paused, d:10s@1k..2k/drained, b:1s@1k|lasts until drained: give it one rate",
@@ -268,8 +292,15 @@ class TimelineTest {
         "f:1s@1k/paused, d:10s@0/drained|the run itself ends when every message has arrived",
         "f:1s@1k/paused, d:5kmsg@0/drained, b:1s@1k|give it a duration, the most it may last",
         "f:1s@1k/paused, d:10s@0/drained/paused, b:1s@1k|is not a phase",
+        "a:1s@1k, f:60s@10k/backlog=20k, b:1s@1k|which builds only while the consumers are paused",
+        "a:1s@1k, f:60s@1k..10k/paused/backlog=20k, b:1s@1k|one constant rate above 0",
+        "a:1s@1k, f:60s@0/paused/backlog=20k, b:1s@1k|one constant rate above 0",
+        "a:1s@1k, f:20kmsg@10k/paused/backlog=20k, b:1s@1k|give it a duration, the most it may last",
+        "a:1s@1k, f:60s@10k/paused/backlog=20k/drained, b:1s@1k|no message count or /drained",
+        "a:1s@1k, f:60s@10k/paused/backlog=0, b:1s@1k|a whole number from 1",
+        "a:1s@1k, f:60s@10k/paused/backlog=20k|nothing would drain the backlog",
     })
-    void drainPhasesRefuseWhatCannotBeFollowed(String text, String message) {
+    void phasesThatEndOnAWordRefuseWhatCannotBeFollowed(String text, String message) {
         SpecException e = assertThrows(SpecException.class, () -> Timeline.parse("--phases", text));
         assertTrue(e.getMessage().contains(message), e.getMessage());
         assertTrue(e.getMessage().startsWith("--phases") || e.getMessage().contains("--phases"), e.getMessage());

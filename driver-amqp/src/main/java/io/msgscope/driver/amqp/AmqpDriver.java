@@ -78,6 +78,12 @@ public final class AmqpDriver implements Driver {
         return new AmqpBacklogProbe(spec, destination);
     }
 
+    /** Issue 31: a passive queue.declare reads any queue's message count. */
+    @Override
+    public String whyBacklogCannotBeRead(Map<String, String> options) {
+        return null;
+    }
+
     /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3). */
     @Override
     public String whyClientsCannotReconnect(Map<String, String> options) {

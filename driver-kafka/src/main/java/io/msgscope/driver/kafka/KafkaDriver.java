@@ -137,6 +137,12 @@ public final class KafkaDriver implements Driver {
                 sub.group());
     }
 
+    /** Issue 31: the Admin client reads the subscriber's group lag. */
+    @Override
+    public String whyBacklogCannotBeRead(Map<String, String> options) {
+        return null;
+    }
+
     @Override
     public Subscriber openSubscriber(DriverSpec spec, ClientContext context) throws IOException {
         KafkaSettings s = KafkaSettings.of(spec, false);

@@ -136,6 +136,13 @@ public final class NatsDriver implements Driver {
         return s.jetStream() ? new io.msgscope.driver.nats.jnats.JnatsBacklogProbe(s) : null;
     }
 
+    /** Issue 31: JetStream's stream info counts what a consumer has yet to take; core NATS keeps nothing to count. */
+    @Override
+    public String whyBacklogCannotBeRead(Map<String, String> options) {
+        return NatsSettings.of(new DriverSpec("", 0, "", 0, 0, options, ""), false).jetStream() ? null
+                : "core NATS keeps no backlog to count: use --opt jetstream=true --opt consumer=pull";
+    }
+
     /** The netty engine binds its sockets to the context's source addresses; jnats opens its own sockets. */
     @Override
     public boolean bindsSourceAddresses(Map<String, String> options) {
