@@ -71,8 +71,11 @@ public final class RunCommand implements Callable<Integer> {
             description = "Load phases instead of one --rate and --count (issue 31): comma-separated "
                     + "[NAME:]DURATION@RATE or @FROM..TO (a linear ramp), 0 = publishers paused, e.g. "
                     + "\"steady:30s@5k, ramp:60s@5k..50k, hold:30s@50k\"; /paused after a rate pauses the consumers "
-                    + "(a backlog: fill:20kmsg@5k/paused ends after 20,000 messages); the count is what they "
-                    + "schedule, and summary.json reports each phase (default: none; one --rate).")
+                    + "(a backlog: fill:20kmsg@5k/paused ends after 20,000 messages, fill:60s@5k/paused/backlog=20k "
+                    + "when the broker holds 20,000, at most 60 s); /drained lasts until the backlog before it "
+                    + "arrived, at most its duration (drain:60s@0/drained, or drain:60s@2k/drained publishing on); "
+                    + "the count is what they schedule (at most, with /drained or /backlog), and summary.json "
+                    + "reports each phase (default: none; one --rate).")
     String phases;
 
     @Option(names = "--warmup", paramLabel = "N",
