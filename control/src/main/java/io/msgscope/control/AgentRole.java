@@ -43,6 +43,14 @@ public interface AgentRole {
     }
 
     /**
+     * The next {@link #start} begins its timeline at {@code epochNs} (scenario mode on phases that end on a word, issue
+     * 31: every agent on one instant, so that an intended send time tells the phase it is in on every agent); called
+     * on the control channel's event loop just before that start. A role that starts on its own ignores it.
+     */
+    default void startAt(long epochNs) {
+    }
+
+    /**
      * The measurement's clock starts at {@code originNs} (this agent's monotonic ns): apply the spec's faults at their
      * times from it (probe only, issue 32); a role without faults ignores it. Called on the control channel's event
      * loop: must not block.

@@ -158,6 +158,9 @@ public final class AgentSession extends SimpleChannelInboundHandler<Envelope> {
             case GO -> {
                 AgentRole r = requirePrepared(ch, "go");
                 if (r != null) {
+                    if (env.getGo().getStartEpochNs() != 0) {
+                        r.startAt(env.getGo().getStartEpochNs());
+                    }
                     r.start(env.getGo().getPhase(), new AgentRole.PhaseListener() {
                         @Override
                         public void done(PhaseDone done) {

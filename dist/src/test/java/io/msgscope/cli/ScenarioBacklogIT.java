@@ -56,6 +56,58 @@ class ScenarioBacklogIT {
     }
 
     /**
+     * Phases that end on a word in scenario mode (issue 31): "fill" ends when the broker's count (read by the subscribers
+     * agent) reaches 3,000, "drain" when every message scheduled before it has arrived, both long before their 20 s caps;
+     * the phases after each start at its end as run. The publishers sent exactly the messages of the timeline as run,
+     * each one delivered, and the fill's sends lie at or above the broker's read and at most half a second above it.
+     */
+    @ParameterizedTest(name = "{0} {2}")
+    @CsvSource({
+            "amqp, amqp://guest:guest@127.0.0.1:5672/%2f, prefetch=100, 5672, RabbitMQ",
+            "nats, nats://127.0.0.1:4222, jetstream=true consumer=pull, 4222, nats-server"})
+    void aFillEndsOnTheBrokersCountAndADrainWhenTheBacklogArrived(String driver, String uri, String opts, int port,
+                                                                  String broker) throws Exception {
+        DriverRunIT.requireBroker(port, broker);
+        Path out = tmp.resolve(driver + "-words");
+        MsgscopeProcess proc = run(driver, uri, opts, out,
+                "base:2s@1k, fill:20s@2k/paused/backlog=3k, drain:20s@1k/drained, after:2s@1k");
+        JsonNode s = proc.awaitOkSummary(out, 180);
+        SummarySchema.assertValid(out.resolve("summary.json"));
+        JsonNode phases = s.path("phases");
+        JsonNode fill = phases.get(1);
+        JsonNode drain = phases.get(2);
+        JsonNode ub = fill.path("until_backlog");
+        assertEquals("backlog", ub.path("ended_by").asText(), fill::toString);
+        long read = ub.path("broker_messages").asLong();
+        assertTrue(read >= 3_000, fill::toString);
+        long fillSent = fill.path("messages_scheduled").asLong();
+        // RabbitMQ's count leaves out what the 2 paused subscribers hold (prefetch 100 each)
+        assertTrue(fillSent >= read && fillSent <= read + 200 + 1_000, fill::toString);
+        assertTrue(fill.path("end_s").asDouble() - fill.path("start_s").asDouble() < 10, fill::toString);
+        JsonNode ud = drain.path("until_drained");
+        assertEquals("drained", ud.path("ended_by").asText(), drain::toString);
+        assertEquals(0, ud.path("messages_missing").asLong(), drain::toString);
+        assertEquals(fill.path("end_s").asDouble(), drain.path("start_s").asDouble(), 1e-9);
+        assertTrue(drain.path("end_s").asDouble() - drain.path("start_s").asDouble() < 10, drain::toString);
+        JsonNode after = phases.get(3);
+        assertEquals(drain.path("end_s").asDouble(), after.path("start_s").asDouble(), 1e-9);
+        assertEquals(2.0, after.path("end_s").asDouble() - after.path("start_s").asDouble(), 1e-9);
+        assertEquals(2_000, after.path("messages_scheduled").asLong(), after::toString);
+        long scheduled = 0;
+        for (JsonNode p : phases) {
+            scheduled += p.path("messages_scheduled").asLong();
+        }
+        JsonNode r = s.path("results");
+        assertEquals(scheduled, r.path("messages_sent").asLong(), s::toString);
+        assertEquals(scheduled, r.path("messages_received").asLong(), s::toString);
+        assertEquals(scheduled, r.path("expected_nominal").asLong(), s::toString);
+        assertEquals(after.path("end_s").asDouble(), s.path("duration_s").asDouble(), 1e-9);
+        String console = proc.out();
+        assertTrue(console.contains("phase 1 fill: the broker held "), console);
+        assertTrue(console.contains("phase 2 drain: drained after "), console);
+    }
+
+    /**
      * Kafka on an embedded broker: the push consumer pauses on its own thread; the broker's count is the group's
      * committed lag, which trails the deliveries by the consumer's commits (every 50 ms while probed).
      */
@@ -76,8 +128,12 @@ class ScenarioBacklogIT {
     }
 
     private MsgscopeProcess run(String driver, String uri, String opts, Path out) throws Exception {
+        return run(driver, uri, opts, out, PHASES);
+    }
+
+    private MsgscopeProcess run(String driver, String uri, String opts, Path out, String phases) throws Exception {
         List<String> args = new ArrayList<>(List.of("scenario", "--driver", driver, "--uri", uri, "--scenario",
-                "straight-run", "--publishers", "2", "--phases", PHASES, "--warmup", "1", "--out", out.toString()));
+                "straight-run", "--publishers", "2", "--phases", phases, "--warmup", "1", "--out", out.toString()));
         for (String o : opts.split(" ")) {
             args.add("--opt");
             args.add(o);

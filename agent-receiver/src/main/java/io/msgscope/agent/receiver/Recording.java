@@ -22,6 +22,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * between the two agents' epoch offsets) are recorded as 0 and counted as {@code latency_clamped}. The
  * reporter swaps every slot's interval histograms ({@link #swap}) and reads the counters, which each
  * slot's thread publishes with release stores.
+ *
+ * <p>On phases that end on a word (issue 31) it also counts each measured delivery by the phase its intended send time
+ * falls in ({@link #classify}: the timeline as run so far, from the instant every agent started it), so that the
+ * coordinator can tell when every message scheduled before a drain has arrived.
  */
 final class Recording implements MessageHandler {
     static final long HIGHEST_NS = io.msgscope.core.LatencyRange.HIGHEST_NS;
@@ -46,21 +50,56 @@ final class Recording implements MessageHandler {
         volatile long warmup;
         volatile long clamped;
         volatile long overRange;
+        final java.util.concurrent.atomic.AtomicLongArray byPhase;
         // reporter thread only
         Histogram recycleActual;
         Histogram recycleIntended;
+
+        Slot(int phases) {
+            byPhase = new java.util.concurrent.atomic.AtomicLongArray(phases);
+        }
+    }
+
+    /** The timeline deliveries are counted by, and when it started (epoch ns); null until {@link #classify}. */
+    private record Phases(io.msgscope.core.timeline.Timeline timeline, long originEpochNs) {
     }
 
     private final long epochMinusMono;
     private final List<Slot> slots = new CopyOnWriteArrayList<>();
     private final ThreadLocal<Slot> mine = ThreadLocal.withInitial(this::newSlot);
+    private volatile int phaseCount;
+    private volatile Phases phases;
 
     Recording(long epochMinusMono) {
         this.epochMinusMono = epochMinusMono;
     }
 
+    /** Before the first delivery: each slot counts deliveries by this many phases (once {@link #classify} is called). */
+    void phaseCount(int n) {
+        phaseCount = n;
+    }
+
+    /** Counts each measured delivery from now on by its intended send time's phase of {@code t}, started at origin. */
+    void classify(io.msgscope.core.timeline.Timeline t, long originEpochNs) {
+        if (t.phases().size() > phaseCount) {
+            throw new IllegalArgumentException(t.phases().size() + " phases, counted by " + phaseCount);
+        }
+        phases = new Phases(t, originEpochNs);
+    }
+
+    /** Measured deliveries so far by phase, summed over the slots. */
+    long[] byPhase() {
+        long[] out = new long[phaseCount];
+        for (Slot s : slots) {
+            for (int k = 0; k < out.length && k < s.byPhase.length(); k++) {
+                out[k] += s.byPhase.get(k);
+            }
+        }
+        return out;
+    }
+
     private Slot newSlot() {
-        Slot s = new Slot();
+        Slot s = new Slot(phaseCount);
         slots.add(s);
         return s;
     }
@@ -73,9 +112,17 @@ final class Recording implements MessageHandler {
             WARMUP.setRelease(s, s.warmup + 1); // single writer: read, add, publish with a release store
             return;
         }
+        final long intended = WireHeader.intendedTime(buf, offset);
         record(s, s.actual, now - buf.getLong(offset + WireHeader.EPOCH_NS_OFFSET));
-        record(s, s.intended, now - WireHeader.intendedTime(buf, offset));
+        record(s, s.intended, now - intended);
         RECEIVED.setRelease(s, s.received + 1);
+        final Phases p = phases;
+        if (p != null) {
+            int k = p.timeline().phaseAt(intended - p.originEpochNs());
+            if (k < s.byPhase.length()) {
+                s.byPhase.lazySet(k, s.byPhase.get(k) + 1); // single writer
+            }
+        }
     }
 
     private static void record(Slot s, SingleWriterRecorder r, long latency) {

@@ -35,7 +35,7 @@ final class ScenarioBacklog {
     /** After the last arrival, read again (100 ms apart) while the broker still counts acknowledgements on their way. */
     static final int SETTLE_READS = 10;
 
-    private final Timeline timeline;
+    private volatile Timeline timeline;
     private final Supplier<List<Subscriber>> subscribers;
     private volatile boolean stopped;
     private Thread follower;
@@ -87,9 +87,12 @@ final class ScenarioBacklog {
         sampler = new BacklogSampler(new Sum(List.copyOf(probes.values())), timeline.durationNs() + 60_000_000_000L);
     }
 
-    /** The measurement's go: follows the timeline from {@link #PUBLISHERS_LEAD_NS} on, and starts the reads. */
-    void start() {
-        final long start = System.nanoTime() + PUBLISHERS_LEAD_NS;
+    /**
+     * The measurement's go: follows the timeline from {@code startMonoNs} on (this agent's monotonic ns; 0: from
+     * {@link #PUBLISHERS_LEAD_NS} after now, as the publishers start on their own), and starts the reads.
+     */
+    void start(long startMonoNs) {
+        final long start = startMonoNs != 0 ? startMonoNs : System.nanoTime() + PUBLISHERS_LEAD_NS;
         if (sampler != null) {
             sampler.start();
         }
@@ -99,9 +102,33 @@ final class ScenarioBacklog {
         t.start();
     }
 
+    /**
+     * A phase that ended on a word (issue 31): the pauses and resumes follow {@code asRun}, the timeline as run, from now
+     * on (a backlog phase that ended resumes the subscriptions at once).
+     */
+    void ended(Timeline asRun) {
+        timeline = asRun;
+        Thread t = follower;
+        if (t != null) {
+            java.util.concurrent.locks.LockSupport.unpark(t);
+        }
+    }
+
+    /** The broker's latest read: its stamp (epoch ns; 0 before the first) and count; null when the count is not read. */
+    long[] latest() {
+        BacklogSampler b = sampler;
+        if (b == null) {
+            return null;
+        }
+        long depth = b.latestDepth();
+        long at = b.latestNs();
+        return at == Long.MIN_VALUE || depth < 0 ? new long[] {0, -1} : new long[] {at + epochMinusMono, depth};
+    }
+
     private void follow(long start) {
         boolean paused = false;
         while (!stopped) {
+            Timeline timeline = this.timeline;
             long ahead = Math.max(0, System.nanoTime() - start) + LEAD_NS;
             boolean want = timeline.consumersPausedAt(ahead);
             if (want != paused) {

@@ -61,6 +61,10 @@ public final class SubscribersRole implements AgentRole {
     private long lastSwapNs;
     /** On load phases that pause the consumers (issue 31 item 3): their pauses and the broker's reads; else null. */
     private ScenarioBacklog backlog;
+    /** On phases that end on a word (issue 31): the timeline asked, the ends so far, the start every agent shares. */
+    private io.msgscope.core.timeline.Timeline asked;
+    private final List<io.msgscope.core.timeline.Timeline.DrainEnd> ended = new ArrayList<>();
+    private volatile long startEpochNs;
 
     public SubscribersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -122,6 +126,23 @@ public final class SubscribersRole implements AgentRole {
             case STOP -> {
                 // nothing to stop: subscribers keep receiving until the run closes them
             }
+            case WATCH -> { // issue 31: light, ten times a second during a word phase; nothing swapped
+                for (long n : recording.byPhase()) {
+                    r.addPhaseReceived(n);
+                }
+                long[] latest = backlog == null ? null : backlog.latest();
+                if (latest != null) {
+                    r.setBacklogLatestEpochNs(latest[0]).setBacklogLatestDepth(latest[1]);
+                }
+                return r.build();
+            }
+            case PHASE_END -> {
+                ended.add(io.msgscope.control.RunSpecs.drainEnd(q.getPhaseEnd()));
+                io.msgscope.core.timeline.Timeline asRun = asked.asRun(ended);
+                recording.classify(asRun, startEpochNs);
+                backlog.ended(asRun);
+                return r.build();
+            }
             default -> throw new IllegalArgumentException("unknown scenario request " + q.getKind());
         }
         if (connections != null) {
@@ -167,6 +188,10 @@ public final class SubscribersRole implements AgentRole {
                         + why);
             }
             backlog = new ScenarioBacklog(t, this::subscribers, clock.epochMinusMono());
+            if (!t.wordPhases().isEmpty()) {
+                asked = t;
+                recording.phaseCount(t.phases().size()); // counted by phase once the measurement's start is known
+            }
         }
         connections.start();
     }
@@ -273,9 +298,19 @@ public final class SubscribersRole implements AgentRole {
     }
 
     @Override
+    public void startAt(long epochNs) {
+        startEpochNs = epochNs;
+    }
+
+    @Override
     public void start(Phase phase, PhaseListener listener) {
         if (phase == Phase.MEASURE && backlog != null) {
-            backlog.start(); // the coordinator's go on backlog phases (issue 31 item 3): no answer is awaited
+            long from = startEpochNs;
+            if (asked != null && from != 0) { // word phases (issue 31): deliveries by phase, every agent on one start
+                recording.classify(asked, from);
+            }
+            // the coordinator's go on backlog phases (issue 31 item 3): no answer is awaited
+            backlog.start(from == 0 ? 0 : from - clock.epochMinusMono());
             return;
         }
         listener.done(PhaseDone.newBuilder().setPhase(phase).setReceived(recording.counts()[0] - baseline[0]).build());

@@ -110,7 +110,7 @@ class ScenarioBacklogHeldTest {
     private static long heldReported(List<Subscriber> subs, Map<String, Long> held) {
         ScenarioBacklog b = new ScenarioBacklog(Timeline.parse("--phases", "a:1s@1k/paused, b:1s@1k"), () -> subs, 0);
         b.openProbes(probing(held), new DriverSpec("", 0, "", 64, 0, Map.of(), ""));
-        b.start();
+        b.start(0);
         ScenarioReport.Builder r = ScenarioReport.newBuilder();
         b.finish(r);
         return r.getBacklogHeldMax();
@@ -140,7 +140,7 @@ class ScenarioBacklogHeldTest {
                 () -> List.of(on("q1", resumed)), 0);
         b.openProbes(probing(Map.of("q1", 100L), () -> resumed.get() ? 0 : 500), new DriverSpec("", 0, "", 64, 0,
                 Map.of(), ""));
-        b.start();
+        b.start(0);
         ScenarioReport.Builder r = ScenarioReport.newBuilder();
         b.finish(r);
         assertEquals(500, r.getBacklogDepth(r.getBacklogDepthCount() - 1), r.getBacklogDepthList()::toString);

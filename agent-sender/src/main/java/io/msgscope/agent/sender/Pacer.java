@@ -26,6 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code g} of {@code P} sends the timeline's messages {@code g, g + P, g + 2P, ...}, each at its due time, so the P
  * publishers together follow the timeline and each one its share (at a constant rate this is the schedule above).
  *
+ * <p>A phase that ends on a word (until drained, until the broker holds N; issue 31) ends when the coordinator says so,
+ * one instant for every pacer of every publishers agent: first it {@link #freeze freezes} the phase at an instant, after
+ * which the pacer sends none of the messages due from it on (each message's due time is claimed before the freeze is
+ * looked at, so that the agent, which reads the claims after setting the freeze, knows an instant every message sent
+ * lies before), then it {@link #endPhase hands over the timeline as run}, whose phase ends at or after every agent's
+ * freeze: the messages held are due before its end and go out late (their latency from the intended time shows it),
+ * the later ones at their new due times. While a word is pending the pacer never parks longer than {@link #WORD_PARK_NS},
+ * so the timeline as run is taken up within it.
+ *
  * <p>A publisher whose window is full is offered the same message again {@link #RETRY_NS} later, its
  * intended time unchanged (so the corrected latency shows the wait; counted as {@code sends_deferred});
  * a publisher that falls behind sends late rather than dropping messages. A publisher whose send fails
@@ -34,6 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Pacer implements Runnable {
     static final long SPIN_NS = 20_000;
     static final long RETRY_NS = 100_000;
+    /** Longest park while a phase that ends on a word has not ended. */
+    static final long WORD_PARK_NS = 1_000_000;
 
     private final NanoClock time;
     private final Publisher[] pubs;     // this pacer's publishers (null: never opened)
@@ -58,6 +69,11 @@ final class Pacer implements Runnable {
     private boolean warmup;
     private final long[] next;          // next message index per publisher
     private final long[] wake;          // when each publisher is next looked at (>= its due time)
+    private final boolean[] failed;     // a publisher whose send failed: stopped for good
+    private boolean words;              // a phase that ends on a word has not ended: parks are short
+    private volatile long freezeNs = Long.MAX_VALUE; // no message due at or after this is sent (monotonic ns)
+    private volatile long claimedNs = Long.MIN_VALUE; // the latest due time the pacer went to send, claimed first
+    private final java.util.concurrent.atomic.AtomicReference<Timeline> asRun = new java.util.concurrent.atomic.AtomicReference<>();
     private final int[] heap;           // publisher slots ordered by wake time
     private int heapSize;
     private volatile boolean stop;
@@ -78,6 +94,7 @@ final class Pacer implements Runnable {
         this.errors = errors;
         this.next = new long[pubs.length];
         this.wake = new long[pubs.length];
+        this.failed = new boolean[pubs.length];
         this.heap = new int[pubs.length];
         this.count = new long[pubs.length];
     }
@@ -101,11 +118,46 @@ final class Pacer implements Runnable {
         this.timeline = timeline;
         this.index = index.clone();
         this.stride = total;
-        long m = timeline.messages();
-        for (int s = 0; s < pubs.length; s++) {
-            count[s] = index[s] >= m ? 0 : (m - index[s] + total - 1) / total;
-        }
+        counts(timeline);
         arm(startNs);
+        this.words = timeline.wordsPending();
+    }
+
+    private void counts(Timeline t) {
+        long m = t.messages();
+        for (int s = 0; s < pubs.length; s++) {
+            count[s] = index[s] >= m ? 0 : (m - index[s] + stride - 1) / stride;
+        }
+    }
+
+    /**
+     * Any thread: sends no message due at or after {@code atNs} (monotonic) until {@link #endPhase}; answers the latest
+     * due time this pacer may have sent a message for (it claims each one before it looks at the freeze), so that every
+     * message it sent is due before {@code max(atNs, answer + 1)}.
+     */
+    long freeze(long atNs) {
+        freezeNs = atNs;
+        return claimedNs;
+    }
+
+    /** Any thread: the word phase frozen last ended; follow {@code t}, the timeline as run, from now on. */
+    void endPhase(Timeline t) {
+        asRun.set(t);
+    }
+
+    /** Pacer thread: takes up the timeline as run, its later messages at their new due times, and lifts the freeze. */
+    private void take(Timeline t) {
+        timeline = t;
+        counts(t);
+        heapSize = 0;
+        for (int s = 0; s < pubs.length; s++) {
+            if (pubs[s] != null && !failed[s] && next[s] < count[s]) {
+                wake[s] = due(s, next[s]); // earlier than before when the phase ended before its cap
+                push(s);
+            }
+        }
+        words = t.wordsPending();
+        freezeNs = Long.MAX_VALUE;
     }
 
     private void arm(long startNs) {
@@ -113,8 +165,13 @@ final class Pacer implements Runnable {
         this.stop = false;
         sent.set(0);
         heapSize = 0;
+        this.words = false;
+        this.freezeNs = Long.MAX_VALUE;
+        this.claimedNs = Long.MIN_VALUE;
+        this.asRun.set(null);
         for (int s = 0; s < pubs.length; s++) {
             next[s] = 0;
+            failed[s] = false;
             if (pubs[s] != null && count[s] > 0) {
                 wake[s] = due(s, 0);
                 push(s);
@@ -161,16 +218,36 @@ final class Pacer implements Runnable {
         final long e = epochMinusMono;
         final io.msgscope.core.clock.ClockShift sh = shift;
         long sentHere = 0;
-        while (heapSize > 0 && !stop) {
+        long claimed = Long.MIN_VALUE;
+        while (!stop) {
+            if (words) {
+                Timeline t = asRun.getAndSet(null);
+                if (t != null) {
+                    take(t);
+                }
+            }
+            if (heapSize == 0) {
+                break;
+            }
             final int s = heap[0];
             final long at = wake[s];
             long now = time.nanoTime();
-            if (at > now) {
-                time.idle(at - now, SPIN_NS); // then look at the heap again: stop may have come
+            if (at > now) { // then look at the heap again: stop (or the timeline as run) may have come
+                time.idle(words ? Math.min(at - now, WORD_PARK_NS) : at - now, SPIN_NS);
                 continue;
             }
             final long i = next[s];
             final long intended = due(s, i);
+            if (words) {
+                if (intended > claimed) {
+                    claimed = intended;
+                    claimedNs = intended; // claimed before the freeze is read (see freeze)
+                }
+                if (intended >= freezeNs) {
+                    time.idle(Math.min(WORD_PARK_NS, 100_000), SPIN_NS); // held until the timeline as run comes
+                    continue;
+                }
+            }
             b.putLong(WireHeader.SEQUENCE_OFFSET, warmup ? -1 - i : i);
             final long sendNs = time.nanoTime();
             final long shifted = sh == null ? 0 : sh.atStamp(sendNs); // the test hook only (issue 33)
@@ -184,6 +261,7 @@ final class Pacer implements Runnable {
                 // than one error per remaining scheduled message
                 errors.add(ex);
                 stopped.incrementAndGet();
+                failed[s] = true;
                 pop();
                 continue;
             }

@@ -2,6 +2,7 @@ package io.msgscope.agent.sender;
 
 import io.msgscope.control.AgentRole;
 import io.msgscope.control.DriverSpecs;
+import io.msgscope.control.RunSpecs;
 import io.msgscope.control.ScenarioConnections;
 import io.msgscope.control.TraceSink;
 import io.msgscope.core.Clock;
@@ -14,6 +15,7 @@ import io.msgscope.core.driver.ErrorTally;
 import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.ScenarioSupport;
+import io.msgscope.core.timeline.Timeline;
 import io.msgscope.proto.Phase;
 import io.msgscope.proto.PhaseDone;
 import io.msgscope.proto.Ready;
@@ -69,6 +71,11 @@ public final class PublishersRole implements AgentRole {
     /** The phase started last (null before the first): the pacers count its messages. */
     private volatile Phase current;
     private volatile long warmupSent;
+    /** The measurement's start the coordinator gave (epoch ns; 0: none), then its start on this clock (monotonic ns). */
+    private volatile long startEpochNs;
+    private volatile long measuredFromNs;
+    /** The word phases ended so far (issue 31), in order. */
+    private final List<Timeline.DrainEnd> ended = new ArrayList<>();
 
     public PublishersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -106,6 +113,13 @@ public final class PublishersRole implements AgentRole {
                     }
                 }
             }
+            case FREEZE -> {
+                return r.setFrozenAtNs(freeze()).build(); // nothing else: the coordinator waits on it
+            }
+            case PHASE_END -> {
+                phaseEnded(RunSpecs.drainEnd(q.getPhaseEnd()));
+                return r.build();
+            }
             default -> {
             }
         }
@@ -117,6 +131,39 @@ public final class PublishersRole implements AgentRole {
             r.setFirstError(first);
         }
         return r.putAllCounters(counters()).build();
+    }
+
+    @Override
+    public void startAt(long epochNs) {
+        startEpochNs = epochNs;
+    }
+
+    /**
+     * FREEZE (issue 31): every pacer sends no message due from now on; the answer, an offset from the timeline's start,
+     * lies after every message any of them sent (see {@link Pacer#freeze}).
+     */
+    private synchronized long freeze() {
+        if (pacers == null || measuredFromNs == 0) {
+            throw new IllegalStateException("a freeze before the measurement started");
+        }
+        long now = System.nanoTime();
+        long at = now;
+        for (Pacer p : pacers) {
+            long claimed = p.freeze(now);
+            if (claimed != Long.MIN_VALUE) {
+                at = Math.max(at, claimed + 1);
+            }
+        }
+        return at - measuredFromNs;
+    }
+
+    /** PHASE_END (issue 31): the word phase frozen last ended; every pacer follows the timeline as run from now on. */
+    private synchronized void phaseEnded(Timeline.DrainEnd e) {
+        ended.add(e);
+        Timeline asRun = RunSpecs.timeline(plan.getPhasesList()).asRun(ended);
+        for (Pacer p : pacers) {
+            p.endPhase(asRun);
+        }
     }
 
     private synchronized void setup(ScenarioPlan p) {
@@ -153,6 +200,13 @@ public final class PublishersRole implements AgentRole {
         long count = Math.round(plan.getRate() * seconds);
         current = phase;
         long startMono = System.nanoTime() + 20_000_000L; // every pacer on one schedule (the coordinator waits as long: ScenarioLinks.PUBLISHERS_LEAD_MS)
+        if (!warmup && startEpochNs != 0) { // every agent on one instant (issue 31): the coordinator's, even if past
+            startMono = startEpochNs - clock.epochMinusMono();
+        }
+        startEpochNs = 0;
+        if (!warmup) {
+            measuredFromNs = startMono;
+        }
         io.msgscope.core.timeline.Timeline timeline = warmup ? null
                 : io.msgscope.control.RunSpecs.timeline(plan.getPhasesList());
         int total = Math.max(plan.getPublisherTopicsCount(), plan.getRoleTotal());

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PacerTest {
     /** Records what it was offered; refuses the offers listed, throws at the failing one. */
-    static final class Recorder implements Publisher {
+    static class Recorder implements Publisher {
         final List<long[]> taken = new ArrayList<>(); // seq, intended epoch, actual epoch, nanoTime at offer
         int offers;
         int refuseAt = -1;
@@ -204,5 +204,72 @@ class PacerTest {
                 WireHeader.allocate(64), 64, 0, new ErrorTally());
         p.armTimeline(t, new long[] {0, 1, 2}, 3, System.nanoTime());
         assertEquals(List.of(11L, 10L, 10L), List.of(p.count(0), p.count(1), p.count(2)));
+    }
+
+    /**
+     * A word phase ended by the coordinator (issue 31): a drain at 1k msg/s frozen while publisher 0 sends message 24
+     * (due 24 ms), and ended 3 ms later at 25.5 ms (another agent froze later). Message 25, due 25 ms, is held and sent
+     * at the end, late with its intended time unchanged; from message 26 on the phase after it (2k msg/s) runs from
+     * 25.5 ms, 0.5 ms apart; the pacers send the 36 messages of the timeline as run instead of the cap's 120.
+     */
+    @Test
+    void aWordPhaseFrozenAndEndedHoldsWhatIsDueAfterTheFreezeAndMovesTheLaterPhasesUp() {
+        io.msgscope.core.timeline.Timeline t = io.msgscope.core.timeline.Timeline.parse("--phases",
+                "fill:10ms@1k/paused, drain:100ms@1k/drained, after:5ms@2k");
+        assertEquals(120, t.messages());
+        FakeClock fake = new FakeClock(1_000_000_000L);
+        long start = fake.nanoTime() + 1_000_000;
+        long[] frozen = {0};
+        Pacer[] pacer = new Pacer[1];
+        io.msgscope.core.timeline.Timeline[] asRun = new io.msgscope.core.timeline.Timeline[1];
+        io.msgscope.core.NanoClock clock = new io.msgscope.core.test.OnFakeClock(fake) {
+            @Override
+            public void park(long ns) {
+                fake.park(ns);
+                if (frozen[0] != 0 && asRun[0] == null && fake.nanoTime() >= frozen[0] + 3_000_000L) {
+                    long end = 25_500_000L; // the latest agent's freeze, as the coordinator takes it
+                    asRun[0] = t.asRun(List.of(new io.msgscope.core.timeline.Timeline.DrainEnd(1, end - 10_000_000L,
+                            "drained", 0L, t.firstDueFrom(1, end))));
+                    pacer[0].endPhase(asRun[0]);
+                }
+            }
+        };
+        Recorder p1 = new Recorder();
+        Recorder p0 = new Recorder() {
+            @Override
+            public boolean offer(ByteBuffer b, int offset, int length) throws IOException {
+                if (b.getLong(WireHeader.SEQUENCE_OFFSET) == 12 && frozen[0] == 0) { // global 24, due 24 ms
+                    long now = fake.nanoTime();
+                    long claimed = pacer[0].freeze(now);
+                    assertEquals(start + 24_000_000L, claimed, "the message being sent is claimed first");
+                    frozen[0] = now;
+                }
+                return super.offer(b, offset, length);
+            }
+        };
+        pacer[0] = new Pacer(new Publisher[] {p0, p1}, new long[2], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+                new ErrorTally(), clock);
+        pacer[0].armTimeline(t, new long[] {0, 1}, 2, start);
+        pacer[0].run();
+        assertEquals(36, asRun[0].messages());
+        assertEquals(26, asRun[0].firstMessage(2));
+        assertEquals(36, pacer[0].sent());
+        Recorder[] byG = {p0, p1};
+        for (int g = 0; g < 2; g++) {
+            assertEquals(18, byG[g].taken.size(), "publisher " + g);
+            for (int i = 0; i < 18; i++) {
+                long m = g + 2L * i;
+                long[] x = byG[g].taken.get(i);
+                long dueMs100 = m < 26 ? m * 100 : 2550 + (m - 26) * 50; // hundredths of a ms, by hand
+                assertEquals(start + dueMs100 * 10_000L + EPOCH_MINUS_MONO, x[1], "intended of message " + m);
+                assertTrue(x[2] >= x[1], "message " + m + " sent before it was due");
+                long endCame = frozen[0] + 3_000_000L + EPOCH_MINUS_MONO;
+                if (m >= 25 && x[1] < endCame) { // held by the freeze until the end came (25), or due before it came
+                    assertTrue(x[2] >= endCame, "message " + m + " held");
+                } else {
+                    assertTrue(x[2] - x[1] < 200_000, "message " + m + " late by " + (x[2] - x[1]) + " ns");
+                }
+            }
+        }
     }
 }

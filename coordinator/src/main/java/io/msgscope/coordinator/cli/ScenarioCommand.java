@@ -108,8 +108,10 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "Load phases instead of --rate and --duration (issue 31): comma-separated "
                     + "[NAME:]DURATION@RATE or @FROM..TO (a linear ramp), 0 = publishers paused, e.g. "
                     + "\"a:30s@2k, pause:5s@0, ramp:60s@2k..20k\"; each RATE is the TOTAL over all publishers, which "
-                    + "share it; the warm-up runs at the first rate above 0, and summary.json reports each phase "
-                    + "(default: none; --rate per publisher for --duration).")
+                    + "share it; /paused pauses the subscribers (fill:20kmsg@5k/paused), /backlog=N ends such a phase "
+                    + "when the broker holds N, /drained a later one when the backlog before it arrived (at most "
+                    + "their durations); the warm-up runs at the first rate above 0, and summary.json reports each "
+                    + "phase (default: none; --rate per publisher for --duration).")
     String phases;
 
     @Option(names = "--warmup", paramLabel = "S", defaultValue = "5",

@@ -74,6 +74,9 @@ final class ScenarioCollector {
     private long windowPubCpu = -1;
     private long windowSubCpu = -1;
     /** Agents per role. */
+    /** Phases that end on a word (issue 31): how they ended, the timeline as run; null when the run has none. */
+    ScenarioWords words;
+
     int publishersAgents;
     int subscribersAgents;
 
@@ -147,7 +150,7 @@ final class ScenarioCollector {
                 subscriberCounters, runErrors, firstErrors, broker, environment, copy(latency), copy(intended),
                 copy(connect), connectFailures, setupSeconds, seconds, intervals, windows, inFlightTimedOut, drainMs,
                 crossHost, clockOffsets, cpuAtReset, publishersAgents, subscribersAgents, interruption, backlogReads,
-                clockTracker == null ? null : clockTracker.track());
+                clockTracker == null ? null : clockTracker.track(), words == null ? null : words.asRun());
     }
 
     private static Histogram copy(Histogram h) {

@@ -187,7 +187,9 @@ final class ScenarioLinks {
         for (AgentLink l : links) {
             ScenarioReport r = hub.await(l, timeoutMs, "scenario " + q.getKind(), Envelope.BodyCase.SCENARIO_REPORT)
                     .getScenarioReport();
-            latest.put(l, new TreeMap<>(r.getCountersMap()));
+            if (r.getCountersCount() > 0) { // a light answer (WATCH, FREEZE, PHASE_END) carries none
+                latest.put(l, new TreeMap<>(r.getCountersMap()));
+            }
             out.add(r);
         }
         return out;
@@ -206,11 +208,27 @@ final class ScenarioLinks {
      * ({@code subscribersFollow}) the subscribers agents get the Go first: they follow the same timeline from it.
      */
     void start(Phase p, boolean subscribersFollow) throws InterruptedException {
+        start(p, subscribersFollow, null);
+    }
+
+    /**
+     * As {@link #start(Phase, boolean)}, every agent on the instant {@code words} picks (issue 31: phases that end on a
+     * word), which this waits for; null: each publishers agent starts {@link #PUBLISHERS_LEAD_MS} after its go.
+     */
+    void start(Phase p, boolean subscribersFollow, ScenarioWords words) throws InterruptedException {
+        Envelope go = words == null ? go(p)
+                : Envelope.newBuilder().setGo(Go.newBuilder().setPhase(p).setStartEpochNs(words.pickStart())).build();
         if (subscribersFollow) {
-            sendAll(subs, go(p)); // no answer: the agent pauses and resumes on its own (issue 31 item 3)
+            sendAll(subs, go); // no answer: the agent pauses and resumes on its own (issue 31 item 3)
         }
-        sendAll(pubs, go(p));
-        Thread.sleep(PUBLISHERS_LEAD_MS);
+        sendAll(pubs, go);
+        if (words == null) {
+            Thread.sleep(PUBLISHERS_LEAD_MS);
+        } else {
+            for (long left; (left = words.startMono() - System.nanoTime()) > 0; ) {
+                java.util.concurrent.locks.LockSupport.parkNanos(left);
+            }
+        }
     }
 
     /** How long after its Go a publishers agent starts a phase (agent-sender's PublishersRole: every pacer on one schedule). */

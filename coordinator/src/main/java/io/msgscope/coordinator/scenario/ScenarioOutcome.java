@@ -39,6 +39,7 @@ import java.util.TreeMap;
  * @param publishersAgents  agents per role
  * @param interruption      how far a run stopped by SIGINT or SIGTERM got (issue 29), null when none stopped it
  * @param clockTrack        the clocks followed through the run, fitted (issue 33); null when the run never got to set-up
+ * @param asRun             the timeline as run when a phase ended on a word (issue 31); else null
  */
 public record ScenarioOutcome(String startedAt, String failure, boolean usage, String failedDuring,
                               List<String> missingAgents, long sent, Map<String, Long> publisherCounters,
@@ -50,7 +51,8 @@ public record ScenarioOutcome(String startedAt, String failure, boolean usage, S
                               boolean inFlightTimedOut, long drainMs,
                               boolean crossHost, Map<String, ClockOffset> clockOffsets, Map<String, Long> cpuAtReset,
                               int publishersAgents, int subscribersAgents, ScenarioInterruption interruption,
-                              ScenarioBacklog.Reads backlogReads, io.msgscope.coordinator.agents.ClockTrack clockTrack) {
+                              ScenarioBacklog.Reads backlogReads, io.msgscope.coordinator.agents.ClockTrack clockTrack,
+                              io.msgscope.core.timeline.Timeline asRun) {
 
     public ScenarioOutcome {
         missingAgents = List.copyOf(missingAgents);
@@ -66,6 +68,14 @@ public record ScenarioOutcome(String startedAt, String failure, boolean usage, S
         windows = List.copyOf(windows);
         clockOffsets = ordered(clockOffsets);
         cpuAtReset = sorted(cpuAtReset);
+    }
+
+    /**
+     * The timeline as run (issue 31): {@code asked} with each phase that ended on a word given the length it took;
+     * {@code asked} itself when the run had no such phase (or none).
+     */
+    public io.msgscope.core.timeline.Timeline timeline(io.msgscope.core.timeline.Timeline asked) {
+        return asRun == null ? asked : asRun;
     }
 
     /** Both roles' counters merged: {@code errors_*} summed over agents and the coordinator, the rest as reported. */

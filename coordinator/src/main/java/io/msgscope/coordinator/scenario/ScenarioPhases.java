@@ -3,6 +3,7 @@ package io.msgscope.coordinator.scenario;
 import io.msgscope.analysis.output.HdrOutput;
 import io.msgscope.coordinator.results.Json;
 import io.msgscope.coordinator.results.LatencyFigures;
+import io.msgscope.coordinator.results.WordPhaseEnds;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.scenario.Scenario;
 import io.msgscope.core.timeline.LoadPhase;
@@ -64,15 +65,18 @@ public final class ScenarioPhases {
 
     private final List<Phase> phases;
     private final ScenarioBacklog backlog;
+    /** The timeline as run: how each phase that ended on a word ended. */
+    private final Timeline timeline;
 
-    private ScenarioPhases(List<Phase> phases, ScenarioBacklog backlog) {
+    private ScenarioPhases(List<Phase> phases, ScenarioBacklog backlog, Timeline timeline) {
         this.phases = List.copyOf(phases);
         this.backlog = backlog;
+        this.timeline = timeline;
     }
 
     /** The same phases with the backlog episodes measured on them (issue 31 item 3; null: no phase paused). */
     ScenarioPhases withBacklog(ScenarioBacklog b) {
-        return new ScenarioPhases(phases, b);
+        return new ScenarioPhases(phases, b, timeline);
     }
 
     /** The backlog episodes, or null when no phase paused the subscribers. */
@@ -83,15 +87,6 @@ public final class ScenarioPhases {
     /** The usage checks of {@code --phases} in scenario mode, beyond the timeline's own. */
     public static void check(Timeline t, int publishers) {
         for (LoadPhase p : t.phases()) {
-            if (p.untilDrained()) {
-                throw new SpecException("--phases", "phase '" + p.name() + "' lasts until drained, which trace mode "
-                        + "(msgscope run) follows; a scenario's drain takes a length of its own (e.g. drain:10s@0)");
-            }
-            if (p.untilBacklog()) {
-                throw new SpecException("--phases", "phase '" + p.name() + "' ends on the broker's count of the "
-                        + "backlog, which trace mode (msgscope run) follows; a scenario's backlog phase takes a length or "
-                        + "a message count (e.g. fill:20kmsg@10k/paused)");
-            }
             double most = Math.max(p.fromRate(), p.toRate());
             if (most / publishers > MAX_PER_PUBLISHER) {
                 throw new SpecException("--phases", "phase '" + p.name() + "' asks " + Json.finite(most).longValue()
@@ -116,6 +111,13 @@ public final class ScenarioPhases {
         if (why != null) {
             throw new SpecException("--phases", "/paused cannot pause the subscribers with the " + driver.name()
                     + " driver: " + why);
+        }
+        for (LoadPhase p : t.phases()) {
+            String unread = p.untilBacklog() ? driver.whyBacklogCannotBeRead(opts) : null;
+            if (unread != null) {
+                throw new SpecException("--phases", "phase '" + p.name() + "' ends on the broker's count of the "
+                        + "backlog, which the " + driver.name() + " driver cannot read: " + unread);
+            }
         }
     }
 
@@ -195,7 +197,7 @@ public final class ScenarioPhases {
                     LatencyFigures.of(latency), LatencyFigures.of(intended), perMessage(any, cpu[0], sent),
                     perMessage(any, cpu[1], received)));
         }
-        return new ScenarioPhases(out, null);
+        return new ScenarioPhases(out, null, t);
     }
 
     /** CPU ns per message, null when no window, an unknown CPU figure or no message. */
@@ -246,6 +248,10 @@ public final class ScenarioPhases {
             m.put("start_s", f.startS());
             m.put("end_s", f.endS());
             m.put("consumers_paused", f.phase().consumersPaused()); // subscribers paused: a backlog (issue 31 item 3)
+            m.put("until_drained", f.phase().untilDrained()
+                    ? WordPhaseEnds.untilDrained(f.phase(), timeline.drainEnd(f.index())) : null);
+            m.put("until_backlog", f.phase().untilBacklog()
+                    ? WordPhaseEnds.untilBacklog(f.phase(), timeline.drainEnd(f.index())) : null);
             m.put("rate_asked_from_msg_s", f.phase().fromRate());
             m.put("rate_asked_to_msg_s", f.phase().toRate());
             m.put("messages_scheduled", f.scheduled());
@@ -283,6 +289,10 @@ public final class ScenarioPhases {
                             + "p99 from intended %s", f.index(), f.phase().name(), f.startS(), f.endS(), asked(f.phase()),
                     rate(f.sentMsgPerS()), rate(f.receivedMsgPerS()),
                     p99 == null ? "-" : String.format(Locale.ROOT, "%,.1f us", p99)));
+            Timeline.DrainEnd e = timeline.drainEnd(f.index());
+            if (e != null) {
+                out.add("    " + WordPhaseEnds.line(timeline, e));
+            }
         }
         return out;
     }

@@ -182,7 +182,8 @@ public final class ScenarioRun {
             box.reset(hub);
         }
         phase[0] = "measurement";
-        links.start(Phase.MEASURE, cfg.timeline() != null && cfg.timeline().pausesConsumers()); // windows: issue 31
+        o.words = ScenarioWords.of(cfg); // phases that end on a word (issue 31): one start for every agent
+        links.start(Phase.MEASURE, cfg.timeline() != null && cfg.timeline().pausesConsumers(), o.words);
         long measureNs = System.nanoTime();
         boolean full = tick(hub, cfg.durationMs(), "", o.seconds, o);
         double measuredS = (System.nanoTime() - measureNs) / 1e9;
@@ -331,7 +332,12 @@ public final class ScenarioRun {
         long warmupAtNs = start;
         for (long s = 1; s <= total; s++) {
             long due = start + s * 1_000_000_000L;
-            clocks.sleepUntil(due); // probing the clocks meanwhile on a cross-host run (issue 33)
+            if (o.words != null && series != null) { // a word phase looked at meanwhile; the run as long as it ran
+                o.words.sleepUntil(clocks, due, links);
+                total = Math.min(total, Math.max(s, o.words.seconds()));
+            } else {
+                clocks.sleepUntil(due); // probing the clocks meanwhile on a cross-host run (issue 33)
+            }
             long toMs = System.currentTimeMillis();
             List<ScenarioReport> all = links.queryAll(links.all(), ScenarioLinks.kind(ScenarioQuery.Kind.PROGRESS), 10_000);
             List<ScenarioReport> sr = all.subList(0, links.subs.size()), pr = all.subList(sr.size(), all.size());

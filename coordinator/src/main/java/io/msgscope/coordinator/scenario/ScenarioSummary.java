@@ -45,11 +45,12 @@ public final class ScenarioSummary {
         Map<String, Long> counters = o.counters();
         // an interrupted run's rates are over the seconds it measured (issue 29)
         double seconds = o.interruption() != null && o.interruption().measuredS() != null
-                ? o.interruption().measuredS() : c.durationMs() / 1000.0;
+                ? o.interruption().measuredS() : o.timeline(c.timeline()) != null
+                ? o.timeline(c.timeline()).durationNs() / 1e9 : c.durationMs() / 1000.0; // a word phase's run as long as it ran
         long sent = counters.getOrDefault("messages_sent", o.sent());
         long received = counters.getOrDefault("messages_received", 0L);
         long expected = c.scenario().expected(sent, c.subscribers());
-        long nominal = c.timeline() != null ? c.scenario().expected(c.timeline().messages(), c.subscribers())
+        long nominal = c.timeline() != null ? c.scenario().expected(o.timeline(c.timeline()).messages(), c.subscribers())
                 : c.scenario().nominalExpected(c.publishers(), c.subscribers(), c.rate(), seconds);
         long errors = ScenarioCounters.errors(counters);
         double delivery = expected == 0 ? 0 : (double) received / expected;
@@ -147,17 +148,18 @@ public final class ScenarioSummary {
                 o.failedDuring() != null ? o.failedDuring() : "measurement", warnings, spec, hash(spec), o.environment(),
                 o.interruption() != null);
         ScenarioResult.Setup setup = new ScenarioResult.Setup(c.scenario().label(), qosLabel, c.publishers(),
-                c.subscribers(), c.timeline() == null ? c.rate() : null, c.warmupMs() / 1000.0, c.durationMs() / 1000.0, c.size(),
+                c.subscribers(), c.timeline() == null ? c.rate() : null, c.warmupMs() / 1000.0, seconds, c.size(),
                 c.randomPadding() ? "random" : "zeros", o.broker(), o.connectFailures(), o.crossHost(), o.clockOffsets());
         notes.add("latency_* from the actual send time (payload bytes 0-7, epoch ns); intended_latency_* from the "
                 + "scheduled send time (bytes 16-23), which includes any time a publisher fell behind its schedule");
         notes.add("rates over the measurement period only; expected_messages from the messages actually sent "
                 + "(expected_nominal = " + (c.timeline() == null ? "publishers x rate x duration"
                 : "the messages the phases schedule") + (c.scenario() == Scenario.FAN_OUT ? " x subscribers" : "") + ")");
+        io.msgscope.core.timeline.Timeline asRun = o.timeline(c.timeline());
         ScenarioPhases phases = c.timeline() == null ? null
-                : ScenarioPhases.of(c.timeline(), c.scenario(), c.subscribers(), o.windows());
+                : ScenarioPhases.of(asRun, c.scenario(), c.subscribers(), o.windows());
         if (phases != null) {
-            phases = phases.withBacklog(ScenarioBacklog.of(c.timeline(), c.scenario(), c.subscribers(), o.windows(),
+            phases = phases.withBacklog(ScenarioBacklog.of(asRun, c.scenario(), c.subscribers(), o.windows(),
                     phases, o.backlogReads()));
             if (phases.backlog() != null) {
                 notes.add("backlog: from the poll windows (about 1 s): in flight = deliveries expected of the sends "
@@ -175,7 +177,7 @@ public final class ScenarioSummary {
         }
         return new ScenarioResult(envelope, setup, o.missingAgents().isEmpty() ? null : String.join("; ", o.missingAgents()),
                 o.firstErrors(), figures, notes, o.seconds(),
-                phases == null ? o.intervals() : ScenarioPhases.tagged(c.timeline(), o.windows(), o.intervals()),
+                phases == null ? o.intervals() : ScenarioPhases.tagged(asRun, o.windows(), o.intervals()),
                 o.interruption(), phases, clocks);
     }
 

@@ -1,6 +1,5 @@
 package io.msgscope.coordinator.trace;
 
-import io.msgscope.analysis.output.HumanFormat;
 import io.msgscope.control.ControlHub;
 import io.msgscope.control.RunSpecs;
 import io.msgscope.core.RunSpec;
@@ -10,7 +9,6 @@ import io.msgscope.proto.Envelope;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A trace run's timeline as run (issue 31): the sender tells the coordinator how each phase that lasted until drained
@@ -39,7 +37,7 @@ final class DrainsAsRun {
      */
     static void apply(List<Timeline.DrainEnd> ends, RunSpec spec, TraceCollector out, PrintStream log) {
         for (Timeline.DrainEnd e : ends) {
-            log.println(line(spec.timeline(), e));
+            log.println(io.msgscope.coordinator.results.WordPhaseEnds.line(spec.timeline(), e));
         }
         if (ends.isEmpty()) {
             return;
@@ -53,23 +51,5 @@ final class DrainsAsRun {
                     + "held once its drain ended: its windows are " + window + " messages");
         }
         out.spec = b.build();
-    }
-
-    /**
-     * One line for a word phase's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)} or {@code phase
-     * 1 fill: the broker held 20,412 (asked 20,000) after 2.093 s (at most 60 s)}.
-     */
-    static String line(Timeline asked, Timeline.DrainEnd e) {
-        String why = switch (e.endedBy()) {
-            case "drained" -> "drained";
-            case "quiet" -> "nothing arrived for the drain timeout, " + e.missing() + " message(s) missing";
-            case "backlog" -> String.format(Locale.ROOT, "the broker held %,d (asked %,d)", e.brokerMessages(),
-                    asked.phases().get(e.phase()).backlogTarget());
-            default -> asked.phases().get(e.phase()).untilBacklog() ? "the broker's backlog did not reach "
-                    + asked.phases().get(e.phase()).backlogTarget() + " by its cap" : "not drained by its cap";
-        };
-        return String.format(Locale.ROOT, "phase %d %s: %s after %.3f s (at most %s)", e.phase(),
-                asked.phases().get(e.phase()).name(), why, e.durationNs() / 1e9,
-                HumanFormat.duration(asked.phases().get(e.phase()).drainCapNs()));
     }
 }

@@ -1,5 +1,7 @@
 package io.msgscope.coordinator.trace;
 
+import io.msgscope.coordinator.results.WordPhaseEnds;
+
 import io.msgscope.analysis.AnalysisResult;
 import io.msgscope.analysis.PhaseAnalysis;
 import io.msgscope.analysis.Trace;
@@ -110,8 +112,8 @@ public final class PhaseSection {
             m.put("start_s", f.frame().startNs() / 1e9);
             m.put("end_s", f.frame().endNs() / 1e9);
             m.put("consumers_paused", p.consumersPaused());
-            m.put("until_drained", p.untilDrained() ? untilDrained(p, timeline.drainEnd(k)) : null);
-            m.put("until_backlog", p.untilBacklog() ? untilBacklog(p, timeline.drainEnd(k)) : null);
+            m.put("until_drained", p.untilDrained() ? WordPhaseEnds.untilDrained(p, timeline.drainEnd(k)) : null);
+            m.put("until_backlog", p.untilBacklog() ? WordPhaseEnds.untilBacklog(p, timeline.drainEnd(k)) : null);
             m.put("rate_asked_from_msg_s", p.fromRate());
             m.put("rate_asked_to_msg_s", p.toRate());
             m.put("messages_scheduled", f.scheduled());
@@ -129,32 +131,6 @@ public final class PhaseSection {
             out.add(m);
         }
         return out;
-    }
-
-    /**
-     * A drain phase's end (issue 31): its cap, why it ended and what was missing then; {@code ended_by} null when the
-     * run did not come to its end (stopped or failed first: the phase is framed by its cap).
-     */
-    private static Map<String, Object> untilDrained(LoadPhase p, Timeline.DrainEnd e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("at_most_s", p.drainCapNs() / 1e9);
-        m.put("ended_by", e == null ? null : e.endedBy());
-        m.put("messages_missing", e == null ? null : e.missing());
-        return m;
-    }
-
-    /**
-     * A phase that lasted until the broker's count of the backlog reached its target (issue 31): the target, its cap,
-     * why it ended ({@code backlog} or {@code cap}; null when the run did not come to its end) and the broker's count
-     * that ended it (null on the cap).
-     */
-    private static Map<String, Object> untilBacklog(LoadPhase p, Timeline.DrainEnd e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("broker_messages_target", p.backlogTarget());
-        m.put("at_most_s", p.drainCapNs() / 1e9);
-        m.put("ended_by", e == null ? null : e.endedBy());
-        m.put("broker_messages", e == null ? null : e.brokerMessages());
-        return m;
     }
 
     private static Map<String, Object> finite(Map<String, Double> fields) {

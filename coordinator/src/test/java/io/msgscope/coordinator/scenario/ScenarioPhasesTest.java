@@ -196,10 +196,70 @@ class ScenarioPhasesTest {
                 () -> ScenarioPhases.check(Timeline.parse("--phases", "a:500ms@1k"), 4));
         assertTrue(tooShort.getMessage().contains("between 1 and 86400 s"), tooShort.getMessage());
         // backlogs (issue 31 item 3): allowed when the driver can pause its subscribers for these options
-        io.msgscope.core.driver.Driver cannot = new io.msgscope.core.driver.Driver() {
+        io.msgscope.core.driver.Driver cannot = driver("x", false);
+        for (String backlog : new String[] {"a:1s@1k, fill:2s@1k/paused, d:1s@1k", "a:1s@1k, fill:2kmsg@1k/paused, d:1s@0"}) {
+            Timeline t = Timeline.parse("--phases", backlog);
+            ScenarioPhases.check(t, 4);
+            SpecException paused = assertThrows(SpecException.class,
+                    () -> ScenarioPhases.checkBacklog(t, cannot, java.util.Map.of()));
+            assertEquals("--phases", paused.option());
+            assertTrue(paused.getMessage().contains("/paused cannot pause the subscribers with the x driver: it has "
+                    + "no way to stop consuming"), paused.getMessage());
+        }
+        ScenarioPhases.checkBacklog(Timeline.parse("--phases", "a:1s@1k"), cannot, java.util.Map.of()); // no backlog
+        ScenarioPhases.check(Timeline.parse("--phases", "a:1s@4m"), 4); // 1,000,000 each: allowed
+        // word phases (issue 31): until drained, and until the broker holds N where the driver reads its count
+        ScenarioPhases.check(Timeline.parse("--phases", "f:1s@1k/paused, d:10s@0/drained, b:1s@1k"), 4);
+        Timeline depth = Timeline.parse("--phases", "a:1s@1k, f:10s@1k/paused/backlog=5k, b:1s@1k");
+        ScenarioPhases.check(depth, 4);
+        io.msgscope.core.driver.Driver pausesButCannotRead = driver("y", true);
+        ScenarioPhases.checkBacklog(Timeline.parse("--phases", "f:1s@1k/paused, d:10s@0/drained, b:1s@1k"),
+                pausesButCannotRead, java.util.Map.of()); // a drain needs no read of the broker's count
+        SpecException unread = assertThrows(SpecException.class,
+                () -> ScenarioPhases.checkBacklog(depth, pausesButCannotRead, java.util.Map.of()));
+        assertEquals("--phases", unread.option());
+        assertTrue(unread.getMessage().contains("phase 'f' ends on the broker's count of the backlog, which the y "
+                + "driver cannot read: the y driver does not read the broker's count"), unread.getMessage());
+        assertEquals(250.0, ScenarioPhases.warmupRate(Timeline.parse("--phases", "p:1s@0, r:2s@0..1k"), 4));
+    }
+
+    /** A scenario's word phases as run (issue 31): their span, how they ended, the console's line for each. */
+    @Test
+    void wordPhasesAreWrittenAsTheyRan() {
+        Timeline asked = Timeline.parse("--phases", "base:1s@1k, fill:60s@10k/paused/backlog=20k, drain:10s@0/drained, "
+                + "after:1s@1k");
+        Timeline t = asked.asRun(List.of(new Timeline.DrainEnd(1, 2_050_000_000L, "backlog", null, 21_500L, 20_480L),
+                new Timeline.DrainEnd(2, 1_250_000_000L, "drained", 0L)));
+        ScenarioPhases p = ScenarioPhases.of(t, io.msgscope.core.scenario.Scenario.STRAIGHT_RUN, 2, List.of());
+        List<java.util.Map<String, Object>> json = p.toList();
+        assertEquals(3.05, json.get(1).get("end_s"));
+        assertEquals(4.3, (Double) json.get(2).get("end_s"), 1e-9);
+        assertEquals(java.util.Map.of("broker_messages_target", 20_000L, "at_most_s", 60.0, "ended_by", "backlog",
+                "broker_messages", 20_480L), json.get(1).get("until_backlog"));
+        assertEquals(21_500L - 1_000L, json.get(1).get("messages_scheduled"));
+        java.util.Map<String, Object> drained = new java.util.HashMap<>();
+        drained.put("at_most_s", 10.0);
+        drained.put("ended_by", "drained");
+        drained.put("messages_missing", 0L);
+        assertEquals(drained, json.get(2).get("until_drained"));
+        assertEquals(null, json.get(0).get("until_drained"));
+        List<String> lines = p.consoleLines();
+        assertTrue(lines.contains("    phase 1 fill: the broker held 20,480 (asked 20,000) after 2.050 s (at most 60 s)"),
+                String.join("\n", lines));
+        assertTrue(lines.contains("    phase 2 drain: drained after 1.250 s (at most 10 s)"), String.join("\n", lines));
+    }
+
+    /** A driver named {@code name} that opens nothing: it pauses its subscribers or not, and reads no broker's count. */
+    private static io.msgscope.core.driver.Driver driver(String name, boolean pauses) {
+        return new io.msgscope.core.driver.Driver() {
             @Override
             public String name() {
-                return "x";
+                return name;
+            }
+
+            @Override
+            public String whyConsumersCannotPause(java.util.Map<String, String> options) {
+                return pauses ? null : io.msgscope.core.driver.Driver.super.whyConsumersCannotPause(options);
             }
 
             @Override
@@ -214,27 +274,5 @@ class ScenarioPhasesTest {
                 throw new UnsupportedOperationException();
             }
         };
-        for (String backlog : new String[] {"a:1s@1k, fill:2s@1k/paused, d:1s@1k", "a:1s@1k, fill:2kmsg@1k/paused, d:1s@0"}) {
-            Timeline t = Timeline.parse("--phases", backlog);
-            ScenarioPhases.check(t, 4);
-            SpecException paused = assertThrows(SpecException.class,
-                    () -> ScenarioPhases.checkBacklog(t, cannot, java.util.Map.of()));
-            assertEquals("--phases", paused.option());
-            assertTrue(paused.getMessage().contains("/paused cannot pause the subscribers with the x driver: it has "
-                    + "no way to stop consuming"), paused.getMessage());
-        }
-        ScenarioPhases.checkBacklog(Timeline.parse("--phases", "a:1s@1k"), cannot, java.util.Map.of()); // no backlog
-        ScenarioPhases.check(Timeline.parse("--phases", "a:1s@4m"), 4); // 1,000,000 each: allowed
-        SpecException drained = assertThrows(SpecException.class, () -> ScenarioPhases.check(
-                Timeline.parse("--phases", "f:1s@1k/paused, d:10s@0/drained, b:1s@1k"), 4));
-        assertEquals("--phases", drained.option());
-        assertTrue(drained.getMessage().contains("phase 'd' lasts until drained, which trace mode (msgscope run) "
-                + "follows"), drained.getMessage());
-        SpecException depth = assertThrows(SpecException.class, () -> ScenarioPhases.check(
-                Timeline.parse("--phases", "a:1s@1k, f:10s@1k/paused/backlog=5k, b:1s@1k"), 4));
-        assertEquals("--phases", depth.option());
-        assertTrue(depth.getMessage().contains("phase 'f' ends on the broker's count of the backlog, which trace mode"),
-                depth.getMessage());
-        assertEquals(250.0, ScenarioPhases.warmupRate(Timeline.parse("--phases", "p:1s@0, r:2s@0..1k"), 4));
     }
 }

@@ -113,8 +113,8 @@ class PhaseSectionTest {
                 s.consoleLines().get(1));
         assertEquals(true, s.consoleLines().get(2).contains("asked 2,000 msg/s until drained"), s.consoleLines().get(2));
         assertEquals("phase 1 f: the broker held 6 (asked 5) after 0.008 s (at most 1 s)",
-                DrainsAsRun.line(asked, run.drainEnd(1)));
-        assertEquals("phase 2 d: drained after 0.002 s (at most 1 s)", DrainsAsRun.line(asked, run.drainEnd(2)));
+                io.msgscope.coordinator.results.WordPhaseEnds.line(asked, run.drainEnd(1)));
+        assertEquals("phase 2 d: drained after 0.002 s (at most 1 s)", io.msgscope.coordinator.results.WordPhaseEnds.line(asked, run.drainEnd(2)));
     }
 
     /**

@@ -318,6 +318,35 @@ public final class Timeline {
         return (long) Math.ceil(startCount[k] - 1e-6);
     }
 
+    /**
+     * The first message of phase {@code k} due at or after offset {@code t} ns, so that the phase's messages due before
+     * {@code t} are those from {@link #firstMessage firstMessage(k)} up to it (exclusive); the next phase's first when
+     * every one of them is due before {@code t}, and {@code firstMessage(k)} for a pause, which has none.
+     */
+    public long firstDueFrom(int k, long t) {
+        long lo = firstMessage(k);
+        long hi = k + 1 < phases.size() ? firstMessage(k + 1) : messages;
+        while (lo < hi) { // due times rise with the index within a phase
+            long mid = (lo + hi) >>> 1;
+            if (dueNs(mid) < t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** Whether a phase that ends on a word has not ended yet in this timeline (as run so far). */
+    public boolean wordsPending() {
+        for (int k : wordPhases()) {
+            if (!ends.containsKey(k)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The phase message {@code i} is due in. */
     public int phaseOf(long i) {
         int lo = 0;
