@@ -13,7 +13,7 @@
 # one step above it, the grid's own found rate, and each side's wall seconds. Writes OUT/results.json and
 # OUT/results.md and prints them. Long: minutes per search on a broker; not run by the tests.
 # Usage: benchmarks/scripts/capacity.sh [OUT_DIR] [REPEATS]   (env: OBJECTIVE, AMQP_URI, RELAY_FROM/TO, AMQP_FROM/TO,
-#        SYSTEMS="relay amqp", SWEEP_REPEAT=3, HOLD=5: seconds each step is first held, searches and grid alike).
+#        SYSTEMS="relay amqp", SWEEP_REPEAT=3, HOLD=15: seconds each step is first held, searches and grid alike, as --hold's default).
 #        The default objective, p99 <= 50 ms, lies above this box's latency floor (the relay's p99 is 3-10 ms at any
 #        rate on 2 cores with three busy JVMs: an objective inside it measures the floor), and the default ranges
 #        hold the edges seen here (relay ~250,000 msg/s, RabbitMQ near 10,000-15,000: BENCHMARKS.md 2026-11-28).
@@ -28,7 +28,7 @@ jar="${MSGSCOPE_JAR:-$jar}"
 if missing "$jar"; then package -pl dist -am; fi
 python3 - "$out" "$repeats" "$objective" "$uri" "$jar" \
     "${RELAY_FROM:-100000}" "${RELAY_TO:-400000}" "${AMQP_FROM:-2000}" "${AMQP_TO:-32000}" "${SYSTEMS:-relay amqp}" \
-    "${SWEEP_REPEAT:-3}" "${HOLD:-5}" <<'PY'
+    "${SWEEP_REPEAT:-3}" "${HOLD:-15}" <<'PY'
 import json, statistics, subprocess, sys, time
 out, repeats, objective, uri, jar = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 systems = sys.argv[10].split()

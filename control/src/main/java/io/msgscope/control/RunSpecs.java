@@ -48,8 +48,8 @@ public final class RunSpecs {
      * A word phase's end as the sender told it (issue 31): its length, why it ended, what was missing (-1: unknown), the
      * first message after it (-1: not told) and the broker's count that ended a backlog target (null: none).
      */
-    public static Timeline.DrainEnd drainEnd(io.msgscope.proto.PhaseEnd e) {
-        return new Timeline.DrainEnd(e.getPhase(), e.getDurationNs(), e.getEndedBy(),
+    public static Timeline.WordEnd wordEnd(io.msgscope.proto.PhaseEnd e) {
+        return new Timeline.WordEnd(e.getPhase(), e.getDurationNs(), e.getEndedBy(),
                 e.getMissing() < 0 ? null : e.getMissing(), e.hasNextMessage() ? e.getNextMessage() : -1,
                 e.hasBrokerMessages() ? e.getBrokerMessages() : null);
     }

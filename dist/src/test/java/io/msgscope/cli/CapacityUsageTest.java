@@ -32,7 +32,7 @@ class CapacityUsageTest {
         "--objective p99=5ms --from x            | --from: must be a rate",
         "--objective p99=5ms --precision 0       | --precision: must be between 0.1 and 100",
         "--objective p99=5ms --hold 2            | --hold: must be between 3 and 3600",
-        "--objective p99=5ms --max-hold 4        | --max-hold: must be between --hold (5)",
+        "--objective p99=5ms --max-hold 4        | --max-hold: must be between --hold (15)",
         "--objective p99=5ms --repeats 0         | --repeats: must be between 1 and 20",
         // a grid (--rates) instead of a search
         "--objective p99=5ms --rates 2k,1k       | --rates: must be ascending and distinct, got 1k after 2000",

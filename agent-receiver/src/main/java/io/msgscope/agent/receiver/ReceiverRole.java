@@ -57,11 +57,11 @@ public final class ReceiverRole implements AgentRole {
      */
     private volatile io.msgscope.core.timeline.Timeline timeline;
     /** The drain phases whose end this receiver has seen and told (issue 31), by index; null without any drain. */
-    private boolean[] drainSeen;
+    private boolean[] wordSeen;
     /** Drains of the timeline this receiver has not yet said drained or quiet; the receive loop stops looking at 0. */
-    private int drainsLeft;
+    private int wordsLeft;
     /** The drain ends the sender told, for the timeline as run. */
-    private final java.util.List<io.msgscope.core.timeline.Timeline.DrainEnd> drainEnds =
+    private final java.util.List<io.msgscope.core.timeline.Timeline.WordEnd> wordEnds =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** When the measurement's timeline starts on this clock by the go (as the sender's: its go plus 1 ms); 0 = not yet. */
     private volatile long timelineStartNs;
@@ -199,7 +199,7 @@ public final class ReceiverRole implements AgentRole {
         }
         io.msgscope.core.timeline.Timeline t = io.msgscope.control.RunSpecs.timeline(spec);
         timeline = t != null && t.pausesConsumers() ? t : null;
-        drainsLeft = 0;
+        wordsLeft = 0;
         if (timeline != null) {
             int firstPaused = 0;
             while (!timeline.phases().get(firstPaused).consumersPaused()) {
@@ -207,8 +207,8 @@ public final class ReceiverRole implements AgentRole {
             }
             handler.alignBelow = Math.min(ALIGN_MESSAGES, timeline.firstMessage(firstPaused));
             handler.epochMinusMono = io.msgscope.core.Clock.calibrate().epochMinusMono();
-            drainSeen = timeline.wordPhases().isEmpty() ? null : new boolean[timeline.phases().size()];
-            drainsLeft = timeline.wordPhases().size();
+            wordSeen = timeline.wordPhases().isEmpty() ? null : new boolean[timeline.phases().size()];
+            wordsLeft = timeline.wordPhases().size();
         }
         thread = new RoleThread("msgscope-receiver", spec.getPinCpu());
         subscriber = DriverSpecs.driverOf(drivers, spec).openSubscriber(DriverSpecs.of(spec));
@@ -333,8 +333,8 @@ public final class ReceiverRole implements AgentRole {
                     eof = true;
                     break;
                 }
-                if (drainsLeft > 0) {
-                    watchDrain(drainNs); // at once: the last message of a backlog may have come in this poll
+                if (wordsLeft > 0) {
+                    watchWords(drainNs); // at once: the last message of a backlog may have come in this poll
                 }
                 if (!warmupReported && warmupSeenNs == 0 && warmupSent) {
                     warmupSeenNs = System.nanoTime();
@@ -411,7 +411,7 @@ public final class ReceiverRole implements AgentRole {
      * rest are lost, as at the run's end). The messages a drain that publishes sends meanwhile count for neither. Once
      * per drain; on the receiving thread between polls.
      */
-    private void watchDrain(long drainNs) {
+    private void watchWords(long drainNs) {
         final io.msgscope.core.timeline.Timeline tl = timeline;
         final long start = timelineStart();
         PhaseListener l = measureListener.getNow(null);
@@ -420,7 +420,7 @@ public final class ReceiverRole implements AgentRole {
         }
         final long now = System.nanoTime();
         final int k = tl.phaseAt(Math.max(0, now - start));
-        if (!tl.phases().get(k).endsOnWord() || drainSeen[k] || tl.drainEnd(k) != null) {
+        if (!tl.phases().get(k).endsOnWord() || wordSeen[k] || tl.wordEnd(k) != null) {
             return;
         }
         if (tl.phases().get(k).untilBacklog()) {
@@ -442,8 +442,8 @@ public final class ReceiverRole implements AgentRole {
         if (drained || quiet) {
             final long missing = drained ? 0 : recorder.missing(drainScan, before);
             handler.backlogBelow = 0;
-            drainSeen[k] = true;
-            drainsLeft--;
+            wordSeen[k] = true;
+            wordsLeft--;
             l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy(drained ? "drained"
                     : "quiet").setMissing(missing).build());
         }
@@ -462,8 +462,8 @@ public final class ReceiverRole implements AgentRole {
         }
         final long depth = b.latestDepth();
         if (depth >= target) {
-            drainSeen[k] = true;
-            drainsLeft--;
+            wordSeen[k] = true;
+            wordsLeft--;
             l.phaseEnded(io.msgscope.proto.PhaseEnd.newBuilder().setPhase(k).setEndedBy("backlog").setMissing(-1)
                     .setBrokerMessages(depth).build());
         }
@@ -482,8 +482,8 @@ public final class ReceiverRole implements AgentRole {
         if (tl == null || end.getDurationNs() <= 0) {
             return;
         }
-        drainEnds.add(io.msgscope.control.RunSpecs.drainEnd(end));
-        io.msgscope.core.timeline.Timeline run = tl.asRun(drainEnds);
+        wordEnds.add(io.msgscope.control.RunSpecs.wordEnd(end));
+        io.msgscope.core.timeline.Timeline run = tl.asRun(wordEnds);
         if (run.messages() < recorder.expected()) { // a drain that published ended before its cap
             recorder.expect((int) run.messages());
             if (handler.cpu != null) {

@@ -63,7 +63,7 @@ public final class SubscribersRole implements AgentRole {
     private ScenarioBacklog backlog;
     /** On phases that end on a word (issue 31): the timeline asked, the ends so far, the start every agent shares. */
     private io.msgscope.core.timeline.Timeline asked;
-    private final List<io.msgscope.core.timeline.Timeline.DrainEnd> ended = new ArrayList<>();
+    private final List<io.msgscope.core.timeline.Timeline.WordEnd> ended = new ArrayList<>();
     private volatile long startEpochNs;
 
     public SubscribersRole(Drivers drivers) {
@@ -137,7 +137,7 @@ public final class SubscribersRole implements AgentRole {
                 return r.build();
             }
             case PHASE_END -> {
-                ended.add(io.msgscope.control.RunSpecs.drainEnd(q.getPhaseEnd()));
+                ended.add(io.msgscope.control.RunSpecs.wordEnd(q.getPhaseEnd()));
                 io.msgscope.core.timeline.Timeline asRun = asked.asRun(ended);
                 recording.classify(asRun, startEpochNs);
                 backlog.ended(asRun);

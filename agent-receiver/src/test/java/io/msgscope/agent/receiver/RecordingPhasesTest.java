@@ -44,7 +44,7 @@ class RecordingPhasesTest {
         deliver(r, 20_000_000L, -7);     // warm-up: never by phase
         assertArrayEquals(new long[] {3, 2, 1}, r.byPhase());
         // the drain ended after 10 ms: "after" runs 20-25 ms, and whatever is due from 20 ms on is in it
-        r.classify(ASKED.asRun(List.of(new Timeline.DrainEnd(1, 10_000_000L, "drained", 0L))), ORIGIN);
+        r.classify(ASKED.asRun(List.of(new Timeline.WordEnd(1, 10_000_000L, "drained", 0L))), ORIGIN);
         deliver(r, 50_000_000L, 8);
         deliver(r, 15_000_000L, 9);
         Thread other = new Thread(() -> deliver(r, 21_000_000L, 10)); // a second I/O thread: its own slot

@@ -220,11 +220,8 @@ final class Pacer implements Runnable {
         long sentHere = 0;
         long claimed = Long.MIN_VALUE;
         while (!stop) {
-            if (words) {
-                Timeline t = asRun.getAndSet(null);
-                if (t != null) {
-                    take(t);
-                }
+            if (words && asRun.get() != null) { // a read per message; the swap only when one came
+                take(asRun.getAndSet(null));
             }
             if (heapSize == 0) {
                 break;

@@ -75,7 +75,7 @@ public final class PublishersRole implements AgentRole {
     private volatile long startEpochNs;
     private volatile long measuredFromNs;
     /** The word phases ended so far (issue 31), in order. */
-    private final List<Timeline.DrainEnd> ended = new ArrayList<>();
+    private final List<Timeline.WordEnd> ended = new ArrayList<>();
 
     public PublishersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -117,7 +117,7 @@ public final class PublishersRole implements AgentRole {
                 return r.setFrozenAtNs(freeze()).build(); // nothing else: the coordinator waits on it
             }
             case PHASE_END -> {
-                phaseEnded(RunSpecs.drainEnd(q.getPhaseEnd()));
+                phaseEnded(RunSpecs.wordEnd(q.getPhaseEnd()));
                 return r.build();
             }
             default -> {
@@ -158,7 +158,7 @@ public final class PublishersRole implements AgentRole {
     }
 
     /** PHASE_END (issue 31): the word phase frozen last ended; every pacer follows the timeline as run from now on. */
-    private synchronized void phaseEnded(Timeline.DrainEnd e) {
+    private synchronized void phaseEnded(Timeline.WordEnd e) {
         ended.add(e);
         Timeline asRun = RunSpecs.timeline(plan.getPhasesList()).asRun(ended);
         for (Pacer p : pacers) {

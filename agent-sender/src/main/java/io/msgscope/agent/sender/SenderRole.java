@@ -49,7 +49,7 @@ public final class SenderRole implements AgentRole {
     /** Stopped by the coordinator's Stop (an interrupted run): the phase ends done, not failed. */
     private volatile boolean endedEarly;
     /** Where a run on phases waits out its drains (issue 31); null before the measurement or without phases. */
-    private volatile DrainGate gate;
+    private volatile WordGate gate;
 
     public SenderRole(Drivers drivers) {
         this(drivers, NanoClock.SYSTEM);
@@ -117,7 +117,7 @@ public final class SenderRole implements AgentRole {
                     if (spec.getPhasesCount() > 0) {
                         io.msgscope.core.timeline.Timeline timeline = io.msgscope.control.RunSpecs.timeline(spec);
                         confirmSampler = timeline.pausesConsumers() ? ConfirmSampler.startFor(publisher) : null;
-                        sendOnTimeline(new DrainGate(timeline, nanoClock, listener));
+                        sendOnTimeline(new WordGate(timeline, nanoClock, listener));
                     } else if (spec.getRate() > 0) {
                         sendAtRate();
                     } else {
@@ -290,17 +290,17 @@ public final class SenderRole implements AgentRole {
      * {@code --phases} (issue 31): message {@code seq} is due at its timeline offset, so a step moves the rate at its
      * boundary, a ramp raises it message by message and a pause leaves a gap; the intended times recorded are the
      * timeline's, which is what the per-phase latency from the intended send time is taken against. A phase that
-     * lasts until drained is waited out at its gate ({@link DrainGate}), and the messages after it are due on the
+     * lasts until drained is waited out at its gate ({@link WordGate}), and the messages after it are due on the
      * timeline as run.
      */
-    private void sendOnTimeline(DrainGate drains) throws Exception {
+    private void sendOnTimeline(WordGate drains) throws Exception {
         gate = drains;
         sendOnSchedule(0, seq -> drains.timeline().dueNs(seq), drains);
     }
 
     @Override
     public void phaseEnded(io.msgscope.proto.PhaseEnd end) {
-        DrainGate g = gate;
+        WordGate g = gate;
         if (g != null) {
             g.heard(end);
         }
@@ -311,7 +311,7 @@ public final class SenderRole implements AgentRole {
      * constant rate's fast path), its intended and actual times both kept; before the first message after a drain,
      * the drain is waited out ({@code drains}: null without any).
      */
-    private void sendOnSchedule(double periodNs, java.util.function.LongUnaryOperator dueNs, DrainGate drains)
+    private void sendOnSchedule(double periodNs, java.util.function.LongUnaryOperator dueNs, WordGate drains)
             throws Exception {
         int count = (int) spec.getCount(); // a drain that publishes may end before its cap: then fewer
         final int size = spec.getSize();
@@ -331,10 +331,13 @@ public final class SenderRole implements AgentRole {
                 return;
             }
             boolean ended = false;
-            if (seq >= publishingFrom && seq < gateAt // a drain that publishes: its end may come before this one
-                    && drains.awaitDue(start, seq, start + dueNs.applyAsLong(seq))) {
-                ended = true;
-                gateAt = drains.nextMessage();
+            long due = Long.MIN_VALUE; // a drain that publishes: this message's due time, kept unless the drain ends
+            if (seq >= publishingFrom && seq < gateAt) { // a drain that publishes: its end may come before this one
+                due = start + dueNs.applyAsLong(seq);
+                if (drains.awaitDue(start, seq, due)) {
+                    ended = true;
+                    gateAt = drains.nextMessage();
+                }
             }
             while (seq == gateAt) { // (two drains in a row share their first message after)
                 if (!drains.await(start, seq, () -> stopped)) {
@@ -358,7 +361,8 @@ public final class SenderRole implements AgentRole {
                 cpu.sample(seq / every);
                 nextSample = seq + every;
             }
-            final long intended = start + (dueNs == null ? rateDueNs(periodNs, seq) : dueNs.applyAsLong(seq));
+            final long intended = due != Long.MIN_VALUE && !ended ? due // on the timeline as run after an end
+                    : start + (dueNs == null ? rateDueNs(periodNs, seq) : dueNs.applyAsLong(seq));
             final long now = cpu == null ? time.awaitUntil(intended, SPIN_NS) : awaitCounted(time, intended, cpu);
             WireHeader.writeSendTime(buf, 0, now + epochOffset);
             WireHeader.writeSequence(buf, 0, seq);
@@ -403,7 +407,7 @@ public final class SenderRole implements AgentRole {
 
     @Override
     public void upload(TraceSink sink) throws Exception {
-        DrainGate g = gate; // a drain that published and ended before its cap: the run holds fewer messages
+        WordGate g = gate; // a drain that published and ended before its cap: the run holds fewer messages
         int count = (int) (g == null ? spec.getCount() : g.timeline().messages());
         sink.series(Series.SEND_NS, recorder.sendNs(), count);
         if (recorder.intendedNs() != null) {

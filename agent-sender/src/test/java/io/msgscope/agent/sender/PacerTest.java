@@ -228,7 +228,7 @@ class PacerTest {
                 fake.park(ns);
                 if (frozen[0] != 0 && asRun[0] == null && fake.nanoTime() >= frozen[0] + 3_000_000L) {
                     long end = 25_500_000L; // the latest agent's freeze, as the coordinator takes it
-                    asRun[0] = t.asRun(List.of(new io.msgscope.core.timeline.Timeline.DrainEnd(1, end - 10_000_000L,
+                    asRun[0] = t.asRun(List.of(new io.msgscope.core.timeline.Timeline.WordEnd(1, end - 10_000_000L,
                             "drained", 0L, t.firstDueFrom(1, end))));
                     pacer[0].endPhase(asRun[0]);
                 }

@@ -107,6 +107,14 @@ public final class CapacitySearch {
     public static final String INTERRUPTED = "interrupted";
 
     /**
+     * A rate as capacity runs it: whole msg/s, half up (115,762.5 is 115,763) — the one rule for the options, a grid's
+     * rates and a bisection's midpoints.
+     */
+    public static double wholeRate(double msgPerS) {
+        return Math.round(msgPerS);
+    }
+
+    /**
      * Where a search stopped by SIGINT or SIGTERM stood (issue 29).
      *
      * @param phase        {@code coarse}, {@code bisection}, {@code repeat} or {@code grid}: what the search was doing
@@ -185,7 +193,7 @@ public final class CapacitySearch {
         while (true) {
             role = "bisection";
             while ((hi - lo) / lo > s.precision() && hi - lo > 1 && budget()) {
-                double m = Math.rint((lo + hi) / 2);
+                double m = wholeRate((lo + hi) / 2);
                 if (settle(m) == Verdict.PASS) {
                     lo = m;
                 } else {

@@ -80,11 +80,13 @@ public final class CapacityCommand implements Callable<Integer> {
                     + "--max-steps (default: none; a search).")
     String rates;
 
-    @Option(names = "--hold", paramLabel = "S", defaultValue = "5",
-            description = "Seconds each step is first held, in 1-second windows, 3-3600 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--hold", paramLabel = "S", defaultValue = "15",
+            description = "Seconds each step is first held, in 1-second windows, 3-3600; long enough to see the "
+                    + "system's periodic stalls (RabbitMQ here passed twice the rate over 5 s holds that it sustains "
+                    + "over 15 s) (default: ${DEFAULT-VALUE}).")
     int hold;
 
-    @Option(names = "--max-hold", paramLabel = "S", defaultValue = "20",
+    @Option(names = "--max-hold", paramLabel = "S", defaultValue = "60",
             description = "A step that meets the objective but whose latency or backlog drifts is held again for "
                     + "twice as long, up to this many seconds (default: ${DEFAULT-VALUE}).")
     int maxHold;
@@ -136,7 +138,7 @@ public final class CapacityCommand implements Callable<Integer> {
             if (!(v >= 1) || v > 1e9) {
                 throw new SpecException(option, "must be between 1 and 1000000000 msg/s, got " + text);
             }
-            return Math.rint(v);
+            return CapacitySearch.wholeRate(v);
         } catch (NumberFormatException e) {
             throw new SpecException(option, "must be a rate in msg/s (k = 1000), got '" + text + "'");
         }
@@ -191,7 +193,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 throw new SpecException("--rates", "FROM must be below TO, got '" + text + "'");
             }
             for (double r = lo; r < hi && out.size() <= MAX_GRID; r *= 1 + step) {
-                double v = Math.round(r); // half up: 115,762.5 is 115,763
+                double v = CapacitySearch.wholeRate(r);
                 if (out.isEmpty() || v > out.get(out.size() - 1)) {
                     out.add(v);
                 }

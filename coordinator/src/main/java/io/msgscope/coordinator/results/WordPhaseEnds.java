@@ -21,9 +21,9 @@ public final class WordPhaseEnds {
      * A drain phase's end: its cap, why it ended and what was missing then; {@code ended_by} null when the run did not
      * come to its end (stopped or failed first: the phase is framed by its cap).
      */
-    public static Map<String, Object> untilDrained(LoadPhase p, Timeline.DrainEnd e) {
+    public static Map<String, Object> untilDrained(LoadPhase p, Timeline.WordEnd e) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("at_most_s", p.drainCapNs() / 1e9);
+        m.put("at_most_s", p.wordCapNs() / 1e9);
         m.put("ended_by", e == null ? null : e.endedBy());
         m.put("messages_missing", e == null ? null : e.missing());
         return m;
@@ -34,10 +34,10 @@ public final class WordPhaseEnds {
      * ({@code backlog} or {@code cap}; null when the run did not come to its end) and the broker's count that ended it
      * (null on the cap).
      */
-    public static Map<String, Object> untilBacklog(LoadPhase p, Timeline.DrainEnd e) {
+    public static Map<String, Object> untilBacklog(LoadPhase p, Timeline.WordEnd e) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("broker_messages_target", p.backlogTarget());
-        m.put("at_most_s", p.drainCapNs() / 1e9);
+        m.put("at_most_s", p.wordCapNs() / 1e9);
         m.put("ended_by", e == null ? null : e.endedBy());
         m.put("broker_messages", e == null ? null : e.brokerMessages());
         return m;
@@ -47,7 +47,7 @@ public final class WordPhaseEnds {
      * One line for a word phase's end, e.g. {@code phase 2 drain: drained after 3.250 s (at most 60 s)} or {@code phase
      * 1 fill: the broker held 20,412 (asked 20,000) after 2.093 s (at most 60 s)}.
      */
-    public static String line(Timeline asked, Timeline.DrainEnd e) {
+    public static String line(Timeline asked, Timeline.WordEnd e) {
         String why = switch (e.endedBy()) {
             case "drained" -> "drained";
             case "quiet" -> "nothing arrived for the drain timeout, " + e.missing() + " message(s) missing";
@@ -58,6 +58,6 @@ public final class WordPhaseEnds {
         };
         return String.format(Locale.ROOT, "phase %d %s: %s after %.3f s (at most %s)", e.phase(),
                 asked.phases().get(e.phase()).name(), why, e.durationNs() / 1e9,
-                HumanFormat.duration(asked.phases().get(e.phase()).drainCapNs()));
+                HumanFormat.duration(asked.phases().get(e.phase()).wordCapNs()));
     }
 }

@@ -249,9 +249,9 @@ public final class ScenarioPhases {
             m.put("end_s", f.endS());
             m.put("consumers_paused", f.phase().consumersPaused()); // subscribers paused: a backlog (issue 31 item 3)
             m.put("until_drained", f.phase().untilDrained()
-                    ? WordPhaseEnds.untilDrained(f.phase(), timeline.drainEnd(f.index())) : null);
+                    ? WordPhaseEnds.untilDrained(f.phase(), timeline.wordEnd(f.index())) : null);
             m.put("until_backlog", f.phase().untilBacklog()
-                    ? WordPhaseEnds.untilBacklog(f.phase(), timeline.drainEnd(f.index())) : null);
+                    ? WordPhaseEnds.untilBacklog(f.phase(), timeline.wordEnd(f.index())) : null);
             m.put("rate_asked_from_msg_s", f.phase().fromRate());
             m.put("rate_asked_to_msg_s", f.phase().toRate());
             m.put("messages_scheduled", f.scheduled());
@@ -289,7 +289,7 @@ public final class ScenarioPhases {
                             + "p99 from intended %s", f.index(), f.phase().name(), f.startS(), f.endS(), asked(f.phase()),
                     rate(f.sentMsgPerS()), rate(f.receivedMsgPerS()),
                     p99 == null ? "-" : String.format(Locale.ROOT, "%,.1f us", p99)));
-            Timeline.DrainEnd e = timeline.drainEnd(f.index());
+            Timeline.WordEnd e = timeline.wordEnd(f.index());
             if (e != null) {
                 out.add("    " + WordPhaseEnds.line(timeline, e));
             }

@@ -42,7 +42,7 @@ final class ScenarioWords {
     private final Scenario scenario;
     private final int subscribers;
     private final long drainTimeoutNs;
-    private final List<Timeline.DrainEnd> ended = new ArrayList<>();
+    private final List<Timeline.WordEnd> ended = new ArrayList<>();
     private Timeline asRun;
     private int next;
     private long startMono;
@@ -84,7 +84,7 @@ final class ScenarioWords {
     }
 
     /** How the word phases ended so far, in order. */
-    List<Timeline.DrainEnd> ended() {
+    List<Timeline.WordEnd> ended() {
         return List.copyOf(ended);
     }
 
@@ -167,7 +167,7 @@ final class ScenarioWords {
      * tells the subscribers agents, then the publishers agents.
      */
     private void end(ScenarioLinks links, int k, Verdict v) throws Exception {
-        long cap = asked.phases().get(k).drainCapNs();
+        long cap = asked.phases().get(k).wordCapNs();
         long at = asRun.endNs(k);
         String by = v.endedBy();
         if (!by.equals("cap")) {
@@ -182,7 +182,7 @@ final class ScenarioWords {
                 by = "cap";
             }
         }
-        Timeline.DrainEnd e = endOf(k, at - asRun.startNs(k), by, v);
+        Timeline.WordEnd e = endOf(k, at - asRun.startNs(k), by, v);
         ended.add(e);
         asRun = asked.asRun(ended);
         next++;
@@ -204,11 +204,11 @@ final class ScenarioWords {
      * Phase {@code k}'s end after {@code ns}: a phase that publishes holds the messages due before its end (none told
      * on its cap, which changes nothing); a pause holds none.
      */
-    Timeline.DrainEnd endOf(int k, long ns, String by, Verdict v) {
+    Timeline.WordEnd endOf(int k, long ns, String by, Verdict v) {
         LoadPhase p = asRun.phases().get(k);
         long nextMessage = by.equals("cap") || p.kind() == LoadPhase.Kind.PAUSE ? -1
                 : asRun.firstDueFrom(k, asRun.startNs(k) + ns);
-        return new Timeline.DrainEnd(k, ns, by, v.missing(), nextMessage,
+        return new Timeline.WordEnd(k, ns, by, v.missing(), nextMessage,
                 by.equals("backlog") ? v.brokerMessages() : null);
     }
 }

@@ -112,8 +112,8 @@ public final class PhaseSection {
             m.put("start_s", f.frame().startNs() / 1e9);
             m.put("end_s", f.frame().endNs() / 1e9);
             m.put("consumers_paused", p.consumersPaused());
-            m.put("until_drained", p.untilDrained() ? WordPhaseEnds.untilDrained(p, timeline.drainEnd(k)) : null);
-            m.put("until_backlog", p.untilBacklog() ? WordPhaseEnds.untilBacklog(p, timeline.drainEnd(k)) : null);
+            m.put("until_drained", p.untilDrained() ? WordPhaseEnds.untilDrained(p, timeline.wordEnd(k)) : null);
+            m.put("until_backlog", p.untilBacklog() ? WordPhaseEnds.untilBacklog(p, timeline.wordEnd(k)) : null);
             m.put("rate_asked_from_msg_s", p.fromRate());
             m.put("rate_asked_to_msg_s", p.toRate());
             m.put("messages_scheduled", f.scheduled());

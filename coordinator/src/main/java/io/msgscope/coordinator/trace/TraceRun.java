@@ -264,7 +264,7 @@ public final class TraceRun {
                     metrics.phase("upload");
                 }
                 out.interruptedBy = interruptedBy; // stopped early by it, or it came too late to matter
-                List<io.msgscope.core.timeline.Timeline.DrainEnd> ended = DrainsAsRun.ends(hub); // may shorten it
+                List<io.msgscope.core.timeline.Timeline.WordEnd> ended = WordsAsRun.ends(hub); // may shorten it
                 if (out.interruptedBy != null && sent.getSent() >= (ended.isEmpty() ? spec.count()
                         : spec.timeline().asRun(ended).messages())) {
                     out.interruptedBy = null;
@@ -294,7 +294,7 @@ public final class TraceRun {
                     log.println("run failed: " + f.getMessage());
                 }
             }
-            DrainsAsRun.apply(DrainsAsRun.ends(hub), spec, out, log);
+            WordsAsRun.apply(WordsAsRun.ends(hub), spec, out, log);
             out.phase = "upload";
             if (out.failure == null || verbose) {
                 log.println("uploading the traces" + (out.failure == null ? "" : " that were recorded"));

@@ -228,8 +228,8 @@ class ScenarioPhasesTest {
     void wordPhasesAreWrittenAsTheyRan() {
         Timeline asked = Timeline.parse("--phases", "base:1s@1k, fill:60s@10k/paused/backlog=20k, drain:10s@0/drained, "
                 + "after:1s@1k");
-        Timeline t = asked.asRun(List.of(new Timeline.DrainEnd(1, 2_050_000_000L, "backlog", null, 21_500L, 20_480L),
-                new Timeline.DrainEnd(2, 1_250_000_000L, "drained", 0L)));
+        Timeline t = asked.asRun(List.of(new Timeline.WordEnd(1, 2_050_000_000L, "backlog", null, 21_500L, 20_480L),
+                new Timeline.WordEnd(2, 1_250_000_000L, "drained", 0L)));
         ScenarioPhases p = ScenarioPhases.of(t, io.msgscope.core.scenario.Scenario.STRAIGHT_RUN, 2, List.of());
         List<java.util.Map<String, Object>> json = p.toList();
         assertEquals(3.05, json.get(1).get("end_s"));

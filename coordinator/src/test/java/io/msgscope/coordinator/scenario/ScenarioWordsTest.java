@@ -74,8 +74,8 @@ class ScenarioWordsTest {
         ScenarioWords w = new ScenarioWords(t, Scenario.STRAIGHT_RUN, 2, 5_000);
         ScenarioWords.Verdict v = new ScenarioWords.Verdict("backlog", null, 20_500L);
         // 10,000 msg/s from 1 s: its messages due before 1 s + 2.05 s are its first 20,500, after base's 1,000
-        Timeline.DrainEnd e = w.endOf(1, 2_050_000_000L, "backlog", v);
-        assertEquals(new Timeline.DrainEnd(1, 2_050_000_000L, "backlog", null, 21_500L, 20_500L), e);
+        Timeline.WordEnd e = w.endOf(1, 2_050_000_000L, "backlog", v);
+        assertEquals(new Timeline.WordEnd(1, 2_050_000_000L, "backlog", null, 21_500L, 20_500L), e);
         Timeline asRun = t.asRun(List.of(e));
         assertEquals(21_500, asRun.firstMessage(2));
         assertEquals(3_050_000_000L, asRun.startNs(2));

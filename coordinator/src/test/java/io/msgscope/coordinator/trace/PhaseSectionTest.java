@@ -84,8 +84,8 @@ class PhaseSectionTest {
     @Test
     void phasesThatEndedOnAWordAreWrittenAsRunWithHowTheyEnded() {
         Timeline asked = Timeline.parse("--phases", "a:10ms@1k, f:1s@1k/paused/backlog=5, d:1s@2k/drained, b:5ms@2k");
-        Timeline run = asked.asRun(List.of(new Timeline.DrainEnd(1, 7_500_000L, "backlog", null, 18, 6L),
-                new Timeline.DrainEnd(2, 2_200_000L, "drained", 0L, 23)));
+        Timeline run = asked.asRun(List.of(new Timeline.WordEnd(1, 7_500_000L, "backlog", null, 18, 6L),
+                new Timeline.WordEnd(2, 2_200_000L, "drained", 0L, 23)));
         assertEquals(33, run.messages());
         long[] intended = new long[33];
         long[] send = new long[33];
@@ -113,8 +113,8 @@ class PhaseSectionTest {
                 s.consoleLines().get(1));
         assertEquals(true, s.consoleLines().get(2).contains("asked 2,000 msg/s until drained"), s.consoleLines().get(2));
         assertEquals("phase 1 f: the broker held 6 (asked 5) after 0.008 s (at most 1 s)",
-                io.msgscope.coordinator.results.WordPhaseEnds.line(asked, run.drainEnd(1)));
-        assertEquals("phase 2 d: drained after 0.002 s (at most 1 s)", io.msgscope.coordinator.results.WordPhaseEnds.line(asked, run.drainEnd(2)));
+                io.msgscope.coordinator.results.WordPhaseEnds.line(asked, run.wordEnd(1)));
+        assertEquals("phase 2 d: drained after 0.002 s (at most 1 s)", io.msgscope.coordinator.results.WordPhaseEnds.line(asked, run.wordEnd(2)));
     }
 
     /**

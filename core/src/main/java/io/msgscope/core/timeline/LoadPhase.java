@@ -15,7 +15,7 @@ import java.util.Locale;
  * @param consumersPaused the receiver does not consume during the phase: the broker holds what is sent (a backlog)
  * @param targetMessages  the phase ends when it has sent this many messages (its duration is derived from its constant
  *                        rate); 0 = the phase is given by its duration
- * @param drainCapNs      0 for a phase of a known length; for one that ends on the receiver's word — it lasts until the
+ * @param wordCapNs      0 for a phase of a known length; for one that ends on the receiver's word — it lasts until the
  *                        backlog has drained ({@code /drained}: the consumers taking what the broker kept, publishing
  *                        stopped or going on at the phase's constant rate), or until the broker's own count of the
  *                        backlog reached {@code backlogTarget} — the most it may last, ns. Before the run its
@@ -25,7 +25,7 @@ import java.util.Locale;
  *                        messages for them ({@code /backlog=N}), N
  */
 public record LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
-                        long targetMessages, long drainCapNs, long backlogTarget) {
+                        long targetMessages, long wordCapNs, long backlogTarget) {
     /** What a phase does to the publishers. */
     public enum Kind { CONSTANT, RAMP, PAUSE }
 
@@ -42,8 +42,8 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
 
     /** A phase given by its length or its message count, or one that lasts until drained (no broker-read target). */
     public LoadPhase(String name, long durationNs, double fromRate, double toRate, boolean consumersPaused,
-                     long targetMessages, long drainCapNs) {
-        this(name, durationNs, fromRate, toRate, consumersPaused, targetMessages, drainCapNs, 0);
+                     long targetMessages, long wordCapNs) {
+        this(name, durationNs, fromRate, toRate, consumersPaused, targetMessages, wordCapNs, 0);
     }
 
     /** A phase that lasts until the backlog has drained, at most {@code capNs}, publishing stopped. */
@@ -53,7 +53,7 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
 
     /** Whether the phase lasts until the backlog has drained ({@code /drained}) rather than a length known before. */
     public boolean untilDrained() {
-        return drainCapNs > 0 && backlogTarget == 0;
+        return wordCapNs > 0 && backlogTarget == 0;
     }
 
     /** Whether the phase lasts until the broker's count of the backlog reached {@link #backlogTarget} (at most its cap). */
@@ -66,12 +66,12 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
      * so that its length, and when it publishes its message count, are known only once it ended.
      */
     public boolean endsOnWord() {
-        return drainCapNs > 0;
+        return wordCapNs > 0;
     }
 
     /** This phase as run: a drain that took {@code ns}. */
     LoadPhase lasting(long ns) {
-        return new LoadPhase(name, ns, fromRate, toRate, consumersPaused, targetMessages, drainCapNs, backlogTarget);
+        return new LoadPhase(name, ns, fromRate, toRate, consumersPaused, targetMessages, wordCapNs, backlogTarget);
     }
 
     /**
@@ -104,7 +104,7 @@ public record LoadPhase(String name, long durationNs, double fromRate, double to
         String rate = fromRate == toRate ? Timeline.number(fromRate)
                 : Timeline.number(fromRate) + ".." + Timeline.number(toRate);
         String length = targetMessages > 0 ? targetMessages + "msg"
-                : Timeline.duration(endsOnWord() ? drainCapNs : durationNs);
+                : Timeline.duration(endsOnWord() ? wordCapNs : durationNs);
         return name + ":" + length + "@" + rate + (consumersPaused ? "/paused" : "")
                 + (untilBacklog() ? "/backlog=" + backlogTarget : "") + (untilDrained() ? "/drained" : "");
     }

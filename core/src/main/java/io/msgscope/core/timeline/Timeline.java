@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  * so the phases after a drain start earlier than their offsets here say: the timeline as run ({@link #asRun}) gives
  * each drain its length, and every due time after it moves by the difference. A drain at {@code @0} schedules no
  * message, so the number of messages does not change; a drain that publishes schedules its rate times its cap here
- * (the most the run can send), and as run exactly the messages sent before it ended ({@link DrainEnd#nextMessage}),
+ * (the most the run can send), and as run exactly the messages sent before it ended ({@link WordEnd#nextMessage}),
  * the later phases' messages numbered on from there.
  */
 public final class Timeline {
@@ -66,7 +66,7 @@ public final class Timeline {
     private final double[] periodNs;    // a constant phase's 1e9 / rate, as --rate computes its period; else 0
     private final long messages;
     /** How each drain ended, by phase index, in the timeline as run; empty before the run. */
-    private final java.util.Map<Integer, DrainEnd> ends;
+    private final java.util.Map<Integer, WordEnd> ends;
 
     /**
      * How a phase that ended on the receiver's word (until drained, or until the broker's backlog reached its target)
@@ -86,15 +86,15 @@ public final class Timeline {
      * @param brokerMessages a phase that ended on the broker's backlog ({@code backlog}): the broker's count that
      *                   ended it; else null
      */
-    public record DrainEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage,
+    public record WordEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage,
                            Long brokerMessages) {
         /** A drain's end: no broker count. */
-        public DrainEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage) {
+        public WordEnd(int phase, long durationNs, String endedBy, Long missing, long nextMessage) {
             this(phase, durationNs, endedBy, missing, nextMessage, null);
         }
 
         /** A drain's end without its message count: one at {@code @0}, which sends none. */
-        public DrainEnd(int phase, long durationNs, String endedBy, Long missing) {
+        public WordEnd(int phase, long durationNs, String endedBy, Long missing) {
             this(phase, durationNs, endedBy, missing, -1);
         }
     }
@@ -103,7 +103,7 @@ public final class Timeline {
         this(phases, "--phases", java.util.Map.of());
     }
 
-    private Timeline(List<LoadPhase> phases, String option, java.util.Map<Integer, DrainEnd> ends) {
+    private Timeline(List<LoadPhase> phases, String option, java.util.Map<Integer, WordEnd> ends) {
         if (phases.isEmpty()) {
             throw new SpecException(option, "needs at least one phase, e.g. steady:30s@5k");
         }
@@ -122,7 +122,7 @@ public final class Timeline {
             startNs[k + 1] = startNs[k] + p.durationNs();
             startCount[k + 1] = startCount[k] + p.scheduledMessages();
             periodNs[k] = p.kind() == LoadPhase.Kind.CONSTANT ? 1e9 / p.fromRate() : 0;
-            DrainEnd ended = this.ends.get(k);
+            WordEnd ended = this.ends.get(k);
             if (ended != null && ended.nextMessage() >= 0 && p.kind() != LoadPhase.Kind.PAUSE) {
                 startCount[k + 1] = sentInDrain(k, ended); // a phase that ended on a word and published: what it sent
             }
@@ -134,13 +134,13 @@ public final class Timeline {
     }
 
     /**
-     * Where a drain that published ended, as a message count: its {@link DrainEnd#nextMessage}, which must lie between
+     * Where a drain that published ended, as a message count: its {@link WordEnd#nextMessage}, which must lie between
      * its first message and the last its cap allows, every one of its messages due within the length it ran.
      */
-    private double sentInDrain(int k, DrainEnd e) {
+    private double sentInDrain(int k, WordEnd e) {
         LoadPhase p = phases.get(k);
         long first = (long) Math.ceil(startCount[k] - 1e-6);
-        long most = (long) Math.ceil(startCount[k] + p.fromRate() * p.drainCapNs() / 1e9 - 1e-6);
+        long most = (long) Math.ceil(startCount[k] + p.fromRate() * p.wordCapNs() / 1e9 - 1e-6);
         if (e.nextMessage() < first || e.nextMessage() > most) {
             throw new IllegalArgumentException("drain phase " + k + " cannot end before message " + e.nextMessage()
                     + " (" + first + " to " + most + ")");
@@ -440,28 +440,28 @@ public final class Timeline {
     }
 
     /** How drain phase {@code k} ended in the timeline as run; null before the run or for another phase. */
-    public DrainEnd drainEnd(int k) {
+    public WordEnd wordEnd(int k) {
         return ends.get(k);
     }
 
     /**
      * The timeline as run: each drain in {@code ends} given the length it took (the others keep their cap), so every
      * phase after it starts that much earlier than the cap would have it; the same phases and shorthand. A drain that
-     * published holds the messages it sent ({@link DrainEnd#nextMessage}; without it, its rate times its length), and
+     * published holds the messages it sent ({@link WordEnd#nextMessage}; without it, its rate times its length), and
      * the later phases' messages are numbered on from there, so the timeline as run holds fewer messages than asked.
      * A drain's length is refused outside 1 ms to its cap, and its message count outside what it could send.
      */
-    public Timeline asRun(java.util.Collection<DrainEnd> ended) {
+    public Timeline asRun(java.util.Collection<WordEnd> ended) {
         List<LoadPhase> run = new ArrayList<>(phases);
-        java.util.Map<Integer, DrainEnd> byPhase = new java.util.HashMap<>(ends);
-        for (DrainEnd e : ended) {
+        java.util.Map<Integer, WordEnd> byPhase = new java.util.HashMap<>(ends);
+        for (WordEnd e : ended) {
             LoadPhase p = e.phase() >= 0 && e.phase() < phases.size() ? phases.get(e.phase()) : null;
             if (p == null || !p.endsOnWord()) {
                 throw new IllegalArgumentException("phase " + e.phase() + " does not end on the receiver's word");
             }
-            if (e.durationNs() < 1_000_000 || e.durationNs() > p.drainCapNs()) {
+            if (e.durationNs() < 1_000_000 || e.durationNs() > p.wordCapNs()) {
                 throw new IllegalArgumentException("drain phase " + e.phase() + " cannot last " + e.durationNs()
-                        + " ns (1 ms to " + p.drainCapNs() + ")");
+                        + " ns (1 ms to " + p.wordCapNs() + ")");
             }
             run.set(e.phase(), p.lasting(e.durationNs()));
             byPhase.put(e.phase(), e);

@@ -196,9 +196,9 @@ class TimelineTest {
         assertEquals(62_000_000_000L, asked.startNs(3));                    // before the run: the cap
         assertEquals(62_000_000_000L, asked.dueNs(6_000));
         assertTrue(!asked.consumersPausedAt(30_000_000_000L));              // the drain consumes
-        assertEquals(null, asked.drainEnd(2));
+        assertEquals(null, asked.wordEnd(2));
         // it drained in 3.25 s: b starts at 2 + 3.25 s, message 6,000 is due then and message 7,999 1.999 s later
-        Timeline run = asked.asRun(java.util.List.of(new Timeline.DrainEnd(2, 3_250_000_000L, "drained", 0L)));
+        Timeline run = asked.asRun(java.util.List.of(new Timeline.WordEnd(2, 3_250_000_000L, "drained", 0L)));
         assertEquals(5_250_000_000L, run.startNs(3));
         assertEquals(5_250_000_000L, run.dueNs(6_000));
         assertEquals(5_250_000_000L + 1_999_000_000L, run.dueNs(7_999));
@@ -206,7 +206,7 @@ class TimelineTest {
         assertEquals(2_000_000_000L, run.endNs(1));                         // before the drain nothing moves
         assertEquals(asked.dueNs(5_999), run.dueNs(5_999));
         assertEquals(8_000, run.messages());
-        assertEquals("drained", run.drainEnd(2).endedBy());
+        assertEquals("drained", run.wordEnd(2).endedBy());
         assertEquals(3, run.phaseAt(5_250_000_000L));
         // the shorthand says what was asked, so a replay asks the same cap
         assertEquals("a:1s@1000, fill:5000msg@5000/paused, drain:60s@0/drained, b:2s@1000", run.shorthand());
@@ -217,12 +217,12 @@ class TimelineTest {
     void aDrainsLengthAsRunIsRefusedOutsideOneMsToItsCap() {
         Timeline t = Timeline.parse("--phases", "fill:1s@1k/paused, drain:10s@0/drained, b:1s@1k");
         assertThrows(IllegalArgumentException.class,
-                () -> t.asRun(java.util.List.of(new Timeline.DrainEnd(1, 10_000_000_001L, "drained", 0L))));
+                () -> t.asRun(java.util.List.of(new Timeline.WordEnd(1, 10_000_000_001L, "drained", 0L))));
         assertThrows(IllegalArgumentException.class,
-                () -> t.asRun(java.util.List.of(new Timeline.DrainEnd(1, 999_999, "drained", 0L))));
+                () -> t.asRun(java.util.List.of(new Timeline.WordEnd(1, 999_999, "drained", 0L))));
         assertThrows(IllegalArgumentException.class,
-                () -> t.asRun(java.util.List.of(new Timeline.DrainEnd(0, 5_000_000_000L, "drained", 0L))));
-        assertEquals(11_000_000_000L, t.asRun(java.util.List.of(new Timeline.DrainEnd(1, 10_000_000_000L, "cap",
+                () -> t.asRun(java.util.List.of(new Timeline.WordEnd(0, 5_000_000_000L, "drained", 0L))));
+        assertEquals(11_000_000_000L, t.asRun(java.util.List.of(new Timeline.WordEnd(1, 10_000_000_000L, "cap",
                 null))).endNs(1)); // fill's 1 s and the whole cap
     }
 
@@ -235,7 +235,7 @@ class TimelineTest {
         assertEquals(6_000 + 20_000 + 1_000, asked.messages(), "the cap's 20,000: the most the run can send");
         assertEquals(26_000, asked.firstMessage(3));
         // the consumers caught up 1.2495 s in, after the drain sent 2,499 messages (6,000-8,498, one every 0.5 ms)
-        Timeline run = asked.asRun(java.util.List.of(new Timeline.DrainEnd(2, 1_249_500_000L, "drained", 0L, 8_499)));
+        Timeline run = asked.asRun(java.util.List.of(new Timeline.WordEnd(2, 1_249_500_000L, "drained", 0L, 8_499)));
         assertTrue(!run.messagesUnknown());
         assertEquals(8_499 + 1_000, run.messages());
         assertEquals(8_499, run.firstMessage(3));
@@ -249,13 +249,13 @@ class TimelineTest {
         assertEquals("a:1s@1000, fill:5000msg@5000/paused, drain:10s@2000/drained, b:1s@1000", run.shorthand());
         // the drain's end is refused before its first message, past its cap's last, or before its last message's time
         assertThrows(IllegalArgumentException.class, () -> asked.asRun(java.util.List.of(
-                new Timeline.DrainEnd(2, 1_000_000_000L, "drained", 0L, 5_999))));
+                new Timeline.WordEnd(2, 1_000_000_000L, "drained", 0L, 5_999))));
         assertThrows(IllegalArgumentException.class, () -> asked.asRun(java.util.List.of(
-                new Timeline.DrainEnd(2, 10_000_000_000L, "cap", null, 26_001))));
+                new Timeline.WordEnd(2, 10_000_000_000L, "cap", null, 26_001))));
         assertThrows(IllegalArgumentException.class, () -> asked.asRun(java.util.List.of(
-                new Timeline.DrainEnd(2, 1_000_000_000L, "drained", 0L, 8_499)))); // 8,498 is due at 1.249 s
+                new Timeline.WordEnd(2, 1_000_000_000L, "drained", 0L, 8_499)))); // 8,498 is due at 1.249 s
         // one that sent nothing (the backlog was gone before its first message): b's first message is 6,000
-        Timeline none = asked.asRun(java.util.List.of(new Timeline.DrainEnd(2, 1_000_000L, "drained", 0L, 6_000)));
+        Timeline none = asked.asRun(java.util.List.of(new Timeline.WordEnd(2, 1_000_000L, "drained", 0L, 6_000)));
         assertEquals(7_000, none.messages());
         assertEquals(3, none.phaseOf(6_000));
     }
@@ -267,21 +267,21 @@ class TimelineTest {
         LoadPhase fill = asked.phases().get(1);
         assertTrue(fill.untilBacklog() && fill.endsOnWord() && !fill.untilDrained() && fill.consumersPaused());
         assertEquals(20_000, fill.backlogTarget());
-        assertEquals(60_000_000_000L, fill.drainCapNs());
+        assertEquals(60_000_000_000L, fill.wordCapNs());
         assertEquals(java.util.List.of(1), asked.wordPhases());
         assertTrue(asked.messagesUnknown());
         assertEquals(1_000 + 600_000 + 4_000, asked.messages(), "the cap's 600,000");
         assertEquals("a:1s@1000, fill:60s@10000/paused/backlog=20000, b:2s@2000", asked.shorthand());
         assertEquals(asked.phases(), Timeline.parse("--phases", asked.shorthand()).phases());
         // the broker said 20,140 after 2.0141 s, when the phase had sent 20,141 (1,000-21,140)
-        Timeline run = asked.asRun(java.util.List.of(new Timeline.DrainEnd(1, 2_014_100_000L, "backlog", null, 21_141,
+        Timeline run = asked.asRun(java.util.List.of(new Timeline.WordEnd(1, 2_014_100_000L, "backlog", null, 21_141,
                 20_140L)));
         assertEquals(21_141 + 4_000, run.messages());
         assertEquals(3_014_100_000L, run.dueNs(21_141), "b's first message at the phase's end");
         assertEquals(1_000_000_000L + 20_140 * 100_000L, run.dueNs(21_140));
         assertTrue(run.consumersPausedAt(3_014_000_000L));
         assertTrue(!run.consumersPausedAt(3_014_100_000L), "the consumers resume at the phase's end as run");
-        assertEquals(20_140L, run.drainEnd(1).brokerMessages());
+        assertEquals(20_140L, run.wordEnd(1).brokerMessages());
     }
 
     @ParameterizedTest

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 10 ms at 10k (messages 0-99), 10 ms at 10k with the consumers paused (100-199), a drain of at most 1 s, 10 ms at 10k
  * (200-299). The timeline starts at 5 s on the clock, so the drain starts at 5.020 s.
  */
-class DrainGateTest {
+class WordGateTest {
     private static final long START = 5_000_000_000L;
     private static final long DRAIN_START = START + 20_000_000L;
     private static final Timeline ASKED =
@@ -50,7 +50,7 @@ class DrainGateTest {
     void theDrainLastsUntilTheReceiversWordArrivedAndTheNextPhaseStartsThen() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START);
         Told told = new Told();
-        DrainGate gate = new DrainGate(ASKED, clock, told);
+        WordGate gate = new WordGate(ASKED, clock, told);
         assertEquals(200, gate.nextMessage());
         assertEquals(1_020_000_000L, gate.timeline().dueNs(200)); // before: after the cap
         clock.advance(250_000_000L);
@@ -60,8 +60,8 @@ class DrainGateTest {
         assertEquals(270_000_000L, gate.timeline().dueNs(200)); // 20 ms + 250 ms
         assertEquals(270_000_000L + 99 * 100_000L, gate.timeline().dueNs(299));
         assertEquals(Long.MAX_VALUE, gate.nextMessage());
-        assertEquals("drained", gate.timeline().drainEnd(2).endedBy());
-        assertEquals(0L, gate.timeline().drainEnd(2).missing());
+        assertEquals("drained", gate.timeline().wordEnd(2).endedBy());
+        assertEquals(0L, gate.timeline().wordEnd(2).missing());
         // the receiver is told the length, so that it follows phase b from 270 ms
         assertEquals(1, told.ends.size());
         assertEquals(250_000_000L, told.ends.get(0).getDurationNs());
@@ -73,28 +73,28 @@ class DrainGateTest {
     void withoutAWordTheCapEndsTheDrain() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START);
         Told told = new Told();
-        DrainGate gate = new DrainGate(ASKED, clock, told);
+        WordGate gate = new WordGate(ASKED, clock, told);
         gate.heard(word(1, "drained", 0)); // a word for another phase changes nothing
         assertTrue(gate.await(START, 200, () -> false));
         assertEquals(DRAIN_START + 1_000_000_000L, clock.nanoTime(), "waited on the clock until the cap's end");
         assertEquals(1_020_000_000L, gate.timeline().dueNs(200));
         assertEquals("cap", told.ends.get(0).getEndedBy());
         assertEquals(-1, told.ends.get(0).getMissing());
-        assertEquals(null, gate.timeline().drainEnd(2).missing());
+        assertEquals(null, gate.timeline().wordEnd(2).missing());
     }
 
     @Test
     void aWordThatCameAfterTheCapOrASenderLateToItsGateKeepTheCapAndTheFloor() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START + 1_500_000_000L); // the sender comes to its gate late
         Told told = new Told();
-        DrainGate gate = new DrainGate(ASKED, clock, told);
+        WordGate gate = new WordGate(ASKED, clock, told);
         gate.heard(word(2, "quiet", 12)); // stamped after the cap's end
         assertTrue(gate.await(START, 200, () -> false));
         assertEquals("cap", told.ends.get(0).getEndedBy());
         // a word stamped before the drain's start (the receiver's clock leads the sender's): the 1 ms floor
         FakeClock early = new FakeClock(DRAIN_START - 3_000_000L);
         Told t2 = new Told();
-        DrainGate g2 = new DrainGate(ASKED, early, t2);
+        WordGate g2 = new WordGate(ASKED, early, t2);
         g2.heard(word(2, "quiet", 12));
         assertTrue(g2.await(START, 200, () -> false));
         assertEquals(1_000_000L, t2.ends.get(0).getDurationNs());
@@ -113,7 +113,7 @@ class DrainGateTest {
     void aDrainThatPublishesEndsBeforeTheMessageItsWordCameAheadOfAndTheRestAreNumberedOnFromIt() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START - 1_000_000L); // a ms before its first message is due
         Told told = new Told();
-        DrainGate gate = new DrainGate(PUBLISHING, clock, told);
+        WordGate gate = new WordGate(PUBLISHING, clock, told);
         assertEquals(1300, PUBLISHING.messages(), "asked: the cap's 1,000 messages");
         assertEquals(200, gate.publishingFrom());
         assertEquals(1200, gate.nextMessage(), "the gate after the cap's last message");
@@ -121,8 +121,8 @@ class DrainGateTest {
         for (int seq = 200; seq < 450; seq++) {
             long due = START + gate.timeline().dueNs(seq);
             assertFalse(gate.awaitDue(START, seq, due));
-            assertEquals(due - DrainGate.POLL_MARGIN_NS, clock.nanoTime(), "waited up to the margin before it");
-            clock.advance(DrainGate.POLL_MARGIN_NS); // the send's spin
+            assertEquals(due - WordGate.POLL_MARGIN_NS, clock.nanoTime(), "waited up to the margin before it");
+            clock.advance(WordGate.POLL_MARGIN_NS); // the send's spin
         }
         // the word comes 0.4 ms after message 449 went (at 20 + 249 ms = 269 ms): stamped at 269.4 ms
         clock.advance(400_000L);
@@ -147,11 +147,11 @@ class DrainGateTest {
     void aWordThatCameWhileTheDrainsLastMessageWasSpunForEndsItJustAfterThatMessagesDueTime() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START - 1_000_000L); // a ms before its first message is due
         Told told = new Told();
-        DrainGate gate = new DrainGate(PUBLISHING, clock, told);
+        WordGate gate = new WordGate(PUBLISHING, clock, told);
         long due200 = START + gate.timeline().dueNs(200);
         assertFalse(gate.awaitDue(START, 200, due200));
         // the word is stamped in the spin, 20 µs before 200's due time, and 200 goes anyway; 201 finds it
-        clock.advance(DrainGate.POLL_MARGIN_NS - 20_000L);
+        clock.advance(WordGate.POLL_MARGIN_NS - 20_000L);
         gate.heard(word(2, "drained", 0));
         clock.advance(20_000L);
         assertTrue(gate.awaitDue(START, 201, START + gate.timeline().dueNs(201)));
@@ -166,7 +166,7 @@ class DrainGateTest {
     void aDrainThatPublishesWithoutAWordSendsTheCapsMessagesAndEndsOnTheCap() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START);
         Told told = new Told();
-        DrainGate gate = new DrainGate(PUBLISHING, clock, told);
+        WordGate gate = new WordGate(PUBLISHING, clock, told);
         for (int seq = 200; seq < 1200; seq++) {
             assertFalse(gate.awaitDue(START, seq, START + gate.timeline().dueNs(seq)));
         }
@@ -185,13 +185,13 @@ class DrainGateTest {
         Timeline asked = Timeline.parse("--phases", "a:10ms@10k, f:1s@10k/paused/backlog=500, b:10ms@10k");
         FakeClock clock = new FakeClock(START + 9_000_000L);
         Told told = new Told();
-        DrainGate gate = new DrainGate(asked, clock, told);
+        WordGate gate = new WordGate(asked, clock, told);
         assertEquals(100, gate.publishingFrom());
         assertEquals(10_100, gate.nextMessage());
         for (int seq = 100; seq < 660; seq++) { // up to message 659, due at 65.9 ms
             assertFalse(gate.awaitDue(START, seq, START + gate.timeline().dueNs(seq)));
         }
-        clock.advance(DrainGate.POLL_MARGIN_NS + 20_000L); // the word: the broker held 512, 20 µs after 659 was due
+        clock.advance(WordGate.POLL_MARGIN_NS + 20_000L); // the word: the broker held 512, 20 µs after 659 was due
         gate.heard(PhaseEnd.newBuilder().setPhase(1).setEndedBy("backlog").setMissing(-1).setBrokerMessages(512).build());
         assertTrue(gate.awaitDue(START, 660, START + gate.timeline().dueNs(660)));
         assertEquals(55_920_000L, told.ends.get(0).getDurationNs()); // from 10 ms to 65.92 ms
@@ -199,7 +199,7 @@ class DrainGateTest {
         assertEquals(512, told.ends.get(0).getBrokerMessages());
         assertEquals("backlog", told.ends.get(0).getEndedBy());
         assertEquals(760, gate.timeline().messages());
-        assertEquals(512L, gate.timeline().drainEnd(1).brokerMessages());
+        assertEquals(512L, gate.timeline().wordEnd(1).brokerMessages());
         assertFalse(gate.timeline().consumersPausedAt(65_920_000L), "the consumers resume at its end");
     }
 
@@ -207,7 +207,7 @@ class DrainGateTest {
     void aStoppedRunLeavesTheGateWithoutEndingThePhase() throws Exception {
         FakeClock clock = new FakeClock(DRAIN_START);
         Told told = new Told();
-        DrainGate gate = new DrainGate(ASKED, clock, told);
+        WordGate gate = new WordGate(ASKED, clock, told);
         assertFalse(gate.await(START, 200, () -> true));
         assertTrue(told.ends.isEmpty());
         assertEquals(200, gate.nextMessage());

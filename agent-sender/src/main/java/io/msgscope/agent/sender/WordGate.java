@@ -29,7 +29,7 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread use: {@link #heard} on the control channel's event loop, the rest on the sending thread.
  */
-final class DrainGate {
+final class WordGate {
     /** What the receiver said, stamped when it arrived here. */
     private record Heard(PhaseEnd end, long atNs) {
     }
@@ -41,12 +41,12 @@ final class DrainGate {
     private final AgentRole.PhaseListener listener;
     private final List<Integer> drains;
     private final LinkedBlockingQueue<Heard> heard = new LinkedBlockingQueue<>();
-    private final List<Timeline.DrainEnd> ended = new ArrayList<>();
+    private final List<Timeline.WordEnd> ended = new ArrayList<>();
     private final Timeline asked;
     private volatile Timeline timeline;
     private int next;
 
-    DrainGate(Timeline timeline, NanoClock clock, AgentRole.PhaseListener listener) {
+    WordGate(Timeline timeline, NanoClock clock, AgentRole.PhaseListener listener) {
         this.asked = timeline;
         this.timeline = timeline;
         this.clock = clock;
@@ -139,7 +139,7 @@ final class DrainGate {
      * most the cap; the timeline as run takes it, and the coordinator (and through it the receiver) is told.
      */
     private void end(int k, long startNs, int seq, Heard h) {
-        final long cap = asked.phases().get(k).drainCapNs();
+        final long cap = asked.phases().get(k).wordCapNs();
         final long phaseStart = startNs + timeline.startNs(k);
         long ns = cap;
         if (h != null) {
@@ -152,7 +152,7 @@ final class DrainGate {
         String by = h == null ? "cap" : h.end().getEndedBy();
         long missing = h == null ? -1 : h.end().getMissing();
         Long broker = h != null && h.end().hasBrokerMessages() ? h.end().getBrokerMessages() : null;
-        Timeline.DrainEnd e = new Timeline.DrainEnd(k, ns, by, missing < 0 ? null : missing, seq, broker);
+        Timeline.WordEnd e = new Timeline.WordEnd(k, ns, by, missing < 0 ? null : missing, seq, broker);
         ended.add(e);
         timeline = asked.asRun(ended);
         next++;

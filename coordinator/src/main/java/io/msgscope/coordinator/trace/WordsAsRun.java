@@ -15,16 +15,16 @@ import java.util.List;
  * ended, in the frames it sends the receiver through the hub; the analysis then frames the phases on the lengths they
  * took, and a drain that published and ended before its cap leaves the run fewer messages than asked.
  */
-final class DrainsAsRun {
-    private DrainsAsRun() {
+final class WordsAsRun {
+    private WordsAsRun() {
     }
 
     /** The drains' ends the sender told through the hub, in order (the receiver's words carry no length). */
-    static List<Timeline.DrainEnd> ends(ControlHub hub) {
-        List<Timeline.DrainEnd> ends = new ArrayList<>();
+    static List<Timeline.WordEnd> ends(ControlHub hub) {
+        List<Timeline.WordEnd> ends = new ArrayList<>();
         for (Envelope e : hub.forwarded()) {
             if (e.hasPhaseEnd() && e.getPhaseEnd().getDurationNs() > 0) {
-                ends.add(RunSpecs.drainEnd(e.getPhaseEnd()));
+                ends.add(RunSpecs.wordEnd(e.getPhaseEnd()));
             }
         }
         return ends;
@@ -35,8 +35,8 @@ final class DrainsAsRun {
      * took (a drain the run did not reach keeps its cap) and the run the messages it held. A {@code --window} no longer
      * below that count is narrowed to it, with a warning.
      */
-    static void apply(List<Timeline.DrainEnd> ends, RunSpec spec, TraceCollector out, PrintStream log) {
-        for (Timeline.DrainEnd e : ends) {
+    static void apply(List<Timeline.WordEnd> ends, RunSpec spec, TraceCollector out, PrintStream log) {
+        for (Timeline.WordEnd e : ends) {
             log.println(io.msgscope.coordinator.results.WordPhaseEnds.line(spec.timeline(), e));
         }
         if (ends.isEmpty()) {
