@@ -331,13 +331,10 @@ public final class SenderRole implements AgentRole {
                 return;
             }
             boolean ended = false;
-            long due = Long.MIN_VALUE; // a drain that publishes: this message's due time, kept unless the drain ends
-            if (seq >= publishingFrom && seq < gateAt) { // a drain that publishes: its end may come before this one
-                due = start + dueNs.applyAsLong(seq);
-                if (drains.awaitDue(start, seq, due)) {
-                    ended = true;
-                    gateAt = drains.nextMessage();
-                }
+            if (seq >= publishingFrom && seq < gateAt // a drain that publishes: its end may come before this one
+                    && drains.awaitDue(start, seq, start + dueNs.applyAsLong(seq))) {
+                ended = true;
+                gateAt = drains.nextMessage();
             }
             while (seq == gateAt) { // (two drains in a row share their first message after)
                 if (!drains.await(start, seq, () -> stopped)) {
@@ -361,8 +358,7 @@ public final class SenderRole implements AgentRole {
                 cpu.sample(seq / every);
                 nextSample = seq + every;
             }
-            final long intended = due != Long.MIN_VALUE && !ended ? due // on the timeline as run after an end
-                    : start + (dueNs == null ? rateDueNs(periodNs, seq) : dueNs.applyAsLong(seq));
+            final long intended = start + (dueNs == null ? rateDueNs(periodNs, seq) : dueNs.applyAsLong(seq));
             final long now = cpu == null ? time.awaitUntil(intended, SPIN_NS) : awaitCounted(time, intended, cpu);
             WireHeader.writeSendTime(buf, 0, now + epochOffset);
             WireHeader.writeSequence(buf, 0, seq);
