@@ -51,6 +51,7 @@ final class Recording implements MessageHandler {
         volatile long clamped;
         volatile long overRange;
         final java.util.concurrent.atomic.AtomicLongArray byPhase;
+        int lastPhase; // the delivering thread's: the phase of its last delivery, where the next one mostly lies
         // reporter thread only
         Histogram recycleActual;
         Histogram recycleIntended;
@@ -118,7 +119,8 @@ final class Recording implements MessageHandler {
         RECEIVED.setRelease(s, s.received + 1);
         final Phases p = phases;
         if (p != null) {
-            int k = p.timeline().phaseAt(intended - p.originEpochNs());
+            int k = p.timeline().phaseAt(intended - p.originEpochNs(), s.lastPhase);
+            s.lastPhase = k;
             if (k < s.byPhase.length()) {
                 s.byPhase.lazySet(k, s.byPhase.get(k) + 1); // single writer
             }

@@ -216,8 +216,7 @@ final class ScenarioLinks {
      * word), which this waits for; null: each publishers agent starts {@link #PUBLISHERS_LEAD_MS} after its go.
      */
     void start(Phase p, boolean subscribersFollow, ScenarioWords words) throws InterruptedException {
-        Envelope go = words == null ? go(p)
-                : Envelope.newBuilder().setGo(Go.newBuilder().setPhase(p).setStartEpochNs(words.pickStart())).build();
+        Envelope go = go(p, words == null ? 0 : words.pickStart());
         if (subscribersFollow) {
             sendAll(subs, go); // no answer: the agent pauses and resumes on its own (issue 31 item 3)
         }
@@ -239,7 +238,16 @@ final class ScenarioLinks {
     }
 
     static Envelope go(Phase p) {
-        return Envelope.newBuilder().setGo(Go.newBuilder().setPhase(p)).build();
+        return go(p, 0);
+    }
+
+    /** Go(phase); with {@code startEpochNs} above 0 every agent starts the timeline on that instant (issue 31). */
+    static Envelope go(Phase p, long startEpochNs) {
+        Go.Builder g = Go.newBuilder().setPhase(p);
+        if (startEpochNs > 0) {
+            g.setStartEpochNs(startEpochNs);
+        }
+        return Envelope.newBuilder().setGo(g).build();
     }
 
     /** An interval of the latency log; a missing histogram (no subscribers agent answered) is an empty one. */

@@ -167,7 +167,6 @@ final class ScenarioWords {
      * tells the subscribers agents, then the publishers agents.
      */
     private void end(ScenarioLinks links, int k, Verdict v) throws Exception {
-        long cap = asked.phases().get(k).wordCapNs();
         long at = asRun.endNs(k);
         String by = v.endedBy();
         if (!by.equals("cap")) {
@@ -187,7 +186,7 @@ final class ScenarioWords {
         asRun = asked.asRun(ended);
         next++;
         lastReceived = -1;
-        PhaseEnd.Builder told = PhaseEnd.newBuilder().setPhase(k).setDurationNs(Math.min(cap, e.durationNs()))
+        PhaseEnd.Builder told = PhaseEnd.newBuilder().setPhase(k).setDurationNs(e.durationNs())
                 .setEndedBy(e.endedBy()).setMissing(e.missing() == null ? -1 : e.missing());
         if (e.nextMessage() >= 0) {
             told.setNextMessage(e.nextMessage());

@@ -208,6 +208,13 @@ class TimelineTest {
         assertEquals(8_000, run.messages());
         assertEquals("drained", run.wordEnd(2).endedBy());
         assertEquals(3, run.phaseAt(5_250_000_000L));
+        // from any guess, right or wrong or out of range, the same phase as the scan from phase 0
+        for (long t : new long[] {-1, 0, 999_999_999L, 1_000_000_000L, 1_999_999_999L, 2_000_000_000L,
+                5_249_999_999L, 5_250_000_000L, 7_249_999_999L, 7_250_000_000L, Long.MAX_VALUE}) {
+            for (int guess = -1; guess <= 4; guess++) {
+                assertEquals(run.phaseAt(t), run.phaseAt(t, guess), "t " + t + ", guess " + guess);
+            }
+        }
         // the shorthand says what was asked, so a replay asks the same cap
         assertEquals("a:1s@1000, fill:5000msg@5000/paused, drain:60s@0/drained, b:2s@1000", run.shorthand());
         assertEquals(asked.phases(), Timeline.parse("--phases", run.shorthand()).phases());
