@@ -6,6 +6,7 @@
 #
 #   deploy/kafka-cluster.sh start  DIR [BASEPORT]   format, start, wait until a topic of replication 3 can be made
 #   deploy/kafka-cluster.sh stop   DIR              stop the 3 JVMs by PID (a paused one is resumed first)
+#   deploy/kafka-cluster.sh restart DIR N           start broker N again after a kill, on its data; returns once it listens
 #   deploy/kafka-cluster.sh tool   DIR CLASS ARGS   run a Kafka tool class (e.g. org.apache.kafka.tools.TopicCommand)
 #
 # Ports, from BASEPORT (default 19092), broker N = 1..3: client listener BASEPORT+N-1, controller BASEPORT+100+N-1.
@@ -19,7 +20,7 @@ ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 NODES=(1 2 3)
 
 usage() {
-    sed -n '7,9p' "$0" | sed 's/^# *//' >&2
+    sed -n '7,10p' "$0" | sed 's/^# *//' >&2
     exit 2
 }
 
@@ -57,7 +58,7 @@ CLUSTER_ID=$id
 EOF
     for n in "${NODES[@]}"; do
         local d="$DIR/node$n"
-        rm -rf "$d/data"
+        rm -rf "$d/data" "$d/server.log"
         mkdir -p "$d/data"
         cat >"$d/server.properties" <<EOF
 process.roles=broker,controller
@@ -82,11 +83,7 @@ EOF
             { echo "kafka-cluster: formatting node $n failed: $(tail -3 "$d/format.log")" >&2; exit 1; }
     done
     for n in "${NODES[@]}"; do
-        local d="$DIR/node$n"
-        # shellcheck disable=SC2086
-        (exec setsid java ${KAFKA_HEAP:--Xmx512m} -cp "$(cat "$DIR/classpath")" kafka.Kafka "$d/server.properties" \
-            </dev/null >"$d/server.log" 2>&1) &
-        echo $! >"$d/kafka.pid"
+        launch "$n"
     done
     # ready once a topic with replication 3 and min.insync.replicas 2 can be created: all 3 brokers registered
     local w=0
@@ -112,6 +109,39 @@ EOF
     done
 }
 
+# launch N: broker N's JVM in a session of its own, its pid in nodeN/kafka.pid (the log appended to, so a restart
+# keeps what the killed one wrote)
+launch() {
+    local d="$DIR/node$1"
+    # shellcheck disable=SC2086
+    (exec setsid java ${KAFKA_HEAP:--Xmx512m} -cp "$(cat "$DIR/classpath")" kafka.Kafka "$d/server.properties" \
+        </dev/null >>"$d/server.log" 2>&1) &
+    echo $! >"$d/kafka.pid"
+}
+
+# restart N: broker N again after a fault killed it, on its data as the kill left it: what a fault plan's restart
+# command runs (--fault-target nodeN=restart:...). Refused while it runs; returns once its client port listens
+# (it then catches up with the others' logs as a follower on its own).
+restart() {
+    local n=$1 t0 w=0
+    local port=$((BASEPORT + n - 1))
+    if alive "$(pid_of "$DIR/node$n/kafka.pid")"; then
+        echo "kafka-cluster: broker $n still runs (pid $(pid_of "$DIR/node$n/kafka.pid")): kill or stop it first" >&2
+        exit 1
+    fi
+    t0=$(date +%s.%N)
+    launch "$n"
+    until ! free_port "$port"; do
+        alive "$(pid_of "$DIR/node$n/kafka.pid")" ||
+            { echo "kafka-cluster: broker $n exited: $(tail -5 "$DIR/node$n/server.log")" >&2; exit 1; }
+        w=$((w + 1))
+        [ $w -lt 1200 ] || { echo "kafka-cluster: broker $n does not listen on $port after 120 s" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "kafka-cluster: broker $n listening again in $(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $t0}") s," \
+        "pid $(pid_of "$DIR/node$n/kafka.pid")"
+}
+
 # Stops by PID: SIGCONT (a fault may have left one paused), SIGTERM (a controlled shutdown), SIGKILL after 60 s.
 stop() {
     stop_nodes kafka.pid
@@ -133,6 +163,12 @@ case "$CMD" in
         [ -f "$DIR/cluster.env" ] || { echo "kafka-cluster: no cluster in $DIR (no cluster.env)" >&2; exit 1; }
         stop
         echo "kafka-cluster: stopped ($DIR)"
+        ;;
+    restart)
+        [ -f "$DIR/cluster.env" ] || { echo "kafka-cluster: no cluster in $DIR (no cluster.env)" >&2; exit 1; }
+        [[ "${3:-}" =~ ^[123]$ ]] || { echo "kafka-cluster: restart takes a broker number 1-3, got '${3:-}'" >&2; exit 2; }
+        . "$DIR/cluster.env"
+        restart "$3"
         ;;
     tool)
         [ $# -ge 3 ] && [ -s "$DIR/classpath" ] || usage

@@ -58,14 +58,14 @@ final class KafkaClients {
         return p;
     }
 
-    static Properties consumer(KafkaSettings s, String group, boolean shared, int messageSize) {
+    static Properties consumer(KafkaSettings s, String group, boolean autoCommit, int messageSize) {
         Properties p = common(s, "msgscope-subscriber");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, s.classicGroups() ? "classic" : "consumer");
-        // a member that joins a shared group takes over partitions at the offsets the previous owner committed
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, Boolean.toString(shared));
+        // a member that joins a shared group (or gets its partitions back) starts at the offsets committed last
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, Boolean.toString(autoCommit));
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(Math.max(1 << 20, messageSize + 1024)));

@@ -49,6 +49,9 @@ import java.util.concurrent.TimeoutException;
  *   <li>{@code group_protocol} consumer (KIP-848, the default; brokers from Kafka 4.0) or classic</li>
  *   <li>{@code topic} the topic (default chosen and created by the subscriber); an existing topic is used as it is
  *       and kept; {@code group} subscriber only: join this shared consumer group (round-robin)</li>
+ *   <li>{@code reconnect} true/false (default false; issue 32 item 3): failed sends are sent again and counted
+ *       ({@link KafkaPublisher}), a consumer commits its positions so that a new assignment resumes there; trace mode
+ *       only</li>
  * </ul>
  */
 public final class KafkaDriver implements Driver {
@@ -119,6 +122,18 @@ public final class KafkaDriver implements Driver {
         return KafkaScenarios.INSTANCE;
     }
 
+    /**
+     * Kill and restart need {@code --opt reconnect=true} (issue 32 item 3): without it the first send kafka-clients
+     * gives up on (a broker down longer than the delivery timeout) ends the run.
+     */
+    @Override
+    public String whyClientsCannotReconnect(Map<String, String> options) {
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            return null;
+        }
+        return "the kafka producer's first send that times out ends the run without --opt reconnect=true";
+    }
+
     /** A consumer pauses its partitions and the log keeps what is sent (issue 31): always possible. */
     @Override
     public String whyConsumersCannotPause(Map<String, String> options) {
@@ -151,7 +166,7 @@ public final class KafkaDriver implements Driver {
 
     @Override
     public Publisher openPublisher(DriverSpec spec, ClientContext context) throws IOException {
-        return new KafkaPublisher(KafkaSettings.of(spec, true), spec.messageSize());
+        return KafkaPublisher.open(KafkaSettings.of(spec, true), spec.messageSize());
     }
 
     private static Admin admin(KafkaSettings s, ClientContext context) throws IOException {

@@ -3,6 +3,7 @@ package io.msgscope.driver.kafka;
 import io.msgscope.core.Secrets;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.Reconnects;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +29,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param fetchMinBytes   fetch.min.bytes, or -1 for the client's default
  * @param fetchMaxWaitMs  fetch.max.wait.ms, or -1 for the client's default
  * @param classicGroups   group.protocol=classic instead of the consumer protocol (KIP-848, Kafka 4)
+ * @param reconnect   {@code --opt reconnect=true} (issue 32 item 3): failed sends are sent again, not the end of the
+ *                    run, and a consumer's group keeps committed positions to come back to ({@link KafkaPublisher})
  */
 record KafkaSettings(String bootstrap, String address, String topic, boolean ownTopic, String group, int partitions,
                      short replication, String acks, boolean idempotence, int linger, int batchSize,
                      String compression, int maxInflight, int fetchMinBytes, int fetchMaxWaitMs,
-                     boolean classicGroups) {
+                     boolean classicGroups, boolean reconnect) {
     static final String DEFAULT_URI = "kafka://127.0.0.1:9092";
     static final int DEFAULT_PORT = 9092;
     /** Every topic and consumer group msgscope names starts with this: {@code msgscope clean} finds leftovers by it. */
@@ -41,7 +44,7 @@ record KafkaSettings(String bootstrap, String address, String topic, boolean own
     static final int MAX_TOPIC = 249;
     static final Set<String> KEYS = Set.of("topic", "group", "partitions", "replication", "acks", "idempotence",
             "linger_ms", "batch_size", "compression", "max_inflight", "fetch_min_bytes", "fetch_max_wait_ms",
-            "group_protocol");
+            "group_protocol", Reconnects.OPTION);
     static final List<String> CODECS = List.of("none", "gzip", "snappy", "lz4", "zstd");
 
     static KafkaSettings of(DriverSpec spec, boolean publisher) {
@@ -101,7 +104,7 @@ record KafkaSettings(String bootstrap, String address, String topic, boolean own
         }
         return new KafkaSettings(bootstrap, servers.get(0) + (servers.size() > 1 ? " (+" + (servers.size() - 1)
                 + " more)" : ""), topic, own, group, partitions, replication, acks, idempotence, linger, batch,
-                compression, maxInflight, fetchMin, fetchWait, protocol.equals("classic"));
+                compression, maxInflight, fetchMin, fetchWait, protocol.equals("classic"), Reconnects.on(spec));
     }
 
     /**
@@ -181,6 +184,25 @@ record KafkaSettings(String bootstrap, String address, String topic, boolean own
     /** The delivery guarantee in words, e.g. "acks=all, idempotent". */
     String label() {
         return "acks=" + acks + (idempotence ? ", idempotent" : "");
+    }
+
+    /**
+     * Whether an acknowledged record is a promise the run can hold the broker to (issue 32 item 3): acks=all, where
+     * every in-sync replica has it. acks=1 acknowledges the leader's write only, which a leader's failure may lose by
+     * Kafka's own rules, and acks=0 acknowledges nothing.
+     */
+    boolean promises() {
+        return acks.equals("all");
+    }
+
+    /**
+     * Whether a subscriber's committed offsets must follow it (auto-commit, its start committed at once): in a shared
+     * group a partition's next owner starts there; with reconnect=true (issue 32 item 3) a member that loses its
+     * assignment to a broker's failure resumes there rather than at the partition's end, which would skip what was
+     * sent meanwhile (what it consumed after the last commit comes again: duplicates, counted, not losses).
+     */
+    boolean keepsPositions() {
+        return !group.isEmpty() || reconnect;
     }
 
     /** The options as the map a spec holds (scenarios read them without a URI). */

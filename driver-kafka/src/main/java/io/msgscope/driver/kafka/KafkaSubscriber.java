@@ -89,7 +89,7 @@ final class KafkaSubscriber implements Subscriber {
         }
         KafkaConsumer<byte[], byte[]> c = null;
         try {
-            c = new KafkaConsumer<>(KafkaClients.consumer(s, group, sharedGroup, size));
+            c = new KafkaConsumer<>(KafkaClients.consumer(s, group, s.keepsPositions(), size));
             this.consumer = c;
             c.subscribe(List.of(s.topic()), new ConsumerRebalanceListener() {
                 @Override
@@ -137,9 +137,9 @@ final class KafkaSubscriber implements Subscriber {
                 for (TopicPartition tp : assigned) {
                     c.position(tp, Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
                 }
-                // a later owner of a shared group's partition starts here too; a private group commits its start
-                // only for a backlog probe (commitForProbe): nothing else reads its offsets
-                if (sharedGroup) {
+                // a later owner of a partition starts here too (KafkaSettings.keepsPositions); a private group commits
+                // its start otherwise only for a backlog probe (commitForProbe): nothing else reads its offsets
+                if (settings.keepsPositions()) {
                     c.commitSync(Duration.ofMillis(KafkaClients.ADMIN_TIMEOUT_MS));
                     startCommitted = true;
                 }
