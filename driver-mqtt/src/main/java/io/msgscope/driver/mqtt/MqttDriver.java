@@ -43,10 +43,11 @@ import java.util.Set;
  *       defaults); at MQTT 5 the broker's Receive Maximum bounds it too</li>
  *   <li>{@code tls_ca} a PEM file of the certificates to trust, {@code tls_verify} true (default) or false
  *       (any certificate and host name): TLS URIs only ({@link io.msgscope.netty.TlsClient})</li>
- *   <li>{@code reconnect} true/false (default false, netty engine only; issue 32 item 3): a lost connection is got
+ *   <li>{@code reconnect} true/false (default false, both engines; issue 32 item 3): a lost connection is got
  *       back with the same client id and a persistent session (clean start off, session expiry), the subscriber
  *       subscribes again and the publisher republishes, DUP set, what was not completed (PUBACK, PUBCOMP); counted,
- *       never hidden ({@link io.msgscope.core.driver.Reconnects})</li>
+ *       never hidden ({@link io.msgscope.core.driver.Reconnects}; the hivemq engine: the client's own reconnect,
+ *       {@code messages_republished} unknown)</li>
  * </ul>
  */
 public final class MqttDriver implements Driver {
@@ -65,13 +66,13 @@ public final class MqttDriver implements Driver {
                 + "its in-flight window), and the mqtt driver does not disconnect a persistent session to hold a backlog";
     }
 
-    /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3); the settings refuse it on hivemq. */
+    /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3), on either engine. */
     @Override
     public String whyClientsCannotReconnect(java.util.Map<String, String> options) {
         if (io.msgscope.core.driver.Reconnects.on(options)) {
             return null;
         }
-        return "the mqtt clients do not reconnect without --opt reconnect=true (on the default netty engine)";
+        return "the mqtt clients do not reconnect without --opt reconnect=true (either engine, netty or hivemq)";
     }
 
     @Override

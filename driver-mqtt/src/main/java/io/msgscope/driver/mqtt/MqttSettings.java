@@ -18,7 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param tlsSettings the TLS options ({@code tls_ca}, {@code tls_verify}) of an {@code ssl://} or {@code mqtts://}
  *                    URI, null for plain TCP
  * @param netty       the lean engine ({@code engine=netty}, the default) rather than the HiveMQ client
- * @param reconnect   {@code --opt reconnect=true} (issue 32 item 3, netty engine only): a lost connection is got back
+ * @param reconnect   {@code --opt reconnect=true} (issue 32 item 3, both engines): a lost connection is got back
  *                    with the same client id and its persistent session (so {@code clean_session} is false), the
  *                    subscriber subscribes again and the publisher republishes what was not completed, DUP set
  */
@@ -27,6 +27,14 @@ public record MqttSettings(String host, int port, boolean tls, int version, int 
                     TlsClient.Settings tlsSettings, boolean reconnect) {
     /** How long either engine waits for a socket and for the CONNACK; set-up steps wait twice as long. */
     public static final long CONNECT_TIMEOUT_S = 5;
+    /**
+     * {@code --opt reconnect=true}: how long either engine goes on dialling a lost connection before giving it up (the
+     * run then fails as without the option); long enough for a broker's restart, short enough to end a run that cannot
+     * go on.
+     */
+    public static final long RECONNECT_GIVE_UP_S = 30;
+    /** The MQTT 5 Session Expiry Interval both engines ask with {@code clean_session=false}: one hour. */
+    public static final int SESSION_EXPIRY_S = 3600;
     static final String DEFAULT_URI = "tcp://127.0.0.1:1883";
     static final int DEFAULT_QOS = 1;
     static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
@@ -63,10 +71,6 @@ public record MqttSettings(String host, int port, boolean tls, int version, int 
             throw new SpecException(opt, "applies to TLS only: use an ssl:// or mqtts:// --uri, got " + scheme + "://");
         }
         boolean reconnect = io.msgscope.core.driver.Reconnects.on(spec);
-        if (reconnect && !netty) {
-            throw new SpecException("--opt reconnect", "=true runs on the netty engine only: drop --opt engine=hivemq or "
-                    + "give --opt engine=netty (the hivemq engine does not reconnect yet, docs/limits.md)");
-        }
         if (reconnect && spec.options().containsKey("clean_session") && spec.boolOption("clean_session", false)) {
             throw new SpecException("--opt clean_session", "=true cannot go with --opt reconnect=true: the broker must "
                     + "keep the session (the subscriber's QoS 1/2 messages) while the client is away; drop it");

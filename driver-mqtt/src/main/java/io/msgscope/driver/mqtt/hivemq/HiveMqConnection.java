@@ -14,9 +14,7 @@ import java.util.Map;
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttClientBuilder;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
-import com.hivemq.client.mqtt.mqtt3.message.connect.Mqtt3ConnectBuilder;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
-import com.hivemq.client.mqtt.mqtt5.message.connect.Mqtt5ConnectBuilder;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +27,10 @@ import java.util.function.Consumer;
 
 /**
  * One connected HiveMQ client, MQTT 3.1.1 or 5 (exactly one of {@link #v3} and {@link #v5} is set).
- * No automatic reconnect: a lost connection is reported, not hidden. TCP_NODELAY: the client does not
- * set it itself; Netty's socket channels enable it by default on Linux (checked in the tests).
+ * No automatic reconnect unless {@code --opt reconnect=true} ({@link #reconnect}): a lost connection is reported, not
+ * hidden. TCP_NODELAY: the client does not set it itself; Netty's socket channels enable it by default on Linux
+ * (checked in the tests). Credentials are the client's defaults rather than the CONNECT's: its automatic reconnect
+ * builds each CONNECT again from those defaults and would otherwise come back without them.
  */
 final class HiveMqConnection {
     final MqttSettings settings;
@@ -41,12 +41,16 @@ final class HiveMqConnection {
     /** The highest QoS the broker accepts (MQTT 5 CONNACK Maximum QoS; 2 at MQTT 3.1.1, which cannot say). */
     final int maximumQos;
 
+    /** {@code --opt reconnect=true}: the client's own reconnect, bounded and counted; null without the option. */
+    final HiveMqReconnect reconnect;
+
     private final java.util.concurrent.atomic.AtomicReference<String> lostWhy;
 
     private HiveMqConnection(MqttSettings settings, Mqtt5AsyncClient v5, Mqtt3AsyncClient v3,
                            Map<String, String> serverInfo, int maximumQos,
-                           java.util.concurrent.atomic.AtomicReference<String> lostWhy) {
+                           java.util.concurrent.atomic.AtomicReference<String> lostWhy, HiveMqReconnect reconnect) {
         this.lostWhy = lostWhy;
+        this.reconnect = reconnect;
         this.settings = settings;
         this.v5 = v5;
         this.v3 = v3;
@@ -58,7 +62,8 @@ final class HiveMqConnection {
      * Connects and waits for the CONNACK. The socket binds to the context's next source address when it has
      * any ({@code transportConfig().localAddress}); the client runs on its own process-wide event loops.
      *
-     * @param onLost hears the one-line reason when the connection ends (also when msgscope closes it), or null
+     * @param onLost hears the one-line reason when the connection ends (also when msgscope closes it), or null; with
+     *               {@code --opt reconnect=true} only when it is given up
      */
     static HiveMqConnection open(MqttSettings s, String role, Consumer<String> onLost, ClientContext context)
             throws IOException {
@@ -75,23 +80,32 @@ final class HiveMqConnection {
         if (s.tls()) {
             transport = tls(transport.sslConfig(), s.tlsSettings()).applySslConfig();
         }
-        MqttClientBuilder b = transport.applyTransportConfig()
-                .addDisconnectedListener(ctx -> {
-                    lostWhy.compareAndSet(null, ctx.getSource() + " closed it: " + MqttSettings.oneLine(ctx.getCause()));
-                    if (onLost != null) {
-                        onLost.accept("connection to MQTT broker at " + s.address() + " lost (" + lostWhy.get() + ")");
-                    }
-                });
+        MqttClientBuilder b = transport.applyTransportConfig();
+        HiveMqReconnect reconnect = s.reconnect() ? new HiveMqReconnect(s, onLost) : null;
+        if (reconnect != null) {
+            b = reconnect.apply(b);
+        } else {
+            b = b.addDisconnectedListener(ctx -> {
+                lostWhy.compareAndSet(null, ctx.getSource() + " closed it: " + MqttSettings.oneLine(ctx.getCause()));
+                if (onLost != null) {
+                    onLost.accept("connection to MQTT broker at " + s.address() + " lost (" + lostWhy.get() + ")");
+                }
+            });
+        }
         byte[] pass = s.password() == null ? null : s.password().getBytes(StandardCharsets.UTF_8);
         if (s.version() == 5) {
-            Mqtt5AsyncClient c = b.useMqttVersion5().buildAsync();
-            Mqtt5ConnectBuilder.Send<CompletableFuture<com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAck>> connect = c.connectWith().cleanStart(s.cleanSession())
-                    .sessionExpiryInterval(s.cleanSession() ? 0 : 3600).keepAlive(s.keepAlive());
+            var b5 = b.useMqttVersion5();
             if (s.username() != null) {
-                connect = connect.simpleAuth().username(s.username()).password(pass == null ? new byte[0] : pass)
+                b5 = b5.simpleAuth().username(s.username()).password(pass == null ? new byte[0] : pass)
                         .applySimpleAuth();
             }
-            Mqtt5ConnAck ack = awaitConnect(connect.send(), s);
+            Mqtt5AsyncClient c = b5.buildAsync();
+            if (reconnect != null) {
+                reconnect.disconnectWith(c::disconnect);
+            }
+            Mqtt5ConnAck ack = awaitConnect(c.connectWith().cleanStart(s.cleanSession())
+                    .sessionExpiryInterval(s.cleanSession() ? 0 : MqttSettings.SESSION_EXPIRY_S)
+                    .keepAlive(s.keepAlive()).send(), s);
             Mqtt5ConnAckRestrictions r = ack.getRestrictions();
             Map<String, String> info = info(s, "MQTT 5");
             info.put("maximum_qos", "" + r.getMaximumQos().getCode());
@@ -101,23 +115,25 @@ final class HiveMqConnection {
             info.put("wildcard_subscription_available", "" + r.isWildcardSubscriptionAvailable());
             info.put("shared_subscription_available", "" + r.isSharedSubscriptionAvailable());
             ack.getServerKeepAlive().ifPresent(k -> info.put("server_keep_alive", "" + k));
-            return new HiveMqConnection(s, c, null, info, r.getMaximumQos().getCode(), lostWhy);
+            return new HiveMqConnection(s, c, null, info, r.getMaximumQos().getCode(), lostWhy, reconnect);
         }
-        Mqtt3AsyncClient c = b.useMqttVersion3().buildAsync();
+        var b3 = b.useMqttVersion3();
+        if (s.username() != null) {
+            var auth = b3.simpleAuth().username(s.username());
+            b3 = pass == null ? auth.applySimpleAuth() : auth.password(pass).applySimpleAuth();
+        }
+        Mqtt3AsyncClient c = b3.buildAsync();
+        if (reconnect != null) {
+            reconnect.disconnectWith(c::disconnect);
+        }
         awaitConnect(connect3(c, s, s.cleanSession()), s);
-        return new HiveMqConnection(s, null, c, info(s, "MQTT 3.1.1"), 2, lostWhy);
+        return new HiveMqConnection(s, null, c, info(s, "MQTT 3.1.1"), 2, lostWhy, reconnect);
     }
 
-    /** Sends an MQTT 3.1.1 CONNECT on {@code clean} session with {@code s}'s keep-alive and credentials. */
+    /** Sends an MQTT 3.1.1 CONNECT on {@code clean} session with {@code s}'s keep-alive (the client adds the credentials). */
     private static CompletableFuture<com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAck> connect3(
             Mqtt3AsyncClient c, MqttSettings s, boolean clean) {
-        Mqtt3ConnectBuilder.Send<CompletableFuture<com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAck>> connect = c.connectWith().cleanSession(clean).keepAlive(s.keepAlive());
-        if (s.username() != null) {
-            var auth = connect.simpleAuth().username(s.username());
-            byte[] pass = s.password() == null ? null : s.password().getBytes(StandardCharsets.UTF_8);
-            connect = pass == null ? auth.applySimpleAuth() : auth.password(pass).applySimpleAuth();
-        }
-        return connect.send();
+        return c.connectWith().cleanSession(clean).keepAlive(s.keepAlive()).send();
     }
 
     private static Map<String, String> info(MqttSettings s, String protocol) {
@@ -219,8 +235,15 @@ final class HiveMqConnection {
         }
     }
 
-    /** Why the connection ended (who closed it and the cause), or null while it lives. */
+    /**
+     * Why the connection ended (who closed it and the cause), or null while it lives; with {@code --opt
+     * reconnect=true} null also while it is being got back.
+     */
     String lostReason() {
+        if (reconnect != null) {
+            Fault f = reconnect.lostReason();
+            return f == null ? null : f.getMessage();
+        }
         String w = lostWhy.get();
         return w == null ? null : "connection to MQTT broker at " + settings.address() + " lost (" + w + ")";
     }
@@ -231,7 +254,10 @@ final class HiveMqConnection {
      * so the client connects once more on a clean session (which discards the stored one) and disconnects.
      */
     void close() {
-        boolean clear = !settings.cleanSession() && lostWhy.get() == null;
+        if (reconnect != null) {
+            reconnect.closing(); // a connection being got back is let go; it keeps its session (failureNote)
+        }
+        boolean clear = !settings.cleanSession() && lostWhy.get() == null && (reconnect == null || !reconnect.down());
         try {
             CompletableFuture<Void> f = v5 != null ? clear ? v5.disconnectWith().sessionExpiryInterval(0).send()
                     : v5.disconnect() : v3.disconnect();

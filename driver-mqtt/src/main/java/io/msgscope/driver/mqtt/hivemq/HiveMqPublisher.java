@@ -1,6 +1,8 @@
 package io.msgscope.driver.mqtt.hivemq;
 
 import io.msgscope.core.driver.AckCounts;
+import io.msgscope.core.driver.Confirmations;
+import io.msgscope.core.driver.Reconnects;
 import io.msgscope.core.driver.DeliveryCount;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.datatypes.MqttTopic;
@@ -27,10 +29,18 @@ import java.util.function.BiConsumer;
  * message is copied into a fresh byte[] of the message size — the one allocation per message in this
  * driver's own code. The client adds its own (publish object, Rx plumbing).
  *
- * <p>Each publish completes once written (QoS 0), on PUBACK (QoS 1) or on PUBCOMP (QoS 2); completions
+ * <p>Each publish completes once written (QoS 0), on PUBACK (QoS 1) or, at QoS 2, on PUBREC: the client's publish
+ * stream gives each publish's result when the PUBREC comes and only frees its flow control at the PUBCOMP
+ * ({@code MqttOutgoingQosHandler.readPubRec}, {@code QOS_2_COMPLETE_RESULT = false} in its 1.4.2 sources). Completions
  * at QoS 1 and 2 count as {@code messages_acked} (Q5; warm-up messages, with a negative sequence, as
  * {@code warmup_acked}), failures as {@code publish_errors}. At most {@code max_inflight} publishes are
  * outstanding (a window, not a wait per message); {@link #drain} waits for all of them.
+ *
+ * <p>{@code --opt reconnect=true} (issue 32 item 3, {@link HiveMqReconnect}): the client gets the connection back and
+ * sends again what was not acknowledged; here each measured message's completion is noted by sequence
+ * ({@link Confirmations}), so what is never confirmed is counted and named, not hidden, and a send fails only once the
+ * client has given the connection up. QoS 0 publishes written into the dead connection are gone (counted lost, not
+ * publish errors), as on the netty engine.
  */
 public final class HiveMqPublisher implements Publisher {
 
@@ -55,6 +65,11 @@ public final class HiveMqPublisher implements Publisher {
         @Override
         public void accept(Object result, Throwable failure) {
             Throwable f = failure != null ? failure : PublishStream.error(result);
+            if (f != null && qos == 0 && conn.reconnect != null
+                    && f instanceof com.hivemq.client.mqtt.exceptions.ConnectionClosedException) {
+                window.complete(1); // written into the dead connection: gone, counted lost; the client reconnects
+                return;
+            }
             if (f != null) {
                 failed(f);
             } else if (acks) {
@@ -88,6 +103,8 @@ public final class HiveMqPublisher implements Publisher {
     private volatile Throwable streamFailure;
     /** At most max_inflight publishes outstanding; see {@link PublishWindow}. */
     private final PublishWindow window;
+    /** reconnect=true at QoS 1 and 2: each measured message's confirmation by sequence; null otherwise. */
+    private final Confirmations confirmations;
 
     public HiveMqPublisher(MqttSettings s, int size, io.msgscope.core.driver.ClientContext context) throws IOException {
         this.size = size;
@@ -95,6 +112,7 @@ public final class HiveMqPublisher implements Publisher {
         this.qos = s.qos();
         this.maxInflight = s.maxInflight();
         this.window = new PublishWindow(maxInflight, s.address());
+        this.confirmations = s.reconnect() && s.qos() > 0 ? new Confirmations() : null;
         this.conn = HiveMqConnection.open(s, "pub", why -> lost.lost(), context);
         if (s.qos() > conn.maximumQos) {
             conn.close();
@@ -108,8 +126,19 @@ public final class HiveMqPublisher implements Publisher {
     /** Client thread: one publish completed; warm-up messages (negative sequence) count apart. */
     private void onResult(Object result) {
         ByteBuffer p = PublishStream.payloadOf(result);
-        boolean warmup = p != null && p.remaining() >= WireHeader.SIZE && WireHeader.sequence(p, p.position()) < 0;
+        long seq = p != null && p.remaining() >= WireHeader.SIZE ? WireHeader.sequence(p, p.position()) : -1;
+        boolean warmup = p != null && p.remaining() >= WireHeader.SIZE && seq < 0;
+        if (confirmations != null && PublishStream.error(result) == null) {
+            confirmations.confirm(seq);
+        }
         (warmup ? onWarmupDone : onDone).accept(result, null);
+    }
+
+    /** Sender thread, before the hand-over: reconnect=true notes each measured message sent. */
+    private void track(ByteBuffer buffer, int off) {
+        if (confirmations != null && size >= WireHeader.SIZE) {
+            confirmations.sent(WireHeader.sequence(buffer, off));
+        }
     }
 
     /**
@@ -133,6 +162,7 @@ public final class HiveMqPublisher implements Publisher {
             }
             final byte[] copy = new byte[size];
             buffer.get(off, copy, 0, size);
+            track(buffer, off);
             sent++;
             out.publish(copy);
         }
@@ -151,10 +181,14 @@ public final class HiveMqPublisher implements Publisher {
         final PublishStream out = stream;
         if (window.full(sent)) {
             out.signal();
+            if (conn.reconnect != null) {
+                checkAlive(); // a pacer offering into a window the outage filled learns of the give-up here
+            }
             return false;
         }
         final byte[] copy = new byte[size];
         buffer.get(offset, copy, 0, size);
+        track(buffer, offset);
         sent++;
         out.publish(copy);
         out.signal();
@@ -162,12 +196,16 @@ public final class HiveMqPublisher implements Publisher {
     }
 
     private void checkAlive() throws IOException {
+        Fault given = conn.reconnect != null ? conn.reconnect.lostReason() : null;
+        if (given != null) {
+            throw new Fault(given.kind(), given.getMessage() + " after " + sent + " publishes", given);
+        }
         Throwable f = streamFailure;
         if (f != null) {
             throw new IOException("publishing to MQTT broker at " + conn.settings.address() + " failed after "
                     + sent + " publishes: " + MqttSettings.oneLine(f), f);
         }
-        if (lost.isLost()) {
+        if (lost.isLost() && conn.reconnect == null) {
             if (qos > 0 && sent > 0 && counts.totalAcked() == 0 && conn.v3 != null) {
                 // MQTT 3.1.1 has no reason codes: a broker that does not accept a QoS closes the connection
                 throw new Fault(Fault.Kind.REFUSED, "MQTT broker at " + conn.settings.address() + " closed the "
@@ -181,6 +219,10 @@ public final class HiveMqPublisher implements Publisher {
 
     @Override
     public void drain(long timeoutMs) throws IOException {
+        if (conn.reconnect != null) {
+            window.drainCounting(sent, timeoutMs, this::checkAlive);
+            return;
+        }
         // the client fails outstanding futures when the connection goes: give them 1 s to land first
         final long[] lostAt = {0};
         window.drain(sent, timeoutMs, () -> {
@@ -197,7 +239,19 @@ public final class HiveMqPublisher implements Publisher {
 
     @Override
     public Map<String, Long> counters() {
-        return counts.counters(true, true);
+        Map<String, Long> own = counts.counters(true, true);
+        return conn.reconnect == null ? own : conn.reconnect.counters(own, Reconnects.PUBLISHER_RECONNECTS, confirmations);
+    }
+
+    /** reconnect=true at QoS 1 and 2: each measured message's PUBACK (QoS 1) or PUBREC (QoS 2) is noted by sequence. */
+    @Override
+    public boolean confirms() {
+        return confirmations != null;
+    }
+
+    @Override
+    public long[] unconfirmed() {
+        return confirmations == null ? null : confirmations.unconfirmedRanges();
     }
 
     @Override

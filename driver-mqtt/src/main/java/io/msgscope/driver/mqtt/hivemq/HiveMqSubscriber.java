@@ -34,6 +34,10 @@ import java.util.function.Consumer;
  * buffer the client decoded (its {@code getPayload} wraps it in an Optional and a read-only view: the
  * client's allocation). Payloads shorter than the header are not handed on: counted as {@code errors}
  * and {@code short_payloads}. Polled ({@link #poll}) or pushed ({@link #start}) as {@link HandOver} describes.
+ *
+ * <p>{@code --opt reconnect=true} (issue 32 item 3, {@link HiveMqReconnect}): the client gets the connection back on
+ * the persistent session and subscribes again; the subscription's callback stays, so what the broker kept meanwhile
+ * arrives through it ({@code subscriber_reconnects}). The connection counts as lost only once the client gave it up.
  */
 public final class HiveMqSubscriber implements Subscriber {
     private static final Executor DIRECT = Runnable::run;
@@ -131,6 +135,9 @@ public final class HiveMqSubscriber implements Subscriber {
 
     @Override
     public int poll(MessageHandler handler, long timeoutMs) {
+        if (conn.reconnect != null) {
+            conn.lostReason(); // past the give-up, ends the connection now rather than at the client's next attempt
+        }
         return delivery.poll(handler, timeoutMs);
     }
 
@@ -148,7 +155,9 @@ public final class HiveMqSubscriber implements Subscriber {
     @Override
     public Map<String, Long> counters() {
         long shorts = delivery.shortPayloads();
-        return Map.of("errors", shorts, "short_payloads", shorts, "qos_granted", (long) grantedQos);
+        Map<String, Long> own = Map.of("errors", shorts, "short_payloads", shorts, "qos_granted", (long) grantedQos);
+        return conn.reconnect == null ? own
+                : conn.reconnect.counters(own, io.msgscope.core.driver.Reconnects.SUBSCRIBER_RECONNECTS, null);
     }
 
     @Override

@@ -35,7 +35,7 @@ final class MqttReconnect {
     /** The wait between two attempts. */
     static final long WAIT_NS = 100_000_000L;
     /** How long attempts go on before the connection is given up (the run then fails as without the option). */
-    static final long GIVE_UP_NS = 30_000_000_000L;
+    static final long GIVE_UP_NS = io.msgscope.driver.mqtt.MqttSettings.RECONNECT_GIVE_UP_S * 1_000_000_000L;
 
     final Confirmations confirmations = new Confirmations();
     final AtomicLong reconnects = new AtomicLong();

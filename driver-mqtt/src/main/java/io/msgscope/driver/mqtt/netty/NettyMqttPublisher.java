@@ -357,12 +357,7 @@ public final class NettyMqttPublisher implements Publisher, NettyMqttSession.Pac
             window.drain(sent, timeoutMs, alive);
             return;
         }
-        // reconnect=true: what is still not completed at the deadline is counted messages_unconfirmed, not hidden
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (window.completed() < sent && System.nanoTime() < deadline) {
-            checkAlive();
-            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
-        }
+        window.drainCounting(sent, timeoutMs, alive);
     }
 
     @Override

@@ -67,8 +67,8 @@ final class NettyMqttSession {
     static final int MAX_PACKET = 268_435_455 + 5;
     /** Room for topic, packet id, properties and fixed header above the payload in what a client accepts. */
     static final int PACKET_ROOM = 128 * 1024;
-    /** The Session Expiry Interval asked at MQTT 5 with {@code clean_session=false} (as the HiveMQ engine). */
-    static final int SESSION_EXPIRY_S = 3600;
+    /** The Session Expiry Interval asked at MQTT 5 with {@code clean_session=false}. */
+    static final int SESSION_EXPIRY_S = io.msgscope.driver.mqtt.MqttSettings.SESSION_EXPIRY_S;
 
     static final String BROKER_CLOSED = "the broker closed it";
 
