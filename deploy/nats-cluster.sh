@@ -9,6 +9,8 @@
 #                                          URIs; exit 1 (nodes stopped again) when it does not form
 #   nats-cluster.sh status DIR             each node's pid, ports, routes and meta leader
 #   nats-cluster.sh stop DIR               SIGTERM each node by its pid file, SIGKILL after 10 s (idempotent)
+#   nats-cluster.sh restart DIR N          start node nN again after a kill, on its store and config; returns once it
+#                                          serves clients and has its 2 routes (at most 30 s): a fault plan's restart
 #
 # Ports, for BASEPORT B (default 14222): node i (1..3) serves clients on B+i-1, routes on B+100+i-1 and
 # monitoring (HTTP) on B+200+i-1, all on 127.0.0.1. DIR gets nN.conf, nN.pid, nN.log, the stores under nN/, baseport and
@@ -17,10 +19,12 @@
 set -euo pipefail
 
 die() { echo "nats-cluster: $*" >&2; exit 2; }
-[ $# -ge 2 ] || die "usage: nats-cluster.sh start|status|stop DIR [BASEPORT]"
+[ $# -ge 2 ] || die "usage: nats-cluster.sh start|status|stop DIR [BASEPORT] | restart DIR N"
 cmd="$1"
 dir="$2"
-base="${3:-$(cat "$dir/baseport" 2>/dev/null || echo 14222)}" # status/stop: the one start was given
+node="${3:-}"
+[ "$cmd" != restart ] || set -- "$1" "$2" # restart's third argument is the node, not a BASEPORT
+base="${3:-$(cat "$dir/baseport" 2>/dev/null || echo 14222)}" # status/stop/restart: the one start was given
 [[ "$base" =~ ^[0-9]+$ ]] && [ "$base" -ge 1024 ] && [ "$base" -le 65000 ] || die "BASEPORT must be 1024..65000, got '$base'"
 nodes=(n1 n2 n3)
 
@@ -28,7 +32,8 @@ port() { echo $((base + $2 * 100 + $1 - 1)); } # node index, kind (0 client, 1 r
 
 pid_of() { [ -f "$dir/$1.pid" ] && tr -dc '0-9' < "$dir/$1.pid" || true; }
 
-alive() { local p; p="$(pid_of "$1")"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# a node's process exists and is not a zombie (a killed node whose parent has not reaped it yet is gone)
+alive() { local p; p="$(pid_of "$1")"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && [[ "$(ps -o stat= -p "$p")" != Z* ]]; }
 
 jsz_leader() { curl -s --max-time 2 "http://127.0.0.1:$(port "$1" 2)/jsz" 2>/dev/null \
   | tr -d '\n ' | grep -o '"meta_cluster":{[^}]*"leader":"[^"]*"' | sed 's/.*"leader":"//;s/"$//' || true; }
@@ -128,6 +133,27 @@ start() {
   exit 1
 }
 
+restart() { # node index
+  local i="$1" n="n$1" t0=$SECONDS
+  [[ "$i" =~ ^[123]$ ]] || die "restart takes a node number 1-3, got '$i'"
+  [ -f "$dir/$n.conf" ] || die "no node $n in $dir (start the cluster first)"
+  alive "$n" && die "$n still runs (pid $(pid_of "$n")): kill or stop it first"
+  rm -f "$dir/$n.pid"
+  # a session of its own: the broker-probe agent that runs this as a fault's restart may end before the node
+  (exec setsid nats-server -c "$dir/$n.conf" </dev/null >> "$dir/$n.log" 2>&1) &
+  local p=$! deadline=$((SECONDS + 30))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    kill -0 "$p" 2>/dev/null || { echo "nats-cluster: $n exited at restart: $(tail -n 1 "$dir/$n.log")" >&2; exit 1; }
+    if [ "$(routes "$i")" = 2 ] && [ -n "$(pid_of "$n")" ]; then
+      echo "nats-cluster: $n running again in $((SECONDS - t0)) s, pid $(pid_of "$n")"
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "nats-cluster: $n did not get its routes back within 30 s (log $dir/$n.log)" >&2
+  exit 1
+}
+
 status() {
   local i n
   for i in 1 2 3; do
@@ -144,5 +170,6 @@ case "$cmd" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) die "unknown command '$cmd': start, status or stop" ;;
+  restart) restart "$node" ;;
+  *) die "unknown command '$cmd': start, status, stop or restart" ;;
 esac
