@@ -51,9 +51,9 @@ import java.util.Set;
  *       comma list), subscribe again (JetStream: through a durable consumer that outlives a server restart) and
  *       republish JetStream publishes not acknowledged; counted, never hidden
  *       ({@link io.msgscope.core.driver.Reconnects}); both engines (netty: {@code netty.NatsReconnect})</li>
- *   <li>{@code spread} true/false (default false; netty engine, a URI list): each new connection of an agent starts
- *       at the next server of the list in turn, so a scenario's connections spread evenly over a cluster (jnats
- *       shuffles the list itself)</li>
+ *   <li>{@code spread} true/false (default false; a URI list): each new connection of an agent starts at the next
+ *       server of the list in turn (netty; jnats: at a random one, its shuffle), so a scenario's connections spread
+ *       over a cluster; without it every connection starts at the first server that answers, on both engines</li>
  * </ul>
  */
 public final class NatsDriver implements Driver {

@@ -32,9 +32,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param servers every server of the URI list ({@code nats://a:4222,nats://b:4223}), the first being {@code url}
  * @param reconnect {@code --opt reconnect=true} (issue 32 item 3): either engine reconnects to any server of the list,
  *                  subscribes again, and the JetStream publisher (jnats) republishes what was not acknowledged
- * @param spread  {@code --opt spread=true} (netty engine, a list of servers): an agent's connections start at the
- *                servers of the list in turn instead of all at the first, to spread them over a cluster (issue 32:
- *                more connections than one server's file limit)
+ * @param spread  {@code --opt spread=true} (a list of servers): an agent's connections start at the servers of the
+ *                list in turn (netty) or at random (jnats' shuffle) instead of all at the first, to spread them over a
+ *                cluster (issue 32: more connections than one server's file limit)
  */
 public record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
                     boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
@@ -114,10 +114,6 @@ public record NatsSettings(String url, String host, int port, String address, bo
         TlsClient.Settings tlsOpts = TlsClient.Settings.of(spec);
         boolean netty = netty(spec);
         boolean spread = spec.boolOption("spread", false);
-        if (spread && !netty) {
-            throw new SpecException("--opt spread", "applies to the netty engine: jnats shuffles the URI list itself "
-                    + "(its default), so its connections spread already");
-        }
         if (spread && servers.size() < 2) {
             throw new SpecException("--opt spread", "spreads the connections over the servers of a URI list: give "
                     + "more than one, e.g. --uri nats://127.0.0.1:4222,nats://127.0.0.1:4223");
@@ -198,6 +194,11 @@ public record NatsSettings(String url, String host, int port, String address, bo
                         reconnected.run();
                     }
                 });
+        if (!spread) {
+            // the list in its order, as on the netty engine: the first server that answers, after a loss the next one
+            // (jnats shuffles it by default, which would put a run's clients on a node nobody chose)
+            b.noRandomize();
+        }
         if (reconnect) {
             // unanswered requests (JetStream publishes whose ack died with the server) time out within a second
             b.maxReconnects(-1).reconnectWait(RECONNECT_WAIT).requestCleanupInterval(Duration.ofSeconds(1));

@@ -195,7 +195,7 @@ class NettyReconnectFakeServerTest {
      * {@code --opt spread=true}: six connections over a list of three servers start at each in turn, two on each
      * (whatever server the process's turn stood at); a server that does not answer passes its turn to the next one
      * (dead, a, b: per three connections a gets its own and dead's, b its own: 4 and 2 of six). Without the option
-     * all six go to the first server that answers.
+     * all six go to the first server that answers, on either engine.
      */
     @Test
     void spreadStartsEachConnectionAtTheNextServerInTurn() throws Exception {
@@ -211,20 +211,33 @@ class NettyReconnectFakeServerTest {
             assertEquals(List.of(2 + 4, 2 + 2), List.of(a.net.connections.get(), b.net.connections.get()));
             openSix(b.uri() + "," + c.uri(), false);
             assertEquals(List.of(4 + 6, 2), List.of(b.net.connections.get(), c.net.connections.get()));
+            // jnats too follows the list's order without spread (its shuffle off): all six at the first
+            openSix(c.uri() + "," + a.uri() + "," + b.uri(), false, "jnats");
+            assertEquals(List.of(2 + 6, 2 + 4, 4 + 6), List.of(c.net.connections.get(), a.net.connections.get(),
+                    b.net.connections.get()));
         }
     }
 
-    /** Six publishers opened one after another on the list and closed again. */
     private static void openSix(String list, boolean spread) throws IOException {
-        List<NettyNatsPublisher> pubs = new java.util.ArrayList<>();
+        openSix(list, spread, "netty");
+    }
+
+    /** Six publishers of an engine opened one after another on the list and closed again. */
+    private static void openSix(String list, boolean spread, String engine) throws IOException {
+        List<io.msgscope.core.driver.Publisher> pubs = new java.util.ArrayList<>();
         try {
             for (int i = 0; i < 6; i++) {
-                pubs.add((NettyNatsPublisher) new NatsDriver().openPublisher(new DriverSpec("", 0, list, SIZE, 0,
-                        Map.of("subject", "t", "spread", "" + spread), "").withDestination("t"), CONTEXT));
+                pubs.add(new NatsDriver().openPublisher(new DriverSpec("", 0, list, SIZE, 0,
+                        Map.of("subject", "t", "spread", "" + spread, "engine", engine), "").withDestination("t"),
+                        CONTEXT));
             }
         } finally {
-            for (NettyNatsPublisher p : pubs) {
-                p.close();
+            for (io.msgscope.core.driver.Publisher p : pubs) {
+                try {
+                    p.close();
+                } catch (Exception e) {
+                    throw new IOException(e);
+                }
             }
         }
     }
