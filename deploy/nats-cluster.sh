@@ -13,7 +13,10 @@
 #                                          serves clients and has its 2 routes (at most 30 s): a fault plan's restart
 #
 # Ports, for BASEPORT B (default 14222): node i (1..3) serves clients on B+i-1, routes on B+100+i-1 and
-# monitoring (HTTP) on B+200+i-1, all on 127.0.0.1. DIR gets nN.conf, nN.pid, nN.log, the stores under nN/, baseport and
+# monitoring (HTTP) on B+200+i-1, all on 127.0.0.1 — or, with NATS_CLUSTER_NETNS=1 at start (root and iproute2), each
+# node in a network namespace of its own (msc-nats1..3) at 10.78.0.i on a veth whose other end is on the bridge
+# msc-natsbr (10.78.0.254 here), so that one node can be cut off from the others and the clients (`--fault-target
+# n3=netns:msc-nats3/eth0`, partition/heal) while they go on; stop removes the namespaces and the bridge. DIR gets nN.conf, nN.pid, nN.log, the stores under nN/, baseport and
 # cluster.env (NATS_URLS=nats://127.0.0.1:B,…, NATS_NODE1_URL=…, NATS_NODE1_PIDFILE=…, NATS_NODE1_MONITOR=…).
 # A node's pid file is what `msgscope run --fault-target n2=DIR/n2.pid` acts on.
 set -euo pipefail
@@ -23,22 +26,58 @@ die() { echo "nats-cluster: $*" >&2; exit 2; }
 cmd="$1"
 dir="$2"
 node="${3:-}"
-[ "$cmd" != restart ] || set -- "$1" "$2" # restart's third argument is the node, not a BASEPORT
+[ "$cmd" != restart ] && [ "$cmd" != run-node ] || set -- "$1" "$2" # their third argument is the node, not a BASEPORT
 base="${3:-$(cat "$dir/baseport" 2>/dev/null || echo 14222)}" # status/stop/restart: the one start was given
 [[ "$base" =~ ^[0-9]+$ ]] && [ "$base" -ge 1024 ] && [ "$base" -le 65000 ] || die "BASEPORT must be 1024..65000, got '$base'"
 nodes=(n1 n2 n3)
 
 port() { echo $((base + $2 * 100 + $1 - 1)); } # node index, kind (0 client, 1 route, 2 monitor)
 
+NS=msc-nats
+BRIDGE=msc-natsbr
+netns_mode() { [ -f "$dir/netns" ]; } # start was given NATS_CLUSTER_NETNS=1
+host() { if netns_mode; then echo "10.78.0.$1"; else echo 127.0.0.1; fi; } # node index
+
+netns_up() {
+  command -v ip >/dev/null || die "NATS_CLUSTER_NETNS needs ip (iproute2)"
+  [ "$(id -u)" = 0 ] || die "NATS_CLUSTER_NETNS needs root (ip netns)"
+  ip link show "$BRIDGE" >/dev/null 2>&1 && die "bridge $BRIDGE exists: a cluster in namespaces runs already (stop it)"
+  touch "$dir/netns"
+  ip link add "$BRIDGE" type bridge
+  ip addr add 10.78.0.254/24 dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  local i
+  for i in 1 2 3; do
+    ip netns add "$NS$i"
+    ip link add "${NS}h$i" type veth peer name eth0 netns "$NS$i"
+    ip link set "${NS}h$i" master "$BRIDGE" up
+    ip -n "$NS$i" addr add "10.78.0.$i/24" dev eth0
+    ip -n "$NS$i" link set eth0 up
+    ip -n "$NS$i" link set lo up
+  done
+}
+
+netns_down() { # deleting a namespace deletes its veth pair
+  local i
+  for i in 1 2 3; do ip netns del "$NS$i" 2>/dev/null || true; done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  rm -f "$dir/netns"
+}
+
+run_node() { # node index: execs its server, in its namespace in netns mode
+  if netns_mode; then exec ip netns exec "$NS$1" nats-server -c "$dir/n$1.conf"; fi
+  exec nats-server -c "$dir/n$1.conf"
+}
+
 pid_of() { [ -f "$dir/$1.pid" ] && tr -dc '0-9' < "$dir/$1.pid" || true; }
 
 # a node's process exists and is not a zombie (a killed node whose parent has not reaped it yet is gone)
 alive() { local p; p="$(pid_of "$1")"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && [[ "$(ps -o stat= -p "$p")" != Z* ]]; }
 
-jsz_leader() { curl -s --max-time 2 "http://127.0.0.1:$(port "$1" 2)/jsz" 2>/dev/null \
+jsz_leader() { curl -s --max-time 2 "http://$(host "$1"):$(port "$1" 2)/jsz" 2>/dev/null \
   | tr -d '\n ' | grep -o '"meta_cluster":{[^}]*"leader":"[^"]*"' | sed 's/.*"leader":"//;s/"$//' || true; }
 
-routes() { curl -s --max-time 2 "http://127.0.0.1:$(port "$1" 2)/routez" 2>/dev/null \
+routes() { curl -s --max-time 2 "http://$(host "$1"):$(port "$1" 2)/routez" 2>/dev/null \
   | tr -d '\n ' | grep -o '"num_routes":[0-9]*' | cut -d: -f2 || true; }
 
 stop() {
@@ -55,21 +94,22 @@ stop() {
     kill -KILL "$p" 2>/dev/null || true
     rm -f "$dir/$n.pid"
   done
+  if netns_mode; then netns_down; fi
 }
 
 write_conf() { # node index
   local i="$1" n="n$1" routes="" j
   for j in 1 2 3; do [ "$j" = "$i" ] || routes="$routes
-    \"nats-route://127.0.0.1:$(port "$j" 1)\""; done
+    \"nats-route://$(host "$j"):$(port "$j" 1)\""; done
   cat > "$dir/$n.conf" <<EOF
 server_name: $n
-listen: 127.0.0.1:$(port "$i" 0)
-http: 127.0.0.1:$(port "$i" 2)
+listen: $(host "$i"):$(port "$i" 0)
+http: $(host "$i"):$(port "$i" 2)
 pid_file: "$dir/$n.pid"
 jetstream { store_dir: "$dir/$n/js" }
 cluster {
   name: msgscope
-  listen: 127.0.0.1:$(port "$i" 1)
+  listen: $(host "$i"):$(port "$i" 1)
   routes: [$routes
   ]
 }
@@ -83,10 +123,12 @@ start() {
   dir="$(cd "$dir" && pwd)"
   local i n p started=()
   for n in "${nodes[@]}"; do alive "$n" && die "$n runs already (pid $(pid_of "$n")): stop $dir first"; done
+  rm -f "$dir/netns"
+  if [ "${NATS_CLUSTER_NETNS:-}" = 1 ]; then netns_up; fi
   for i in 1 2 3; do
     for k in 0 1 2; do
       p="$(port "$i" "$k")"
-      (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && die "port $p on 127.0.0.1 is taken: give another BASEPORT"
+      (exec 3<>"/dev/tcp/$(host "$i")/$p") 2>/dev/null && die "port $p on $(host "$i") is taken: give another BASEPORT"
     done
   done
   echo "$base" > "$dir/baseport"
@@ -95,7 +137,7 @@ start() {
     mkdir -p "$dir/$n/js"
     rm -f "$dir/$n.pid"
     write_conf "$i"
-    nats-server -c "$dir/$n.conf" >> "$dir/$n.log" 2>&1 &
+    (run_node "$i") >> "$dir/$n.log" 2>&1 &
     started+=($!)
   done
   local deadline=$((SECONDS + 30)) formed leader
@@ -105,6 +147,7 @@ start() {
       echo "nats-cluster: a node exited at start (logs in $dir/n*.log): $(tail -n 1 "$dir"/n*.log | grep -v '^$' | tail -n 1)" >&2
       for p in "${started[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
       rm -f "$dir"/n?.pid
+      if netns_mode; then netns_down; fi
       exit 1
     done
     formed=1
@@ -116,14 +159,15 @@ start() {
     done
     if [ "$formed" = 1 ] && [ -n "$(pid_of n1)" ] && [ -n "$(pid_of n2)" ] && [ -n "$(pid_of n3)" ]; then
       {
-        echo "NATS_URLS=nats://127.0.0.1:$(port 1 0),nats://127.0.0.1:$(port 2 0),nats://127.0.0.1:$(port 3 0)"
+        echo "NATS_URLS=nats://$(host 1):$(port 1 0),nats://$(host 2):$(port 2 0),nats://$(host 3):$(port 3 0)"
         for i in 1 2 3; do
-          echo "NATS_NODE${i}_URL=nats://127.0.0.1:$(port "$i" 0)"
+          echo "NATS_NODE${i}_URL=nats://$(host "$i"):$(port "$i" 0)"
           echo "NATS_NODE${i}_PIDFILE=$dir/n$i.pid"
-          echo "NATS_NODE${i}_MONITOR=http://127.0.0.1:$(port "$i" 2)"
+          echo "NATS_NODE${i}_MONITOR=http://$(host "$i"):$(port "$i" 2)"
+          if netns_mode; then echo "NATS_NODE${i}_NETNS=$NS$i/eth0"; fi
         done
       } > "$dir/cluster.env"
-      echo "nats cluster up in $dir: n1 nats://127.0.0.1:$(port 1 0), n2 nats://127.0.0.1:$(port 2 0), n3 nats://127.0.0.1:$(port 3 0); JetStream meta leader $leader"
+      echo "nats cluster up in $dir: n1 nats://$(host 1):$(port 1 0), n2 nats://$(host 2):$(port 2 0), n3 nats://$(host 3):$(port 3 0); JetStream meta leader $leader$(netns_mode && echo ", each node in its namespace $NS{1,2,3}")"
       return 0
     fi
     sleep 0.1
@@ -140,7 +184,7 @@ restart() { # node index
   alive "$n" && die "$n still runs (pid $(pid_of "$n")): kill or stop it first"
   rm -f "$dir/$n.pid"
   # a session of its own: the broker-probe agent that runs this as a fault's restart may end before the node
-  (exec setsid nats-server -c "$dir/$n.conf" </dev/null >> "$dir/$n.log" 2>&1) &
+  (exec setsid "$0" run-node "$dir" "$i" </dev/null >> "$dir/$n.log" 2>&1) &
   local p=$! deadline=$((SECONDS + 30))
   while [ "$SECONDS" -lt "$deadline" ]; do
     kill -0 "$p" 2>/dev/null || { echo "nats-cluster: $n exited at restart: $(tail -n 1 "$dir/$n.log")" >&2; exit 1; }
@@ -171,5 +215,6 @@ case "$cmd" in
   stop) stop ;;
   status) status ;;
   restart) restart "$node" ;;
+  run-node) run_node "$node" ;; # restart's own use: the node's server, in its namespace if any
   *) die "unknown command '$cmd': start, status, stop or restart" ;;
 esac

@@ -15,17 +15,20 @@
 #             consumed through node 1 with --opt group (confirm=500, prefetch=1000).
 #   Kafka:    a topic with replicas 3,1,2 (broker 3 leads, min.insync.replicas 2), acks=all, linger 0.
 # Writes OUT/results.csv (one row per run), OUT/cluster-faults.md (the table) and each run's folder.
-# NATS: JetStream, a stream replicated 3 times, its clients on node 3 (the node paused or killed; its stream's leader
-# is the servers' choice, so no independent count there).
+# NATS: JetStream, a stream replicated 3 times, its clients on node 3 (the node paused, killed or cut off; its
+# stream's leader is the servers' choice, so no independent count there), each node in a network namespace of its
+# own (NATS_CLUSTER_NETNS=1: root and iproute2), so that action partition can take node 3's link down for PARTITION
+# seconds and heal it (loopback cannot be cut per node: RabbitMQ and Kafka skip that action).
 # Usage: benchmarks/scripts/cluster-faults.sh [OUT_DIR] [ROUNDS]   env SYSTEMS (rabbitmq,kafka,nats), ACTIONS (pause,kill),
-#        PAUSE (5, s), RATE (1000), COUNT (RATE x (PAUSE + 8) for a pause; RATE x (PAUSE + 20) for a kill, whose
+#        PAUSE (5, s), PARTITION (10, s), RATE (1000), COUNT (RATE x (PAUSE + 8) for a pause; RATE x (PAUSE + 20) for a kill, whose
 #        outage lasts until a new leader is elected or the node is back: about 10 s on Kafka's 9 s broker session)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 out="${1:-$root/results/bench-cluster-faults}"
 rounds="${2:-3}"
 systems="${SYSTEMS:-rabbitmq,kafka,nats}"
-actions="${ACTIONS:-pause,kill}"
+actions="${ACTIONS:-pause,kill,partition}"
+partition="${PARTITION:-10}"
 pause="${PAUSE:-5}"
 rate="${RATE:-1000}"
 mkdir -p "$out"
@@ -49,9 +52,12 @@ run() { # run SYSTEM ACTION ROUND URI BROKER_PID CLUSTER_DIR OPTS...
         pause) faults+=(--faults "3s:pause:node3, $((3 + pause))s:resume:node3") ;;
         kill) faults+=(--fault-target "node3=restart:$root/deploy/$sys-cluster.sh restart $c 3"
             --faults "3s:kill:node3, $((3 + pause))s:restart:node3" --opt reconnect=true --allow-duplicates) ;;
+        partition) faults=(--fault-target "node3=netns:$PARTITION_TARGET"
+            --faults "3s:partition:node3, $((3 + partition))s:heal:node3" --opt reconnect=true --allow-duplicates) ;;
     esac
     local count=${COUNT:-$((rate * (pause + 8)))}
-    [ "$action" = pause ] || count=${COUNT:-$((rate * (pause + 20)))}
+    [ "$action" != kill ] || count=${COUNT:-$((rate * (pause + 20)))}
+    [ "$action" != partition ] || count=${COUNT:-$((rate * (partition + 20)))}
     rm -rf "$dir"
     java -jar "$jar" run --uri "$uri" --rate "$rate" --count "$count" --warmup 1000 --broker-pid "$bpid" \
         "${faults[@]}" --out "$dir" "$@" >"$dir.log" 2>&1 ||
@@ -92,6 +98,7 @@ for sys in ${systems//,/ }; do
         rabbitmq)
             cluster_up rabbitmq
             for action in ${actions//,/ }; do for r in $(seq 1 "$rounds"); do
+                [ "$action" != partition ] || continue # its nodes share loopback
                 if [ "$action" = kill ]; then
                     # the node the clients use, which leads their quorum queue (declared through it): killed, the
                     # clients reconnect to node 1, the next of their list (reconnect does not take --opt topic/group)
@@ -115,6 +122,7 @@ for sys in ${systems//,/ }; do
         kafka)
             cluster_up kafka
             for action in ${actions//,/ }; do for r in $(seq 1 "$rounds"); do
+                [ "$action" != partition ] || continue # its brokers share loopback
                 t="msgscope-fault-$action-$r"
                 "$root/deploy/kafka-cluster.sh" tool "$c" org.apache.kafka.tools.TopicCommand \
                     --bootstrap-server 127.0.0.1:19092 --create --topic "$t" --replica-assignment 3:1:2 2>&1 |
@@ -127,15 +135,19 @@ for sys in ${systems//,/ }; do
             done; done
             ;;
         nats)
+            export NATS_CLUSTER_NETNS=1 PARTITION_TARGET=msc-nats3/eth0
             cluster_up nats
+            unset NATS_CLUSTER_NETNS
             for action in ${actions//,/ }; do for r in $(seq 1 "$rounds"); do
                 # JetStream, a stream replicated 3 times; the clients on node 3, the first of their list: the node
-                # they use is paused or killed (the stream's leader is the servers' choice: NatsClusterFaultIT
-                # pauses it on purpose), and with reconnect=true they move to node 1
-                run nats "$action" "$r" "nats://127.0.0.1:14224,nats://127.0.0.1:14222,nats://127.0.0.1:14223" \
+                # they use is paused, killed or cut off (the stream's leader is the servers' choice:
+                # NatsClusterFaultIT pauses it on purpose), and with reconnect=true they move to node 1
+                run nats "$action" "$r" "nats://10.78.0.3:14224,nats://10.78.0.1:14222,nats://10.78.0.2:14223" \
                     "$(tr -dc 0-9 <"$c/n1.pid")" "$c" --driver nats --opt jetstream=true --opt replicas=3
-                "$root/deploy/nats-cluster.sh" status "$c" | grep -q "n3 pid" ||
-                    echo "cluster-faults.sh: nats node 3 is not back after $action round $r" >&2
+                for _ in $(seq 60); do # node 3 back with both routes before the next round
+                    "$root/deploy/nats-cluster.sh" status "$c" | grep -q "^n3 pid.* routes 2 " && break
+                    sleep 0.5
+                done
             done; done
             ;;
         *) echo "cluster-faults.sh: SYSTEMS takes rabbitmq, kafka and nats, got '$sys'" >&2; exit 2 ;;
