@@ -161,11 +161,16 @@ class NatsClusterFaultIT {
             AtomicInteger replicas = new AtomicInteger();
             AtomicInteger peers = new AtomicInteger();
             long deadline = System.nanoTime() + 120_000_000_000L;
-            while (replicas.get() == 0 && System.nanoTime() < deadline && p.isAlive()) {
+            // read again until the stream's cluster lists its other copies: just made, its Raft group may not have
+            // formed yet and the first answer lists none (a suite run saw 0 peers on the first read)
+            while ((replicas.get() == 0 || peers.get() < 2) && System.nanoTime() < deadline && p.isAlive()) {
                 try {
                     StreamInfo info = jsm.getStreamInfo(name);
                     replicas.set(info.getConfiguration().getReplicas());
                     peers.set(info.getClusterInfo().getReplicas() == null ? 0 : info.getClusterInfo().getReplicas().size());
+                    if (peers.get() < 2) {
+                        Thread.sleep(50);
+                    }
                 } catch (io.nats.client.JetStreamApiException notYet) {
                     Thread.sleep(20);
                 } catch (java.io.IOException metaLeaderBusy) {
