@@ -133,4 +133,17 @@ public final class ScenarioConnections<T extends AutoCloseable> {
         int n = h.encodeIntoCompressedByteBuffer(b);
         return ByteString.copyFrom(b.array(), 0, n);
     }
+
+    /** After the set-up and the measurement: room for the connection ramp and the in-flight wait, each this long. */
+    static final long BUCKET_SLACK_MS = 600_000;
+
+    /**
+     * The buckets a plan with faults counts its measured messages in (issue 32): {@code bucket_ms} wide, from now (the
+     * set-up) over the ramp, the warm-up, the measurement and the in-flight wait (each wait {@link #BUCKET_SLACK_MS} at
+     * most; a message past that is counted outside).
+     */
+    public static io.msgscope.core.scenario.BucketCounts.Span buckets(ScenarioPlan p, io.msgscope.core.Clock clock) {
+        return io.msgscope.core.scenario.BucketCounts.Span.from(System.nanoTime() + clock.epochMinusMono(),
+                p.getBucketMs(), p.getWarmupMs() + p.getDurationMs() + 2 * BUCKET_SLACK_MS);
+    }
 }

@@ -74,6 +74,11 @@ final class FaultInjector {
     private void run(long originNs) {
         for (FaultStep s : plan.steps()) {
             long due = originNs + s.atNs();
+            // everything but the action itself before its time (the first fault's record and target took 10-25 ms
+            // to make, which it came late by)
+            FaultApplied.Builder record = record(s, originNs);
+            FaultTargets.Target target = targets.get(s.target());
+            long pid = signalled(s, target);
             long now;
             while ((now = System.nanoTime()) < due - SPIN_NS) {
                 LockSupport.parkNanos(due - SPIN_NS - now);
@@ -84,7 +89,7 @@ final class FaultInjector {
             while (System.nanoTime() < due) {
                 Thread.onSpinWait();
             }
-            FaultApplied a = apply(s, originNs);
+            FaultApplied a = apply(s, record, target, pid);
             synchronized (this) {
                 applied.add(a);
             }
@@ -96,10 +101,24 @@ final class FaultInjector {
         }
     }
 
-    private FaultApplied apply(FaultStep s, long originNs) {
-        FaultApplied.Builder b = FaultApplied.newBuilder().setStep(io.msgscope.proto.FaultStep.newBuilder()
+    private static FaultApplied.Builder record(FaultStep s, long originNs) {
+        return FaultApplied.newBuilder().setStep(io.msgscope.proto.FaultStep.newBuilder()
                 .setAtNs(s.atNs()).setAction(s.action().label()).setTarget(s.target()).setArg(s.arg())).setOriginNs(originNs);
-        FaultTargets.Target t = targets.get(s.target());
+    }
+
+    /** The process a signal fault is sent to, read from its pid file now; 0 for the other actions or when unreadable. */
+    private static long signalled(FaultStep s, FaultTargets.Target t) {
+        if (s.action().network() || s.action() == FaultAction.RESTART) {
+            return 0;
+        }
+        try {
+            return t.currentPid();
+        } catch (Exception e) {
+            return 0; // read again when it is due, where the failure is recorded
+        }
+    }
+
+    private FaultApplied apply(FaultStep s, FaultApplied.Builder b, FaultTargets.Target t, long known) {
         try {
             if (s.action().network()) {
                 b.setAppliedNs(System.nanoTime());
@@ -123,7 +142,7 @@ final class FaultInjector {
                     b.setError("the restart command exited with code " + p.exitValue());
                 }
             } else {
-                long pid = t.currentPid();
+                long pid = known > 0 ? known : t.currentPid();
                 b.setPid(pid);
                 b.setAppliedNs(System.nanoTime());
                 Signals.send(pid, Signals.of(s.action()));

@@ -52,12 +52,17 @@ final class Recording implements MessageHandler {
         volatile long overRange;
         final java.util.concurrent.atomic.AtomicLongArray byPhase;
         int lastPhase; // the delivering thread's: the phase of its last delivery, where the next one mostly lies
+        /** With faults (issue 32): measured deliveries by arrival time and by intended send time; else null. */
+        final io.msgscope.core.scenario.BucketCounts arrived;
+        final io.msgscope.core.scenario.BucketCounts due;
         // reporter thread only
         Histogram recycleActual;
         Histogram recycleIntended;
 
-        Slot(int phases) {
+        Slot(int phases, io.msgscope.core.scenario.BucketCounts.Span buckets) {
             byPhase = new java.util.concurrent.atomic.AtomicLongArray(phases);
+            arrived = buckets == null ? null : new io.msgscope.core.scenario.BucketCounts(buckets);
+            due = buckets == null ? null : new io.msgscope.core.scenario.BucketCounts(buckets);
         }
     }
 
@@ -70,6 +75,7 @@ final class Recording implements MessageHandler {
     private final ThreadLocal<Slot> mine = ThreadLocal.withInitial(this::newSlot);
     private volatile int phaseCount;
     private volatile Phases phases;
+    private volatile io.msgscope.core.scenario.BucketCounts.Span buckets;
 
     Recording(long epochMinusMono) {
         this.epochMinusMono = epochMinusMono;
@@ -78,6 +84,29 @@ final class Recording implements MessageHandler {
     /** Before the first delivery: each slot counts deliveries by this many phases (once {@link #classify} is called). */
     void phaseCount(int n) {
         phaseCount = n;
+    }
+
+    /** Before the first delivery: each slot also counts measured deliveries by bucket of arrival and of intended time. */
+    void buckets(io.msgscope.core.scenario.BucketCounts.Span span) {
+        buckets = span;
+    }
+
+    /** The buckets' span, or null when deliveries are not counted by bucket. */
+    io.msgscope.core.scenario.BucketCounts.Span span() {
+        return buckets;
+    }
+
+    /** Measured deliveries by arrival bucket and by intended-time bucket, summed over the slots (trailing zeros cut). */
+    long[][] byBucket() {
+        java.util.List<io.msgscope.core.scenario.BucketCounts> a = new java.util.ArrayList<>();
+        java.util.List<io.msgscope.core.scenario.BucketCounts> d = new java.util.ArrayList<>();
+        for (Slot s : slots) {
+            if (s.arrived != null) {
+                a.add(s.arrived);
+                d.add(s.due);
+            }
+        }
+        return new long[][] {io.msgscope.core.scenario.BucketCounts.sum(a), io.msgscope.core.scenario.BucketCounts.sum(d)};
     }
 
     /** Counts each measured delivery from now on by its intended send time's phase of {@code t}, started at origin. */
@@ -100,7 +129,7 @@ final class Recording implements MessageHandler {
     }
 
     private Slot newSlot() {
-        Slot s = new Slot(phaseCount);
+        Slot s = new Slot(phaseCount, buckets);
         slots.add(s);
         return s;
     }
@@ -117,6 +146,10 @@ final class Recording implements MessageHandler {
         record(s, s.actual, now - buf.getLong(offset + WireHeader.EPOCH_NS_OFFSET));
         record(s, s.intended, now - intended);
         RECEIVED.setRelease(s, s.received + 1);
+        if (s.arrived != null) {
+            s.arrived.add(now);
+            s.due.add(intended);
+        }
         final Phases p = phases;
         if (p != null) {
             int k = p.timeline().phaseAt(intended - p.originEpochNs(), s.lastPhase);

@@ -122,6 +122,16 @@ public final class SubscribersRole implements AgentRole {
                 }
                 r.setMessages(total.getTotalCount()).setLatencyHistogram(ScenarioConnections.encode(total))
                         .setIntendedHistogram(ScenarioConnections.encode(totalIntended));
+                if (recording.span() != null) { // faults (issue 32): deliveries by 100 ms of arrival and of intent
+                    long[][] b = recording.byBucket();
+                    r.setBucketFirst(recording.span().first());
+                    for (long n : b[0]) {
+                        r.addArrivedByBucket(n);
+                    }
+                    for (long n : b[1]) {
+                        r.addDueByBucket(n);
+                    }
+                }
             }
             case STOP -> {
                 // nothing to stop: subscribers keep receiving until the run closes them
@@ -180,6 +190,9 @@ public final class SubscribersRole implements AgentRole {
         connections = new ScenarioConnections<>(driver, base.options(), p, p.getSubscriberTopicsCount(), "--subscribers",
                 (i, ctx) -> open(sc.subscriber(base, p.getSubscriberTopics(i), p.getGroup()), ctx));
         lastSwapNs = System.nanoTime();
+        if (p.getBucketMs() > 0) { // before the first delivery: every slot counts by bucket from its first message
+            recording.buckets(ScenarioConnections.buckets(p, clock));
+        }
         io.msgscope.core.timeline.Timeline t = io.msgscope.control.RunSpecs.timeline(p.getPhasesList());
         if (t != null && t.pausesConsumers()) {
             String why = driver.whyConsumersCannotPause(base.options());

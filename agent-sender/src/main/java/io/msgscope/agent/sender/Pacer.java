@@ -77,6 +77,8 @@ final class Pacer implements Runnable {
     private final int[] heap;           // publisher slots ordered by wake time
     private int heapSize;
     private volatile boolean stop;
+    /** With faults (issue 32): the measured messages sent, by the bucket of their intended time; else null. */
+    private io.msgscope.core.scenario.BucketCounts dueBuckets;
 
     Pacer(Publisher[] pubs, long[] offsetNs, ByteBuffer buf, int size, long epochMinusMono, ErrorTally errors) {
         this(pubs, offsetNs, buf, size, epochMinusMono, errors, NanoClock.SYSTEM);
@@ -189,6 +191,11 @@ final class Pacer implements Runnable {
         return count[s];
     }
 
+    /** Before {@link #run}: counts each message sent by the bucket its intended time falls in (null: not counted). */
+    void countDue(io.msgscope.core.scenario.BucketCounts buckets) {
+        dueBuckets = buckets;
+    }
+
     /** Ends the phase early (the coordinator's STOP, or the role closing). */
     void stop() {
         stop = true;
@@ -269,6 +276,9 @@ final class Pacer implements Runnable {
                 continue;
             }
             sent.lazySet(++sentHere);
+            if (dueBuckets != null) {
+                dueBuckets.add(intended + e + shifted);
+            }
             if (i + 1 >= count[s]) {
                 next[s] = count[s];
                 pop();

@@ -65,6 +65,9 @@ public final class PublishersRole implements AgentRole {
     private ScenarioPlan plan;
     private ScenarioConnections<Publisher> connections;
     private volatile Pacer[] pacers;
+    /** With faults (issue 32): the buckets sends are counted in, and each pacer's counts; else null, empty. */
+    private io.msgscope.core.scenario.BucketCounts.Span span;
+    private final List<io.msgscope.core.scenario.BucketCounts> dueBuckets = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Each pacer's publishers' places in the run's schedule (their index over every publishers agent). */
     private long[][] globalIndex;
     private final ErrorTally errors = new ErrorTally();
@@ -119,6 +122,14 @@ public final class PublishersRole implements AgentRole {
             case PHASE_END -> {
                 phaseEnded(RunSpecs.wordEnd(q.getPhaseEnd()));
                 return r.build();
+            }
+            case FINAL -> {
+                if (span != null) { // faults (issue 32): the measurement's sends by 100 ms of intended time
+                    r.setBucketFirst(span.first());
+                    for (long n : io.msgscope.core.scenario.BucketCounts.sum(dueBuckets)) {
+                        r.addDueByBucket(n);
+                    }
+                }
             }
             default -> {
             }
@@ -175,6 +186,9 @@ public final class PublishersRole implements AgentRole {
             throw new SpecException("--driver", "the " + driver.name() + " driver has no topics: it cannot run scenarios");
         }
         this.plan = p;
+        if (p.getBucketMs() > 0) { // faults (issue 32): sends counted by 100 ms of intended time
+            span = ScenarioConnections.buckets(p, clock);
+        }
         DriverSpec base = DriverSpecs.of(spec);
         int n = p.getPublisherTopicsCount();
         connections = new ScenarioConnections<>(driver, base.options(), p, n, "--publishers",
@@ -194,6 +208,9 @@ public final class PublishersRole implements AgentRole {
         }
         if (pacers == null) {
             pacers = makePacers();
+            for (int j = 0; span != null && j < pacers.length; j++) {
+                dueBuckets.add(new io.msgscope.core.scenario.BucketCounts(span));
+            }
         }
         boolean warmup = phase == Phase.WARMUP;
         double seconds = (warmup ? plan.getWarmupMs() : plan.getDurationMs()) / 1000.0;
@@ -211,6 +228,7 @@ public final class PublishersRole implements AgentRole {
                 : io.msgscope.control.RunSpecs.timeline(plan.getPhasesList());
         int total = Math.max(plan.getPublisherTopicsCount(), plan.getRoleTotal());
         for (int j = 0; j < pacers.length; j++) {
+            pacers[j].countDue(warmup || span == null ? null : dueBuckets.get(j));
             if (timeline == null) {
                 pacers[j].arm(warmup, count, plan.getRate(), startMono);
             } else {

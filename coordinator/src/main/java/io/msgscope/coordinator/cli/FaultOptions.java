@@ -30,8 +30,8 @@ final class FaultOptions {
                     + "namespace (and link) for partition/heal/degrade; repeat for more (default: none).")
     List<String> targets;
 
-    /** The checked plan; empty when no fault is given. */
-    FaultPlan resolve(RunSpec spec, io.msgscope.core.driver.Driver driver, BrokerCpu brokerCpu, boolean remoteProbe) {
+    /** The plan as given, its targets checked against where the probe runs; empty when no fault is given. */
+    private FaultPlan parsed(boolean remoteProbe) {
         FaultTargets given = FaultTargets.parse(targets); // malformed targets are refused even without --faults
         FaultPlan plan = FaultPlan.parse("--faults", faults);
         if (!given.isEmpty() && remoteProbe) {
@@ -41,6 +41,12 @@ final class FaultOptions {
         if (!given.isEmpty() && plan.isEmpty()) {
             throw new SpecException(FaultTargets.OPTION, "is given without --faults");
         }
+        return plan;
+    }
+
+    /** The checked plan; empty when no fault is given. */
+    FaultPlan resolve(RunSpec spec, io.msgscope.core.driver.Driver driver, BrokerCpu brokerCpu, boolean remoteProbe) {
+        FaultPlan plan = parsed(remoteProbe);
         if (plan.isEmpty()) {
             return plan;
         }
@@ -53,9 +59,33 @@ final class FaultOptions {
         // a kill or restart only with clients that reconnect (issue 32 item 3: --opt reconnect=true)
         plan.check("--faults", runNs, driver.whyClientsCannotReconnect(spec.driverOptions()));
         if (!remoteProbe) {
-            given.check("--faults", plan); // the agent checks again; here the refusal comes before anything starts
+            FaultTargets.parse(targets).check("--faults", plan); // the agent checks again; refused here before anything starts
         }
         return plan;
+    }
+
+    /**
+     * {@code scenario}'s plan (issue 32 item 5), on a measurement of {@code durationMs}: the probe agent samples the
+     * broker given by {@code --broker-pid} or {@code --broker-process}; a kill or restart is refused, as scenario
+     * mode's connections do not reconnect yet. Null when no fault is given.
+     */
+    io.msgscope.coordinator.scenario.ScenarioFaults.Setup resolveScenario(long durationMs, long brokerPid,
+                                                                          String brokerProcess, boolean remoteProbe) {
+        FaultPlan plan = parsed(remoteProbe);
+        if (plan.isEmpty()) {
+            return null;
+        }
+        if (brokerPid <= 0 && brokerProcess == null) {
+            throw new SpecException("--faults", "faults are applied by the broker-probe agent in sidecar mode: give "
+                    + "--broker-pid or --broker-process (the broker whose CPU it samples)");
+        }
+        plan.check("--faults", durationMs * 1_000_000L, "scenario mode's connections do not reconnect yet (issue 32; "
+                + "use run --opt reconnect=true for kills)");
+        if (!remoteProbe) {
+            FaultTargets.parse(targets).check("--faults", plan);
+        }
+        return new io.msgscope.coordinator.scenario.ScenarioFaults.Setup(plan, Math.max(0, brokerPid),
+                brokerPid > 0 || brokerProcess == null ? "" : brokerProcess);
     }
 
     /** The {@code --fault-target} arguments of a locally started probe agent. */

@@ -152,6 +152,14 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + "or nats-server (default: none).")
     String brokerProcess;
 
+    @Option(names = "--broker-pid", paramLabel = "PID", defaultValue = "0",
+            description = "With --faults: the broker process the broker-probe agent samples in sidecar mode (else "
+                    + "--broker-process names it) (default: none).")
+    long brokerPid;
+
+    @Mixin
+    FaultOptions faultOptions = new FaultOptions();
+
     @Option(names = "--io-threads", paramLabel = "N", defaultValue = "0",
             description = "I/O threads per agent, shared by all its connections, and as many pacer threads on the "
                     + "publishers agent; 0 = one per core of the agent's box (default: ${DEFAULT-VALUE}).")
@@ -193,7 +201,8 @@ public final class ScenarioCommand implements Callable<Integer> {
      * @param sources the client sockets' source addresses
      */
     record Checked(Scenario sc, int p, int s, io.msgscope.core.timeline.Timeline timeline, Padding pad, Driver drv,
-                   Map<String, String> opts, String qosLabel, boolean reliable, List<java.net.InetAddress> sources) {
+                   Map<String, String> opts, String qosLabel, boolean reliable, List<java.net.InetAddress> sources,
+                   io.msgscope.coordinator.scenario.ScenarioFaults.Setup faults) {
     }
 
     /** Every usage check, before anything is written. */
@@ -267,7 +276,14 @@ public final class ScenarioCommand implements Callable<Integer> {
         if (topicPrefix != null) {
             drv.checkTopicPrefix(topicPrefix); // the driver knows its topic syntax (MQTT, NATS, ZeroMQ)
         }
-        return new Checked(sc, p, s, timeline, pad, drv, opts, qosLabel, reliable, sources);
+        long measureMs = timeline != null ? (timeline.durationNs() + 999_999) / 1_000_000 : Math.round(duration * 1000);
+        io.msgscope.coordinator.scenario.ScenarioFaults.Setup faults = faultOptions.resolveScenario(measureMs, brokerPid,
+                brokerProcess, remoteAgents.given(io.msgscope.proto.Role.PROBE));
+        if (brokerPid < 0 || brokerPid > 0 && faults == null) {
+            throw new SpecException("--broker-pid", brokerPid < 0 ? "pids are positive, got " + brokerPid
+                    : "names the broker the probe agent samples for --faults; it is given without --faults");
+        }
+        return new Checked(sc, p, s, timeline, pad, drv, opts, qosLabel, reliable, sources, faults);
     }
 
     @Override
@@ -300,8 +316,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             cfg = cfg.onPhases(timeline);
         }
         ScenarioJob job = new ScenarioJob(cfg, drv, c.qosLabel(), c.reliable(), formats, brokerProcess,
-                () -> remoteAgents.plan(dir, io.msgscope.coordinator.agents.LocalAgents.jvmArgs(512)), dir,
-                verboseOption.verbose, clockLimit);
+                () -> remoteAgents.plan(dir, io.msgscope.coordinator.agents.LocalAgents.jvmArgs(512),
+                        faultOptions.probeArguments()), dir, verboseOption.verbose, clockLimit, c.faults());
         JobOutcome o;
         try (LiveMetrics metrics = metricsOption.start("scenario", dir.getFileName().toString(), drv.name(), line -> {
             err.println(line);

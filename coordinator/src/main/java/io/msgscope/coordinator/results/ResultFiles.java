@@ -45,6 +45,8 @@ public final class ResultFiles {
     /** Scenario mode: rate and latency per second of the measurement, and the script that draws them. */
     public static final String TIMESERIES_DAT = "timeseries.dat";
     public static final String TIMESERIES_GP = "timeseries.gp";
+    /** Scenario mode with faults (issue 32): the messages counted per 100 ms each fault's figures come from. */
+    public static final String FAULT_BUCKETS_DAT = "fault-buckets.dat";
 
     // batch and sweep folders
     /** A batch's runs, one line each: command line, folder, exit code, status, headline figures. */

@@ -79,6 +79,37 @@ final class ScenarioCollector {
 
     int publishersAgents;
     int subscribersAgents;
+    /** What each fault cost (issue 32 item 5), set once the final figures are in; null when none was planned. */
+    ScenarioFaultFigures.Section faults;
+    /** The agents' counts by absolute bucket of epoch time (faults only): arrivals, sends and deliveries by intent. */
+    private final java.util.TreeMap<Long, long[]> buckets = new java.util.TreeMap<>();
+
+    /** Adds one agent's FINAL counts by bucket (a subscribers agent's arrivals and deliveries, a publishers agent's sends). */
+    void addBuckets(io.msgscope.proto.ScenarioReport fin, boolean subscriber) {
+        long first = fin.getBucketFirst();
+        for (int k = 0; k < fin.getArrivedByBucketCount(); k++) {
+            buckets.computeIfAbsent(first + k, b -> new long[3])[0] += fin.getArrivedByBucket(k);
+        }
+        for (int k = 0; k < fin.getDueByBucketCount(); k++) {
+            buckets.computeIfAbsent(first + k, b -> new long[3])[subscriber ? 2 : 1] += fin.getDueByBucket(k);
+        }
+    }
+
+    /** The counts by bucket, {@code widthNs} wide, from the first any agent reported; empty arrays when none did. */
+    ScenarioFaultFigures.Buckets buckets(long widthNs) {
+        if (buckets.isEmpty()) {
+            return new ScenarioFaultFigures.Buckets(0, widthNs, new long[0], new long[0], new long[0]);
+        }
+        long first = buckets.firstKey();
+        int n = (int) (buckets.lastKey() - first + 1);
+        long[][] c = new long[3][n];
+        buckets.forEach((b, v) -> {
+            for (int j = 0; j < 3; j++) {
+                c[j][(int) (b - first)] = v[j];
+            }
+        });
+        return new ScenarioFaultFigures.Buckets(first, widthNs, c[0], c[1], c[2]);
+    }
 
     /**
      * One poll window of the measurement ({@code fromMs} to {@code toMs}): its latency interval (latency.hlog), and the
@@ -150,7 +181,7 @@ final class ScenarioCollector {
                 subscriberCounters, runErrors, firstErrors, broker, environment, copy(latency), copy(intended),
                 copy(connect), connectFailures, setupSeconds, seconds, intervals, windows, inFlightTimedOut, drainMs,
                 crossHost, clockOffsets, cpuAtReset, publishersAgents, subscribersAgents, interruption, backlogReads,
-                clockTracker == null ? null : clockTracker.track(), words == null ? null : words.asRun());
+                clockTracker == null ? null : clockTracker.track(), words == null ? null : words.asRun(), faults);
     }
 
     private static Histogram copy(Histogram h) {

@@ -32,10 +32,11 @@ import java.util.function.Supplier;
  * @param dir           the results folder, prepared by the command
  * @param verbose       the per-second table on the console too
  * @param clockLimit    {@code --max-clock-error} (issue 33)
+ * @param faults        the faults the broker-probe agent applies (issue 32 item 5); null for none
  */
 public record ScenarioJob(ScenarioConfig cfg, Driver driver, String qosLabel, boolean reliable, List<String> formats,
                           String brokerProcess, Supplier<AgentPlan> agents, Path dir, boolean verbose,
-                          io.msgscope.coordinator.agents.ClockErrorLimit clockLimit) {
+                          io.msgscope.coordinator.agents.ClockErrorLimit clockLimit, ScenarioFaults.Setup faults) {
 
     /**
      * Runs, writes and says the result; the progress line goes to {@code err}; {@code interrupts} installs Ctrl-C's
@@ -63,7 +64,8 @@ public record ScenarioJob(ScenarioConfig cfg, Driver driver, String qosLabel, bo
         BrokerStats broker = brokerProcess == null ? null : BrokerStats.start(brokerProcess);
         ScenarioOutcome o;
         try (AgentPlan plan = agents.get()) {
-            ScenarioRun run = new ScenarioRun(cfg, progress).metrics(metrics).clockLimit(clockLimit);
+            ScenarioRun run = new ScenarioRun(cfg, progress).metrics(metrics).clockLimit(clockLimit)
+                    .faults(faults);
             try (AutoCloseable signals = interrupts.install(run::interrupt)) {
                 o = run.run(plan);
             }
@@ -102,6 +104,9 @@ public record ScenarioJob(ScenarioConfig cfg, Driver driver, String qosLabel, bo
             if (r.phases().backlog() != null) {
                 r.phases().backlog().consoleLines().forEach(out::println);
             }
+        }
+        if (r.faults() != null) {
+            r.faults().consoleLines().forEach(out::println); // one line per fault (issue 32 item 5)
         }
         if (verbose) { // the per-second table is summary.md's (issue 29)
             out.print(ScenarioWriters.markdown(r));

@@ -43,6 +43,36 @@ final class ScenarioLinks {
         this.hub = hub;
     }
 
+    /**
+     * SETUP to every agent: each gets its slice of its role's topics (its connections) and of the connect rate, and
+     * counts its messages per {@code bucketMs} of epoch time when above 0 (faults, issue 32).
+     */
+    void setUp(ScenarioConfig cfg, List<String> subTopics, List<String> pubTopics, String group, int bucketMs)
+            throws AgentFailure {
+        int total = cfg.publishers() + cfg.subscribers();
+        for (List<AgentLink> role : List.of(subs, pubs)) {
+            List<String> topics = role == subs ? subTopics : pubTopics;
+            for (int k = 0; k < role.size(); k++) {
+                int from = (int) ((long) topics.size() * k / role.size());
+                int to = (int) ((long) topics.size() * (k + 1) / role.size());
+                io.msgscope.proto.ScenarioPlan.Builder p = io.msgscope.proto.ScenarioPlan.newBuilder()
+                        .setScenario(cfg.scenario().label()).setGroup(group)
+                        .setRate(cfg.rate()).setWarmupMs(cfg.warmupMs()).setDurationMs(cfg.durationMs())
+                        .setIoThreads(cfg.connections().ioThreads()).addAllPhases(ScenarioPhases.proto(cfg))
+                        .setConnectRate(cfg.connections().connectRate() * (to - from) / Math.max(1, total))
+                        .addAllSourceAddresses(cfg.connections().sourceAddresses())
+                        .setFirstIndex(from).setRoleTotal(topics.size()).setBucketMs(bucketMs);
+                if (role == subs) {
+                    p.addAllSubscriberTopics(topics.subList(from, to));
+                } else {
+                    p.addAllPublisherTopics(topics.subList(from, to));
+                }
+                query(role.get(k), ScenarioQuery.newBuilder().setKind(ScenarioQuery.Kind.SETUP).setPlan(p).build(),
+                        Deadlines.START_MS);
+            }
+        }
+    }
+
     /** Every agent, the subscribers agents first; a new list the caller may extend. */
     List<AgentLink> all() {
         List<AgentLink> l = new ArrayList<>(subs);
@@ -90,6 +120,7 @@ final class ScenarioLinks {
                 }
                 try {
                     ScenarioReport fin = query(l, kind(ScenarioQuery.Kind.FINAL), left);
+                    o.addBuckets(fin, l.role() == Role.SUBSCRIBERS); // faults only (issue 32); else nothing
                     if (l.role() == Role.SUBSCRIBERS) {
                         o.latency = merge(o.latency, decode(fin.getLatencyHistogram()));
                         o.intended = merge(o.intended, decode(fin.getIntendedHistogram()));
@@ -216,7 +247,14 @@ final class ScenarioLinks {
      * word), which this waits for; null: each publishers agent starts {@link #PUBLISHERS_LEAD_MS} after its go.
      */
     void start(Phase p, boolean subscribersFollow, ScenarioWords words) throws InterruptedException {
+        start(p, subscribersFollow, words, startMono -> { });
+    }
+
+    /** The same, telling {@code startsAt} the instant the publishers start (monotonic ns) before any Go is sent. */
+    void start(Phase p, boolean subscribersFollow, ScenarioWords words, java.util.function.LongConsumer startsAt)
+            throws InterruptedException {
         Envelope go = go(p, words == null ? 0 : words.pickStart());
+        startsAt.accept(words == null ? System.nanoTime() + PUBLISHERS_LEAD_MS * 1_000_000L : words.startMono());
         if (subscribersFollow) {
             sendAll(subs, go); // no answer: the agent pauses and resumes on its own (issue 31 item 3)
         }

@@ -40,6 +40,7 @@ import java.util.TreeMap;
  * @param interruption      how far a run stopped by SIGINT or SIGTERM got (issue 29), null when none stopped it
  * @param clockTrack        the clocks followed through the run, fitted (issue 33); null when the run never got to set-up
  * @param asRun             the timeline as run when a phase ended on a word (issue 31); else null
+ * @param faults            what each fault cost (issue 32 item 5); null when the run planned none
  */
 public record ScenarioOutcome(String startedAt, String failure, boolean usage, String failedDuring,
                               List<String> missingAgents, long sent, Map<String, Long> publisherCounters,
@@ -52,7 +53,7 @@ public record ScenarioOutcome(String startedAt, String failure, boolean usage, S
                               boolean crossHost, Map<String, ClockOffset> clockOffsets, Map<String, Long> cpuAtReset,
                               int publishersAgents, int subscribersAgents, ScenarioInterruption interruption,
                               ScenarioBacklog.Reads backlogReads, io.msgscope.coordinator.agents.ClockTrack clockTrack,
-                              io.msgscope.core.timeline.Timeline asRun) {
+                              io.msgscope.core.timeline.Timeline asRun, ScenarioFaultFigures.Section faults) {
 
     public ScenarioOutcome {
         missingAgents = List.copyOf(missingAgents);

@@ -38,6 +38,7 @@ final class ScenarioPlot {
                 // issue 29: a rate and a latency from 0, so 386-402 msg/s reads as steady, not as a zigzag
                 + "set yrange [0:*]\nset y2range [0:*]\n"
                 + (r.phases() == null ? "" : r.phases().bands())
+                + (r.faults() == null ? "" : r.faults().plotLines()) // issue 32: a line at each fault
                 + "plot 'timeseries.dat' using 1:2 with lines title 'rate', \\\n"
                 + "     '' using 1:3 axes x1y2 with lines title 'p50', \\\n"
                 + "     '' using 1:4 axes x1y2 with lines title 'p99'\n";

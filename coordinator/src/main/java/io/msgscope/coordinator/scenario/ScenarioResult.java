@@ -22,11 +22,12 @@ import java.util.Map;
  * @param interruption  how far a run stopped by SIGINT or SIGTERM got (issue 29), null when none stopped it
  * @param phases        each load phase's figures (issue 31); null for a run at one rate
  * @param clocks        cross-host latency corrected by the tracked clocks (issue 33); null on one box
+ * @param faults        what each fault cost (issue 32 item 5); null when the run planned none
  */
 public record ScenarioResult(Envelope envelope, Setup setup, String missingAgents, List<String> firstErrors,
                              ScenarioFigures results, List<String> notes, List<Second> seconds,
                              List<Interval> intervals, ScenarioInterruption interruption, ScenarioPhases phases,
-                             ScenarioClockFigures clocks) {
+                             ScenarioClockFigures clocks, ScenarioFaultFigures.Section faults) {
 
     public ScenarioResult {
         firstErrors = List.copyOf(firstErrors);
@@ -113,6 +114,9 @@ public record ScenarioResult(Envelope envelope, Setup setup, String missingAgent
             if (phases.backlog() != null) {
                 root.put("backlog", phases.backlog().toList()); // issue 31 item 3
             }
+        }
+        if (faults != null) {
+            root.put("faults", faults.toList());
         }
         root.put("notes", notes);
         return root;

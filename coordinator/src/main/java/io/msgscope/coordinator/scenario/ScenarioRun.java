@@ -51,12 +51,21 @@ public final class ScenarioRun {
     /** The clocks, followed between polls on a cross-host run (issue 33), and how wide their error may be. */
     private io.msgscope.coordinator.agents.ClockTracker clocks;
     private io.msgscope.coordinator.agents.ClockErrorLimit clockLimit = io.msgscope.coordinator.agents.ClockErrorLimit.DEFAULT;
+    /** The faults the broker-probe agent applies (issue 32 item 5); null when none. */
+    private ScenarioFaults.Setup faultSetup;
+    private ScenarioFaults faults;
     /** The signal that interrupted the run, null while none did; set from the signal's thread (issue 29). */
     private volatile String interruptedBy;
 
     /** Live metrics to keep current each second (null: none). */
     public ScenarioRun metrics(io.msgscope.coordinator.results.LiveMetrics m) {
         this.metrics = m;
+        return this;
+    }
+
+    /** The faults to apply during the measurement (issue 32 item 5); null or an empty plan for none. */
+    public ScenarioRun faults(ScenarioFaults.Setup setup) {
+        this.faultSetup = setup == null || setup.plan().isEmpty() ? null : setup;
         return this;
     }
 
@@ -121,6 +130,10 @@ public final class ScenarioRun {
             }
             List<AgentLink> everyone = links.all();
             links.collectFinal(o, everyone);
+            if (faults != null) {
+                faults.conclude(o, hub, cfg);
+                everyone.add(faults.link());
+            }
             o.closeDrain(System.currentTimeMillis()); // latency.hlog sums to the summary's latency
             if (box != null) {
                 links.collectProxy(o, box);
@@ -148,6 +161,7 @@ public final class ScenarioRun {
         clocks = ScenarioClocks.setUp(o, hub, links, clockLimit); // R1, issue 33
         RunSpec spec = cfg.toProto();
         box = ScenarioMiddleBox.startIfNeeded(cfg, agents, hub, spec);
+        faults = ScenarioFaults.startIfNeeded(faultSetup, agents, hub, spec);
         for (AgentLink l : links.all()) {
             RunSpec own = box == null ? spec : l.role() == Role.SUBSCRIBERS ? box.forSubscribers(spec) : box.forPublishers(spec);
             l.send(Envelope.newBuilder().setSpec(own).build());
@@ -183,7 +197,11 @@ public final class ScenarioRun {
         }
         phase[0] = "measurement";
         o.words = ScenarioWords.of(cfg); // phases that end on a word (issue 31): one start for every agent
-        links.start(Phase.MEASURE, cfg.timeline() != null && cfg.timeline().pausesConsumers(), o.words);
+        links.start(Phase.MEASURE, cfg.timeline() != null && cfg.timeline().pausesConsumers(), o.words, startMono -> {
+            if (faults != null) {
+                faults.go(startMono); // the fault clock starts with the publishers' schedule
+            }
+        });
         long measureNs = System.nanoTime();
         boolean full = tick(hub, cfg.durationMs(), "", o.seconds, o);
         double measuredS = (System.nanoTime() - measureNs) / 1e9;
@@ -248,26 +266,7 @@ public final class ScenarioRun {
         String group = cfg.scenario() == Scenario.ROUND_ROBIN ? "msgscope" + Long.toHexString(cfg.seed()) : "";
         int total = cfg.publishers() + cfg.subscribers();
         long t0 = System.nanoTime();
-        for (List<AgentLink> role : List.of(links.subs, links.pubs)) {
-            List<String> topics = role == links.subs ? subTopics : pubTopics;
-            for (int k = 0; k < role.size(); k++) {
-                int from = (int) ((long) topics.size() * k / role.size());
-                int to = (int) ((long) topics.size() * (k + 1) / role.size());
-                ScenarioPlan.Builder p = ScenarioPlan.newBuilder().setScenario(cfg.scenario().label()).setGroup(group)
-                        .setRate(cfg.rate()).setWarmupMs(cfg.warmupMs()).setDurationMs(cfg.durationMs())
-                        .setIoThreads(cfg.connections().ioThreads()).addAllPhases(ScenarioPhases.proto(cfg))
-                        .setConnectRate(cfg.connections().connectRate() * (to - from) / Math.max(1, total))
-                        .addAllSourceAddresses(cfg.connections().sourceAddresses())
-                        .setFirstIndex(from).setRoleTotal(topics.size());
-                if (role == links.subs) {
-                    p.addAllSubscriberTopics(topics.subList(from, to));
-                } else {
-                    p.addAllPublisherTopics(topics.subList(from, to));
-                }
-                links.query(role.get(k), ScenarioQuery.newBuilder().setKind(ScenarioQuery.Kind.SETUP).setPlan(p).build(),
-                        Deadlines.START_MS);
-            }
-        }
+        links.setUp(cfg, subTopics, pubTopics, group, faultSetup == null ? 0 : ScenarioFaults.bucketMs(cfg.durationMs()));
         long lastChange = System.nanoTime();
         long lastCount = -1;
         while (true) {

@@ -57,6 +57,9 @@ public final class ScenarioWriters {
         if (r.phases() != null && r.phases().backlog() != null) {
             files.addAll(r.phases().backlog().write(dir)); // backlog.dat, backlog.gp (issue 31 item 3)
         }
+        if (r.faults() != null) { // issue 32 item 5: the counts each fault's figures come from
+            files.add(write(folder, dir.resolve(ResultFiles.FAULT_BUCKETS_DAT), r.faults().bucketsDat()));
+        }
         if (formats.contains("json")) {
             Path summary = dir.resolve(ResultFiles.SUMMARY);
             if (folder != null) {
