@@ -20,6 +20,7 @@
 # cluster.env (NATS_URLS=nats://127.0.0.1:B,…, NATS_NODE1_URL=…, NATS_NODE1_PIDFILE=…, NATS_NODE1_MONITOR=…).
 # A node's pid file is what `msgscope run --fault-target n2=DIR/n2.pid` acts on.
 set -euo pipefail
+. "$(dirname "$(readlink -f "$0")")/cluster-lib.sh"
 
 die() { echo "nats-cluster: $*" >&2; exit 2; }
 [ $# -ge 2 ] || die "usage: nats-cluster.sh start|status|stop DIR [BASEPORT] | restart DIR N"
@@ -33,46 +34,16 @@ nodes=(n1 n2 n3)
 
 port() { echo $((base + $2 * 100 + $1 - 1)); } # node index, kind (0 client, 1 route, 2 monitor)
 
-NS=msc-nats
-BRIDGE=msc-natsbr
+NS=msc-nats # each node's namespace msc-nats1..3 in netns mode, 10.78.0.1..3 on the bridge msc-natsbr
 netns_mode() { [ -f "$dir/netns" ]; } # start was given NATS_CLUSTER_NETNS=1
-host() { if netns_mode; then echo "10.78.0.$1"; else echo 127.0.0.1; fi; } # node index
+host() { netns_host "$dir" "$1"; } # node index
 
-netns_up() {
-  command -v ip >/dev/null || die "NATS_CLUSTER_NETNS needs ip (iproute2)"
-  [ "$(id -u)" = 0 ] || die "NATS_CLUSTER_NETNS needs root (ip netns)"
-  ip link show "$BRIDGE" >/dev/null 2>&1 && die "bridge $BRIDGE exists: a cluster in namespaces runs already (stop it)"
-  touch "$dir/netns"
-  ip link add "$BRIDGE" type bridge
-  ip addr add 10.78.0.254/24 dev "$BRIDGE"
-  ip link set "$BRIDGE" up
-  local i
-  for i in 1 2 3; do
-    ip netns add "$NS$i"
-    ip link add "${NS}h$i" type veth peer name eth0 netns "$NS$i"
-    ip link set "${NS}h$i" master "$BRIDGE" up
-    ip -n "$NS$i" addr add "10.78.0.$i/24" dev eth0
-    ip -n "$NS$i" link set eth0 up
-    ip -n "$NS$i" link set lo up
-  done
-}
+run_node() { netns_exec "$dir" "$1" nats-server -c "$dir/n$1.conf"; } # node index: in its namespace in netns mode
 
-netns_down() { # deleting a namespace deletes its veth pair
-  local i
-  for i in 1 2 3; do ip netns del "$NS$i" 2>/dev/null || true; done
-  ip link del "$BRIDGE" 2>/dev/null || true
-  rm -f "$dir/netns"
-}
-
-run_node() { # node index: execs its server, in its namespace in netns mode
-  if netns_mode; then exec ip netns exec "$NS$1" nats-server -c "$dir/n$1.conf"; fi
-  exec nats-server -c "$dir/n$1.conf"
-}
-
-pid_of() { [ -f "$dir/$1.pid" ] && tr -dc '0-9' < "$dir/$1.pid" || true; }
+node_pid() { [ -f "$dir/$1.pid" ] && tr -dc '0-9' < "$dir/$1.pid" || true; }
 
 # a node's process exists and is not a zombie (a killed node whose parent has not reaped it yet is gone)
-alive() { local p; p="$(pid_of "$1")"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && [[ "$(ps -o stat= -p "$p")" != Z* ]]; }
+node_alive() { local p; p="$(node_pid "$1")"; [ -n "$p" ] && kill -0 "$p" 2>/dev/null && [[ "$(ps -o stat= -p "$p")" != Z* ]]; }
 
 jsz_leader() { curl -s --max-time 2 "http://$(host "$1"):$(port "$1" 2)/jsz" 2>/dev/null \
   | tr -d '\n ' | grep -o '"meta_cluster":{[^}]*"leader":"[^"]*"' | sed 's/.*"leader":"//;s/"$//' || true; }
@@ -83,18 +54,18 @@ routes() { curl -s --max-time 2 "http://$(host "$1"):$(port "$1" 2)/routez" 2>/d
 stop() {
   local n p
   for n in "${nodes[@]}"; do
-    p="$(pid_of "$n")"
+    p="$(node_pid "$n")"
     [ -n "$p" ] && kill -CONT "$p" 2>/dev/null || true # a node left paused by a fault cannot act on SIGTERM
     [ -n "$p" ] && kill -TERM "$p" 2>/dev/null || true
   done
   for n in "${nodes[@]}"; do
-    p="$(pid_of "$n")"
+    p="$(node_pid "$n")"
     [ -n "$p" ] || continue
     for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$p" 2>/dev/null || true
     rm -f "$dir/$n.pid"
   done
-  if netns_mode; then netns_down; fi
+  netns_down "$dir"
 }
 
 write_conf() { # node index
@@ -122,9 +93,9 @@ start() {
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
   local i n p started=()
-  for n in "${nodes[@]}"; do alive "$n" && die "$n runs already (pid $(pid_of "$n")): stop $dir first"; done
+  for n in "${nodes[@]}"; do node_alive "$n" && die "$n runs already (pid $(node_pid "$n")): stop $dir first"; done
   rm -f "$dir/netns"
-  if [ "${NATS_CLUSTER_NETNS:-}" = 1 ]; then netns_up; fi
+  if [ "${NATS_CLUSTER_NETNS:-}" = 1 ]; then netns_up "$dir" "$NS" 10.78.0 3 || exit 2; fi
   for i in 1 2 3; do
     for k in 0 1 2; do
       p="$(port "$i" "$k")"
@@ -147,7 +118,7 @@ start() {
       echo "nats-cluster: a node exited at start (logs in $dir/n*.log): $(tail -n 1 "$dir"/n*.log | grep -v '^$' | tail -n 1)" >&2
       for p in "${started[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
       rm -f "$dir"/n?.pid
-      if netns_mode; then netns_down; fi
+      netns_down "$dir"
       exit 1
     done
     formed=1
@@ -157,7 +128,7 @@ start() {
       leader="$(jsz_leader "$i")"
       [ -n "$leader" ] || formed=0
     done
-    if [ "$formed" = 1 ] && [ -n "$(pid_of n1)" ] && [ -n "$(pid_of n2)" ] && [ -n "$(pid_of n3)" ]; then
+    if [ "$formed" = 1 ] && [ -n "$(node_pid n1)" ] && [ -n "$(node_pid n2)" ] && [ -n "$(node_pid n3)" ]; then
       {
         echo "NATS_URLS=nats://$(host 1):$(port 1 0),nats://$(host 2):$(port 2 0),nats://$(host 3):$(port 3 0)"
         for i in 1 2 3; do
@@ -181,15 +152,15 @@ restart() { # node index
   local i="$1" n="n$1" t0=$SECONDS
   [[ "$i" =~ ^[123]$ ]] || die "restart takes a node number 1-3, got '$i'"
   [ -f "$dir/$n.conf" ] || die "no node $n in $dir (start the cluster first)"
-  alive "$n" && die "$n still runs (pid $(pid_of "$n")): kill or stop it first"
+  node_alive "$n" && die "$n still runs (pid $(node_pid "$n")): kill or stop it first"
   rm -f "$dir/$n.pid"
   # a session of its own: the broker-probe agent that runs this as a fault's restart may end before the node
   (exec setsid "$0" run-node "$dir" "$i" </dev/null >> "$dir/$n.log" 2>&1) &
   local p=$! deadline=$((SECONDS + 30))
   while [ "$SECONDS" -lt "$deadline" ]; do
     kill -0 "$p" 2>/dev/null || { echo "nats-cluster: $n exited at restart: $(tail -n 1 "$dir/$n.log")" >&2; exit 1; }
-    if [ "$(routes "$i")" = 2 ] && [ -n "$(pid_of "$n")" ]; then
-      echo "nats-cluster: $n running again in $((SECONDS - t0)) s, pid $(pid_of "$n")"
+    if [ "$(routes "$i")" = 2 ] && [ -n "$(node_pid "$n")" ]; then
+      echo "nats-cluster: $n running again in $((SECONDS - t0)) s, pid $(node_pid "$n")"
       return 0
     fi
     sleep 0.1
@@ -202,8 +173,8 @@ status() {
   local i n
   for i in 1 2 3; do
     n="n$i"
-    if alive "$n"; then
-      echo "$n pid $(pid_of "$n") client $(port "$i" 0) route $(port "$i" 1) monitor $(port "$i" 2) routes $(routes "$i") meta leader $(jsz_leader "$i")"
+    if node_alive "$n"; then
+      echo "$n pid $(node_pid "$n") client $(port "$i" 0) route $(port "$i" 1) monitor $(port "$i" 2) routes $(routes "$i") meta leader $(jsz_leader "$i")"
     else
       echo "$n not running"
     fi

@@ -13,7 +13,15 @@
 # Ports, from BASEPORT (default 5681), node N = 1..3:
 #   AMQP BASEPORT+N-1, stream BASEPORT+100+N-1, management HTTP BASEPORT+10000+N-1, Erlang distribution
 #   BASEPORT+20000+N-1, epmd BASEPORT+3 (the CLI takes a free port in distribution+10000 .. +10010).
-# DIR gets: cluster.env (the ports), epmd.pid, home/.erlang.cookie, nodeN/{rabbitmq.conf,enabled_plugins,
+# All on 127.0.0.1 — or, with RABBITMQ_CLUSTER_NETNS=1 at start (root and iproute2), each node in a network namespace
+# of its own (msc-rmq1..3) at 10.79.0.N on a veth whose other end is on the bridge msc-rmqbr (10.79.0.254 here), so
+# that one node can be cut off from the others and the clients (`--fault-target node3=netns:msc-rmq3/eth0`,
+# partition/heal; deploy/cluster-lib.sh). The namespaces share the host's name, so the nodes take long names on their
+# addresses (mscN@10.79.0.N, RABBITMQ_USE_LONGNAME) and each namespace has an epmd of its own on BASEPORT+3 (the
+# nodes find one another's at their addresses); rabbitmqctl runs in the namespace of the node it asks; restart starts
+# a node in its namespace again and stop removes the namespaces and the bridge.
+# DIR gets: cluster.env (the ports and node names; in netns mode HOSTS and RABBITMQ_NODEn_NETNS=msc-rmqN/eth0),
+# epmd.pid (netns mode: epmd1.pid..epmd3.pid), home/.erlang.cookie, nodeN/{rabbitmq.conf,enabled_plugins,
 # mnesia/,log/,rabbitmq.pid (the node's beam.smp: the pid a fault target needs),wrapper.pid,console.log}.
 # Plugins: RABBITMQ_CLUSTER_PLUGINS (unset: "rabbitmq_stream rabbitmq_management"; empty: none); a node's rabbitmq.conf sets the
 # listeners of the plugins enabled only (RabbitMQ refuses keys of a disabled plugin). With rabbitmq_mqtt, node N's
@@ -26,6 +34,22 @@ set -euo pipefail
 RMQ_BIN=${RMQ_BIN:-/usr/lib/rabbitmq/bin}
 NODE_COUNT=${RABBITMQ_CLUSTER_NODES:-3}
 PLUGINS=${RABBITMQ_CLUSTER_PLUGINS-rabbitmq_stream rabbitmq_management}
+NS=msc-rmq # the namespaces msc-rmq1..3 in netns mode, 10.79.0.1..3 on the bridge msc-rmqbr
+
+host() { netns_host "$DIR" "$1"; } # node N's address: 10.79.0.N in netns mode, else 127.0.0.1
+
+# node_name N: node N's Erlang name: mscN@localhost, or mscN@10.79.0.N (a long name) in netns mode
+node_name() { if [ -f "$DIR/netns" ]; then echo "msc$1@$(host "$1")"; else echo "msc$1@localhost"; fi; }
+
+# epmd_pidfiles: the pid files of the cluster's epmd (netns mode: one per namespace)
+epmd_pidfiles() {
+    local n
+    if [ -f "$DIR/netns" ]; then
+        for n in "${NODES[@]}"; do echo "$DIR/epmd$n.pid"; done
+    else
+        echo "$DIR/epmd.pid"
+    fi
+}
 
 usage() {
     sed -n '7,11p' "$(readlink -f "$0")" | sed 's/^# *//' >&2
@@ -37,8 +61,10 @@ node_env() {
     local n=$1 d="$DIR/node$1"
     export HOME="$DIR/home"
     export RABBITMQ_CONF_ENV_FILE="$DIR/rabbitmq-env.conf"
-    export RABBITMQ_NODENAME="msc$n@localhost"
-    export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+    export RABBITMQ_NODENAME
+    RABBITMQ_NODENAME=$(node_name "$n")
+    export RABBITMQ_NODE_IP_ADDRESS
+    RABBITMQ_NODE_IP_ADDRESS=$(host "$n")
     export RABBITMQ_NODE_PORT=$((BASE + n - 1))
     export RABBITMQ_DIST_PORT=$((BASE + 20000 + n - 1))
     export RABBITMQ_CONFIG_FILE="$d/rabbitmq.conf"
@@ -47,16 +73,18 @@ node_env() {
     export RABBITMQ_MNESIA_BASE="$d/mnesia"
     export RABBITMQ_LOG_BASE="$d/log"
     export RABBITMQ_PID_FILE="$d/rabbitmq.pid"
-    export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+    export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {$(host "$n" | tr . ,)}"
     export ERL_EPMD_PORT=$((BASE + 3))
     export ERL_EPMD_ADDRESS=127.0.0.1
-    unset ERL_FLAGS RABBITMQ_ENABLED_PLUGINS
+    unset ERL_FLAGS RABBITMQ_ENABLED_PLUGINS RABBITMQ_USE_LONGNAME
+    if [ -f "$DIR/netns" ]; then export RABBITMQ_USE_LONGNAME=true; fi
 }
 
-ctl() { # ctl N ARGS...: rabbitmqctl against node N, in a subshell so the environment stays per node
+ctl() { # ctl N ARGS...: rabbitmqctl against node N, in a subshell so the environment stays per node (in netns mode
+    # in node N's namespace, whose epmd the CLI registers with)
     local n=$1
     shift
-    (node_env "$n" && "$RMQ_BIN/rabbitmqctl" -n "msc$n@localhost" "$@")
+    (node_env "$n" && netns_exec "$DIR" "$n" "$RMQ_BIN/rabbitmqctl" -n "$(node_name "$n")" "$@")
 }
 
 load_env() {
@@ -88,26 +116,32 @@ has_plugin() { [[ " $PLUGINS " == *" $1 "* ]]; }
 # node_conf N: node N's rabbitmq.conf, the listeners of the enabled plugins only
 node_conf() {
     local n=$1
-    echo "listeners.tcp.local = 127.0.0.1:$((BASE + n - 1))"
+    local h
+    h=$(host "$n")
+    echo "listeners.tcp.local = $h:$((BASE + n - 1))"
     if has_plugin rabbitmq_stream; then
-        echo "stream.listeners.tcp.local = 127.0.0.1:$((BASE + 100 + n - 1))"
+        echo "stream.listeners.tcp.local = $h:$((BASE + 100 + n - 1))"
     fi
     if has_plugin rabbitmq_management; then
-        echo "management.tcp.ip = 127.0.0.1"
+        echo "management.tcp.ip = $h"
         echo "management.tcp.port = $((BASE + 10000 + n - 1))"
     fi
     if has_plugin rabbitmq_mqtt; then
-        echo "mqtt.listeners.tcp.local = 127.0.0.1:$((BASE + 200 + n - 1))"
+        echo "mqtt.listeners.tcp.local = $h:$((BASE + 200 + n - 1))"
     fi
     echo "log.file.level = info"
+    # netns mode: the clients and the scripts come from the bridge (10.79.0.254), not loopback, where RabbitMQ lets
+    # guest in by default; this private cluster lets it in from there too
+    if [ -f "$DIR/netns" ]; then echo "loopback_users.guest = false"; fi
 }
 
 # ports N: what node N's line of the start-up report lists, for the plugins enabled
 ports() {
     local n=$1
     if has_plugin rabbitmq_stream; then printf ' stream :%s' $((BASE + 100 + n - 1)); fi
-    if has_plugin rabbitmq_mqtt; then printf ' mqtt://127.0.0.1:%s' $((BASE + 200 + n - 1)); fi
-    if has_plugin rabbitmq_management; then printf ' management http://127.0.0.1:%s' $((BASE + 10000 + n - 1)); fi
+    if has_plugin rabbitmq_mqtt; then printf ' mqtt://%s:%s' "$(host "$n")" $((BASE + 200 + n - 1)); fi
+    if has_plugin rabbitmq_management; then printf ' management http://%s:%s' "$(host "$n")" $((BASE + 10000 + n - 1)); fi
+    if [ -f "$DIR/netns" ]; then printf ' netns %s' "$NS$n/eth0"; fi
 }
 
 # port_list PLUGIN OFFSET: the nodes' ports BASE+OFFSET+N-1, space-separated; empty when PLUGIN is off (- for none)
@@ -120,10 +154,11 @@ port_list() {
 }
 
 # launch N: starts node N's rabbitmq-server in the background (its data, configuration and plugins as they are in
-# DIR/nodeN), its console appended to DIR/nodeN/console.log, the wrapper's pid in DIR/nodeN/wrapper.pid
+# DIR/nodeN; in its namespace in netns mode), its console appended to DIR/nodeN/console.log, the wrapper's pid in
+# DIR/nodeN/wrapper.pid
 launch() {
     local n=$1 d="$DIR/node$1"
-    (node_env "$n" && exec setsid "$RMQ_BIN/rabbitmq-server" </dev/null >>"$d/console.log" 2>&1) &
+    (node_env "$n" && netns_exec "$DIR" "$n" setsid "$RMQ_BIN/rabbitmq-server" </dev/null >>"$d/console.log" 2>&1) &
     echo $! >"$d/wrapper.pid"
 }
 
@@ -150,7 +185,10 @@ restart() {
         echo "rabbitmq-cluster: node $n still runs (pid $(pid_of "$DIR/node$n/rabbitmq.pid")): kill or stop it first" >&2
         exit 1
     fi
-    alive "$(pid_of "$DIR/epmd.pid")" || { echo "rabbitmq-cluster: the cluster's epmd is gone: start it again" >&2; exit 1; }
+    local e
+    for e in $(epmd_pidfiles); do
+        alive "$(pid_of "$e")" || { echo "rabbitmq-cluster: the cluster's epmd ($e) is gone: start it again" >&2; exit 1; }
+    done
     t0=$(date +%s.%N)
     rm -f "$DIR/node$n/rabbitmq.pid"
     launch "$n"
@@ -165,14 +203,18 @@ start() {
         echo "rabbitmq-cluster: a cluster already runs from $DIR (stop it first)" >&2
         exit 1
     fi
+    rm -f "$DIR/netns"
+    if [ "${RABBITMQ_CLUSTER_NETNS:-}" = 1 ]; then netns_up "$DIR" "$NS" 10.79.0 "$NODE_COUNT" || exit 2; fi
     local n port
     for n in "${NODES[@]}"; do
         for port in $((BASE + n - 1)) $((BASE + 100 + n - 1)) $((BASE + 200 + n - 1)) $((BASE + 10000 + n - 1)) \
             $((BASE + 20000 + n - 1)); do
-            free_port "$port" || { echo "rabbitmq-cluster: port $port is in use (choose another BASEPORT)" >&2; exit 1; }
+            free_port "$port" "$(host "$n")" ||
+                { echo "rabbitmq-cluster: port $port is in use (choose another BASEPORT)" >&2; netns_down "$DIR"; exit 1; }
         done
     done
-    free_port $((BASE + 3)) || { echo "rabbitmq-cluster: port $((BASE + 3)) (epmd) is in use" >&2; exit 1; }
+    [ -f "$DIR/netns" ] || free_port $((BASE + 3)) ||
+        { echo "rabbitmq-cluster: port $((BASE + 3)) (epmd) is in use" >&2; exit 1; }
     local t0
     t0=$(date +%s.%N)
     mkdir -p "$DIR/home"
@@ -183,7 +225,7 @@ start() {
     chmod 400 "$DIR/home/.erlang.cookie"
     : >"$DIR/rabbitmq-env.conf"
     local names="" m
-    for m in "${NODES[@]}"; do names="$names msc$m@localhost"; done
+    for m in "${NODES[@]}"; do names="$names $(node_name "$m")"; done
     cat >"$DIR/cluster.env" <<EOF
 BASEPORT=$BASE
 NODE_COUNT=$NODE_COUNT
@@ -193,10 +235,23 @@ MQTT_PORTS="$(port_list rabbitmq_mqtt 200)"
 MANAGEMENT_PORTS="$(port_list rabbitmq_management 10000)"
 NODE_NAMES="${names# }"
 EOF
+    if [ -f "$DIR/netns" ]; then
+        echo "HOSTS=\"$(for m in "${NODES[@]}"; do host "$m"; done | xargs)\"" >>"$DIR/cluster.env"
+        for m in "${NODES[@]}"; do echo "RABBITMQ_NODE${m}_NETNS=$NS$m/eth0" >>"$DIR/cluster.env"; done
+    fi
     local epmd
     epmd=$(command -v epmd || ls /usr/lib/erlang/erts-*/bin/epmd | head -1)
-    setsid "$epmd" -port $((BASE + 3)) -address 127.0.0.1 </dev/null >"$DIR/epmd.log" 2>&1 &
-    echo $! >"$DIR/epmd.pid"
+    if [ -f "$DIR/netns" ]; then
+        # one epmd per namespace, on its loopback (where its node registers) and its address (where the others ask)
+        for m in "${NODES[@]}"; do
+            (netns_exec "$DIR" "$m" setsid "$epmd" -port $((BASE + 3)) -address "127.0.0.1,$(host "$m")" \
+                </dev/null >"$DIR/epmd$m.log" 2>&1) &
+            echo $! >"$DIR/epmd$m.pid"
+        done
+    else
+        setsid "$epmd" -port $((BASE + 3)) -address 127.0.0.1 </dev/null >"$DIR/epmd.log" 2>&1 &
+        echo $! >"$DIR/epmd.pid"
+    fi
     for n in "${NODES[@]}"; do
         local d="$DIR/node$n"
         mkdir -p "$d/mnesia" "$d/log"
@@ -206,7 +261,7 @@ EOF
             # node 1 boots: no stop_app/join_cluster/start_app cycle
             cat >>"$d/rabbitmq.conf" <<EOF
 cluster_formation.peer_discovery_backend = classic_config
-cluster_formation.classic_config.nodes.1 = msc1@localhost
+cluster_formation.classic_config.nodes.1 = $(node_name 1)
 cluster_formation.discovery_retry_limit = 360
 cluster_formation.discovery_retry_interval = 500
 EOF
@@ -219,7 +274,7 @@ EOF
     done
     local running=0 w=0
     while [ "$running" -lt "$NODE_COUNT" ]; do
-        running=$(ctl 1 -q cluster_status --formatter json | grep -o '"running_nodes":\[[^]]*\]' | grep -o 'msc[123]@localhost' | sort -u | wc -l)
+        running=$(ctl 1 -q cluster_status --formatter json | grep -o '"running_nodes":\[[^]]*\]' | grep -o 'msc[123]@[^"]*' | sort -u | wc -l)
         w=$((w + 1))
         [ $w -lt 120 ] || { echo "rabbitmq-cluster: only $running of $NODE_COUNT nodes running after joining" >&2; stop; exit 1; }
         [ "$running" -ge "$NODE_COUNT" ] || sleep 0.5
@@ -230,20 +285,24 @@ EOF
     t1=$(date +%s.%N)
     echo "rabbitmq-cluster: $NODE_COUNT node(s) running in $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s from $DIR"
     for n in "${NODES[@]}"; do
-        echo "  node$n msc$n@localhost amqp://guest:guest@127.0.0.1:$((BASE + n - 1))$(ports "$n")" \
+        echo "  node$n $(node_name "$n") amqp://guest:guest@$(host "$n"):$((BASE + n - 1))$(ports "$n")" \
             "pid $(pid_of "$DIR/node$n/rabbitmq.pid") ($DIR/node$n/rabbitmq.pid)"
     done
 }
 
 # Stops by PID: each node's beam.smp (SIGCONT first, in case a fault left it paused, then SIGTERM: a clean
-# shutdown; SIGKILL after 60 s), its wrapper script, then the cluster's own epmd.
+# shutdown; SIGKILL after 60 s), its wrapper script, then the cluster's own epmd (each namespace's); then removes the
+# namespaces, if any.
 stop() {
-    local pid
+    local pid e
     stop_nodes rabbitmq.pid wrapper.pid
-    pid=$(pid_of "$DIR/epmd.pid")
-    signal_stop "$pid"
-    await_exit "$pid"
-    rm -f "$DIR/epmd.pid"
+    for e in $(epmd_pidfiles); do
+        pid=$(pid_of "$e")
+        signal_stop "$pid"
+        await_exit "$pid"
+        rm -f "$e"
+    done
+    netns_down "$DIR"
 }
 
 [ $# -ge 2 ] || usage
