@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A private 3-broker Kafka KRaft cluster on loopback for fault runs (issue 32 item 2): three JVMs (kafka.Kafka from
-# the kafka_2.13 jars Maven resolves), each broker and controller at once, node ids 1-3, one controller quorum of
-# the three, topics replicated 3 times by default with min.insync.replicas 2. Separate processes, so a fault can
-# pause (SIGSTOP) one broker. Every process it starts is stopped by its own PID.
+# A private 3-broker Kafka KRaft cluster for fault runs (issue 32 item 2), on loopback or in namespaces: three JVMs
+# (kafka.Kafka from the kafka_2.13 jars Maven resolves), each broker and controller at once, node ids 1-3, one
+# controller quorum of the three, topics replicated 3 times by default with min.insync.replicas 2. Separate processes,
+# so a fault can pause (SIGSTOP) one broker. Every process it starts is stopped by its own PID.
 #
 #   deploy/kafka-cluster.sh start  DIR [BASEPORT]   format, start, wait until a topic of replication 3 can be made
 #   deploy/kafka-cluster.sh stop   DIR              stop the 3 JVMs by PID (a paused one is resumed first)

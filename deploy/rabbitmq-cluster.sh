@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A private 3-node RabbitMQ cluster on loopback for fault runs (issue 32 item 2): quorum queues and streams
-# replicated over 3 nodes msc1@localhost, msc2@localhost, msc3@localhost, each with its own ports, data and log
-# folders, Erlang cookie and epmd, so the shared RabbitMQ (rabbit@localhost, :5672/:25672/:15672, epmd :4369) is
+# A private 3-node RabbitMQ cluster for fault runs (issue 32 item 2), on loopback or in namespaces: quorum queues
+# and streams replicated over 3 nodes msc1@localhost, msc2@localhost, msc3@localhost, each with its own ports, data,
+# log folders, Erlang cookie and epmd, so the shared RabbitMQ (rabbit@localhost, :5672/:25672/:15672, epmd :4369) is
 # never touched. Every process it starts is stopped by its own PID.
 #
 #   deploy/rabbitmq-cluster.sh start  DIR [BASEPORT]   start, join, wait until all 3 run; prints the ports
