@@ -10,7 +10,9 @@
 # on Kafka and NATS — RabbitMQ's clients are on node 1, which the partition leaves alone, and the amqp driver's
 # reconnect does not take the --opt topic/group the run's queue needs), ROUNDS times per system and action; reports per
 # system and action the unavailability window (median of the rounds), messages lost, duplicated and republished,
-# guarantee violations, and the time until throughput and p99 were back; and, as an independent count, what the broker
+# guarantee violations, the time until throughput and p99 were back, the longest stretch without a delivery that
+# began after the fault's end (resume, restart, heal: a second outage there, from the run's trace.dat, which the
+# fault's own window does not show); and, as an independent count, what the broker
 # itself says it took (Kafka: the topic's end offsets, records appended; RabbitMQ's pause and partition: the vhost's
 # `publish` statistic over the run — a kill loses the killed node's statistics, so none there), which must lie between the
 # distinct messages received and every publish attempt (warm-up included). Not a test: the Kafka cluster takes
@@ -44,7 +46,7 @@ if missing "$jar"; then package -pl dist -am; fi
 running=""
 cleanup() { if [ -n "$running" ]; then "$root/deploy/$running-cluster.sh" stop "$out/$running-cluster" || true; fi; }
 trap cleanup EXIT
-echo "system,action,round,received,lost,duplicates,acked,republished,violations,unavailable_ms,lag_ms,throughput_back_s,p99_back_s,load1,distinct_received,publish_attempts" \
+echo "system,action,round,received,lost,duplicates,acked,republished,violations,unavailable_ms,lag_ms,throughput_back_s,p99_back_s,load1,distinct_received,publish_attempts,gap_after_end_ms" \
     >"$out/results.csv"
 echo "system,action,round,broker_count" >"$out/broker-counts.csv"
 
@@ -75,13 +77,26 @@ try:
     s = json.load(open(sys.argv[1]))
     c, f = s["counters"], s["faults"][0]
 except (OSError, KeyError, IndexError):  # a run that failed before its measurement: a row without figures
-    print(",".join(sys.argv[2:5]) + ",,,,,,,,,,,,,"); sys.exit()
+    print(",".join(sys.argv[2:5]) + ",,,,,,,,,,,,,,"); sys.exit()
 v = lambda x: "" if x is None else x
+
+def gap_after_end():  # ms: the longest gap between deliveries that began once the second fault (the end) was applied
+    end = s["faults"][1]["applied_s"] if len(s["faults"]) > 1 else None
+    if end is None:
+        return None
+    try:
+        with open(os.path.join(os.path.dirname(sys.argv[1]), "trace.dat")) as t:
+            recv = sorted(float(r[2]) for r in (l.split() for l in t if not l.startswith("#")) if r[2] != "NaN")
+    except OSError:
+        return None
+    gaps = [b - a for a, b in zip(recv, recv[1:]) if a >= end * 1e9]
+    return round(max(gaps) / 1e6, 1) if gaps else None
+
 print(",".join(str(v(x)) for x in sys.argv[2:5] + [c["messages_received"], c["messages_lost"], c["duplicates"],
       c.get("messages_acked"), c.get("messages_republished"), c.get("guarantee_violations"), f["unavailable_ms"],
       f["lag_ms"], f["throughput_recovered_s"], f["p99_recovered_s"], os.getloadavg()[0],
       c["warmup_received"] + c["messages_received"],
-      c["warmup_sent"] + c["messages_sent"] + (c.get("messages_republished") or 0)]))
+      c["warmup_sent"] + c["messages_sent"] + (c.get("messages_republished") or 0), gap_after_end()]))
 PY
 }
 
@@ -207,13 +222,13 @@ def agrees(r):  # the broker's own count within [distinct received, publish atte
         return None
     return int(r["distinct_received"]) <= int(n) <= int(r["publish_attempts"])
 print("| system | action | rounds | unavailable ms | lost | duplicates | republished | guarantee violations "
-      "| throughput back s | p99 back s | broker's count agrees |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| throughput back s | p99 back s | longest gap after the end ms | broker's count agrees |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for sys_, action in dict.fromkeys((r["system"], r["action"]) for r in rows):
     rs = [r for r in rows if (r["system"], r["action"]) == (sys_, action) and r["received"]]
     med = lambda k: (lambda xs: f"{statistics.median(xs):.1f}" if xs else "-")([float(r[k]) for r in rs if r[k]])
     tot = lambda k: (lambda xs: str(sum(xs)) if xs else "-")([int(r[k]) for r in rs if r[k]])
     print(f"| {sys_} | {action} | {len(rs)} | {med('unavailable_ms')} | {tot('lost')} | {tot('duplicates')} "
           f"| {tot('republished')} | {tot('violations')} | {med('throughput_back_s')} | {med('p99_back_s')} "
-          f"| {sum(agrees(r) is True for r in rs)} of {sum(agrees(r) is not None for r in rs)} |")
+          f"| {med('gap_after_end_ms')} | {sum(agrees(r) is True for r in rs)} of {sum(agrees(r) is not None for r in rs)} |")
 PY
