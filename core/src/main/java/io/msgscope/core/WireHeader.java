@@ -11,7 +11,8 @@ import java.nio.ByteOrder;
  * bytes  8-15  sequence number, i64 little-endian (negative = warm-up message)
  * bytes 16-23  probe slot: broker CPU ticks (written in place by the relay/probe, M3); in scenario mode,
  *              where no probe runs, the intended send time in epoch ns (Q1: latency from the schedule)
- * bytes 24-31  probe slot: broker timestamp (written in place by the relay/probe)
+ * bytes 24-31  probe slot: broker timestamp (written in place by the relay/probe); in scenario mode the
+ *              publisher's index over the run (issue 32: sequences per publisher)
  * bytes 32-    padding (zeros or random, R2)
  * </pre>
  *
@@ -25,6 +26,8 @@ public final class WireHeader {
     public static final int PROBE_TIME_OFFSET = 24;
     /** Scenario mode's intended send time (epoch ns), in the probe's CPU slot, which no probe uses there. */
     public static final int INTENDED_NS_OFFSET = PROBE_CPU_OFFSET;
+    /** Scenario mode's publisher index over the run (0 ..), in the probe's time slot, which no probe uses there. */
+    public static final int PUBLISHER_OFFSET = PROBE_TIME_OFFSET;
     /** Smallest message that carries the whole header. */
     public static final int SIZE = 32;
 

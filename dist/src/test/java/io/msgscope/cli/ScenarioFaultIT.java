@@ -16,8 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Faults in scenario mode (issue 32 item 5), through the real CLI: a PRIVATE nats-server (its own port; the shared one
  * on 4222 is never touched) is paused by the broker-probe agent 2 s into a fan-in of 2 publishers x 500 msg/s and
  * resumed 2 s later. Every figure of the pause is computed again here from fault-buckets.dat, the counts it comes from:
- * the outage is the run of empty buckets around it, the window's sends and deliveries are the buckets' sums, and the
- * outage lies within 100 ms of the 2 s the server was stopped (the last delivery before it and the first after it are
+ * the outage is the run of empty buckets around it, the window's sends, deliveries, duplicates and late ones are the
+ * buckets' sums (its loss by sequence: sent less the distinct deliveries), and the outage lies within 100 ms of the 2 s
+ * the server was stopped (the last delivery before it and the first after it are
  * somewhere in the buckets around the run). A kill is refused (scenario connections do not reconnect yet), naming
  * --faults, and so is --faults without a broker for the probe to sample.
  */
@@ -83,19 +84,27 @@ class ScenarioFaultIT {
             // the pause's window: the buckets from its own to the resume's, by intended time
             long sent = 0;
             long got = 0;
+            long dup = 0;
+            long late = 0;
             for (double[] r : rows) {
                 if (r[0] >= Math.floor(at / width + 1e-9) * width - 1e-9 && r[0] < Math.floor(next / width + 1e-9) * width - 1e-9) {
                     sent += (long) r[2];
                     got += (long) r[3];
+                    dup += (long) r[4]; // fan-in tells every delivery apart: never NaN here
+                    late += (long) r[5];
                 }
             }
             assertEquals(sent, pause.get("messages_sent_in_window").asLong(), pause::toString);
             assertEquals(got, pause.get("messages_received_in_window").asLong(), pause::toString);
             assertEquals(sent - got, pause.get("messages_missing_net").asLong(), pause::toString);
+            // by sequence: lost = expected - distinct deliveries (a core NATS pause loses nothing here)
+            assertEquals(sent - (got - dup), pause.get("messages_lost").asLong(), pause::toString);
+            assertEquals(dup, pause.get("messages_duplicated").asLong(), pause::toString);
+            assertEquals(late, pause.get("messages_reordered").asLong(), pause::toString);
+            assertEquals(0, pause.get("messages_lost").asLong(), pause::toString);
             long inWindow = sent;
             assertTrue(inWindow >= 1_800 && inWindow <= 2_200, () -> inWindow + " sent in a 2 s window at 1000 msg/s");
-            assertTrue(pause.get("messages_lost").isNull() && pause.get("guarantee_violations").isNull(),
-                    pause::toString); // unknown without sequences, not 0
+            assertTrue(pause.get("guarantee_violations").isNull(), pause::toString); // core NATS confirms nothing
             assertTrue(resume.get("unavailable_ms").isNull(), resume::toString);
             // every measured message counted once by its intended time, as the summary counts them
             long sentAll = rows.stream().mapToLong(r -> (long) r[2]).sum();

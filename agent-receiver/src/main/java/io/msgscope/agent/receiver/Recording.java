@@ -55,6 +55,11 @@ final class Recording implements MessageHandler {
         /** With faults (issue 32): measured deliveries by arrival time and by intended send time; else null. */
         final io.msgscope.core.scenario.BucketCounts arrived;
         final io.msgscope.core.scenario.BucketCounts due;
+        /** The same, of deliveries a subscription had seen before, and of new ones that filled a gap (reordered). */
+        final io.msgscope.core.scenario.BucketCounts duplicated;
+        final io.msgscope.core.scenario.BucketCounts late;
+        /** Deliveries of a stream whose gaps outgrew {@link SequenceBook#MAX_GAPS}: not told apart. */
+        volatile long untold;
         // reporter thread only
         Histogram recycleActual;
         Histogram recycleIntended;
@@ -63,6 +68,8 @@ final class Recording implements MessageHandler {
             byPhase = new java.util.concurrent.atomic.AtomicLongArray(phases);
             arrived = buckets == null ? null : new io.msgscope.core.scenario.BucketCounts(buckets);
             due = buckets == null ? null : new io.msgscope.core.scenario.BucketCounts(buckets);
+            duplicated = buckets == null ? null : new io.msgscope.core.scenario.BucketCounts(buckets);
+            late = buckets == null ? null : new io.msgscope.core.scenario.BucketCounts(buckets);
         }
     }
 
@@ -96,17 +103,45 @@ final class Recording implements MessageHandler {
         return buckets;
     }
 
-    /** Measured deliveries by arrival bucket and by intended-time bucket, summed over the slots (trailing zeros cut). */
+    /**
+     * Measured deliveries by arrival bucket, by intended-time bucket, and of those the duplicates and the late ones,
+     * summed over the slots (trailing zeros cut).
+     */
     long[][] byBucket() {
-        java.util.List<io.msgscope.core.scenario.BucketCounts> a = new java.util.ArrayList<>();
-        java.util.List<io.msgscope.core.scenario.BucketCounts> d = new java.util.ArrayList<>();
+        List<List<io.msgscope.core.scenario.BucketCounts>> all = List.of(new java.util.ArrayList<>(),
+                new java.util.ArrayList<>(), new java.util.ArrayList<>(), new java.util.ArrayList<>());
         for (Slot s : slots) {
             if (s.arrived != null) {
-                a.add(s.arrived);
-                d.add(s.due);
+                all.get(0).add(s.arrived);
+                all.get(1).add(s.due);
+                all.get(2).add(s.duplicated);
+                all.get(3).add(s.late);
             }
         }
-        return new long[][] {io.msgscope.core.scenario.BucketCounts.sum(a), io.msgscope.core.scenario.BucketCounts.sum(d)};
+        long[][] out = new long[4][];
+        for (int k = 0; k < 4; k++) {
+            out[k] = io.msgscope.core.scenario.BucketCounts.sum(all.get(k));
+        }
+        return out;
+    }
+
+    /** Deliveries not told apart (a stream with too many gaps), over the slots. */
+    long untold() {
+        long n = 0;
+        for (Slot s : slots) {
+            n += s.untold;
+        }
+        return n;
+    }
+
+    /**
+     * The handler of one subscription whose deliveries are told apart by publisher and sequence (issue 32): new, late
+     * (reordered) or seen before, each counted by its intended time's bucket besides everything {@link #onMessage}
+     * records. Only with buckets ({@link #buckets}).
+     */
+    MessageHandler tracked() {
+        SequenceBook book = new SequenceBook();
+        return (buf, offset) -> onMessage(buf, offset, book);
     }
 
     /** Counts each measured delivery from now on by its intended send time's phase of {@code t}, started at origin. */
@@ -136,6 +171,10 @@ final class Recording implements MessageHandler {
 
     @Override
     public void onMessage(ByteBuffer buf, int offset) {
+        onMessage(buf, offset, null);
+    }
+
+    private void onMessage(ByteBuffer buf, int offset, SequenceBook book) {
         final long now = System.nanoTime() + epochMinusMono; // Q2: first thing
         final Slot s = mine.get();
         if (buf.getLong(offset + WireHeader.SEQUENCE_OFFSET) < 0) {
@@ -149,6 +188,16 @@ final class Recording implements MessageHandler {
         if (s.arrived != null) {
             s.arrived.add(now);
             s.due.add(intended);
+            if (book != null) {
+                switch (book.see(buf.getLong(offset + WireHeader.PUBLISHER_OFFSET),
+                        buf.getLong(offset + WireHeader.SEQUENCE_OFFSET))) {
+                    case SequenceBook.DUPLICATE -> s.duplicated.add(intended);
+                    case SequenceBook.LATE -> s.late.add(intended);
+                    case SequenceBook.UNKNOWN -> s.untold = s.untold + 1; // single writer
+                    default -> {
+                    }
+                }
+            }
         }
         final Phases p = phases;
         if (p != null) {

@@ -25,6 +25,7 @@ import io.msgscope.proto.ScenarioReport;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -65,6 +66,8 @@ public final class SubscribersRole implements AgentRole {
     private io.msgscope.core.timeline.Timeline asked;
     private final List<io.msgscope.core.timeline.Timeline.WordEnd> ended = new ArrayList<>();
     private volatile long startEpochNs;
+    /** With faults (issue 32): each subscription tells its deliveries apart by publisher and sequence. */
+    private volatile boolean tracking;
 
     public SubscribersRole(Drivers drivers) {
         this.drivers = drivers;
@@ -125,12 +128,11 @@ public final class SubscribersRole implements AgentRole {
                 if (recording.span() != null) { // faults (issue 32): deliveries by 100 ms of arrival and of intent
                     long[][] b = recording.byBucket();
                     r.setBucketFirst(recording.span().first());
-                    for (long n : b[0]) {
-                        r.addArrivedByBucket(n);
-                    }
-                    for (long n : b[1]) {
-                        r.addDueByBucket(n);
-                    }
+                    Arrays.stream(b[0]).forEach(r::addArrivedByBucket);
+                    Arrays.stream(b[1]).forEach(r::addDueByBucket);
+                    Arrays.stream(b[2]).forEach(r::addDuplicatedByBucket);
+                    Arrays.stream(b[3]).forEach(r::addLateByBucket);
+                    r.setSequencesKnown(tracking && recording.untold() == 0);
                 }
             }
             case STOP -> {
@@ -192,6 +194,10 @@ public final class SubscribersRole implements AgentRole {
         lastSwapNs = System.nanoTime();
         if (p.getBucketMs() > 0) { // before the first delivery: every slot counts by bucket from its first message
             recording.buckets(ScenarioConnections.buckets(p, clock));
+            // each subscription tells its deliveries apart by publisher and sequence, but a round-robin group's
+            // members share a publisher's sequence between them (each sees gaps the others filled)
+            tracking = io.msgscope.core.scenario.Scenario.parse(p.getScenario())
+                    != io.msgscope.core.scenario.Scenario.ROUND_ROBIN;
         }
         io.msgscope.core.timeline.Timeline t = io.msgscope.control.RunSpecs.timeline(p.getPhasesList());
         if (t != null && t.pausesConsumers()) {
@@ -213,7 +219,7 @@ public final class SubscribersRole implements AgentRole {
     private Subscriber open(DriverSpec ds, io.msgscope.core.driver.ClientContext ctx) throws Exception {
         Subscriber sub = driver.openSubscriber(ds, ctx);
         try {
-            sub.start(recording, this::ended);
+            sub.start(tracking ? recording.tracked() : recording, this::ended);
         } catch (UnsupportedOperationException pullOnly) {
             Thread t = new Thread(() -> pollLoop(sub), "subscriber-poll");
             t.setDaemon(true);

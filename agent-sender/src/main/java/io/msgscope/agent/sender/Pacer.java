@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * bytes  0-7   actual send time, epoch ns (Q1)
  * bytes  8-15  sequence (negative during the warm-up, so subscribers discard those messages)
  * bytes 16-23  intended send time, epoch ns (the header's probe slot; no probe runs in this mode)
+ * bytes 24-31  the publisher's index over the run (its sequence is its own: issue 32, loss per publisher)
  * </pre>
  *
  * On load phases (issue 31, {@link #armTimeline}) the schedule is the run's {@link Timeline} of the TOTAL rate: publisher
@@ -49,6 +50,7 @@ final class Pacer implements Runnable {
     private final NanoClock time;
     private final Publisher[] pubs;     // this pacer's publishers (null: never opened)
     private final long[] offsetNs;      // each one's place in the schedule: spreads P publishers over a period
+    private final long[] ids;           // each one's index over the run's publishers (the header's bytes 24-31)
     private final ByteBuffer buf;
     private final int size;
     private final long epochMinusMono;
@@ -80,16 +82,18 @@ final class Pacer implements Runnable {
     /** With faults (issue 32): the measured messages sent, by the bucket of their intended time; else null. */
     private io.msgscope.core.scenario.BucketCounts dueBuckets;
 
-    Pacer(Publisher[] pubs, long[] offsetNs, ByteBuffer buf, int size, long epochMinusMono, ErrorTally errors) {
-        this(pubs, offsetNs, buf, size, epochMinusMono, errors, NanoClock.SYSTEM);
+    Pacer(Publisher[] pubs, long[] offsetNs, long[] ids, ByteBuffer buf, int size, long epochMinusMono,
+          ErrorTally errors) {
+        this(pubs, offsetNs, ids, buf, size, epochMinusMono, errors, NanoClock.SYSTEM);
     }
 
     /** With the clock it reads and waits on (a test's clock). */
-    Pacer(Publisher[] pubs, long[] offsetNs, ByteBuffer buf, int size, long epochMinusMono, ErrorTally errors,
-          NanoClock time) {
+    Pacer(Publisher[] pubs, long[] offsetNs, long[] ids, ByteBuffer buf, int size, long epochMinusMono,
+          ErrorTally errors, NanoClock time) {
         this.time = time;
         this.pubs = pubs;
         this.offsetNs = offsetNs;
+        this.ids = ids;
         this.buf = buf;
         this.size = size;
         this.epochMinusMono = epochMinusMono;
@@ -253,6 +257,7 @@ final class Pacer implements Runnable {
                 }
             }
             b.putLong(WireHeader.SEQUENCE_OFFSET, warmup ? -1 - i : i);
+            b.putLong(WireHeader.PUBLISHER_OFFSET, ids[s]);
             final long sendNs = time.nanoTime();
             final long shifted = sh == null ? 0 : sh.atStamp(sendNs); // the test hook only (issue 33)
             WireHeader.writeIntendedTime(b, 0, intended + e + shifted);

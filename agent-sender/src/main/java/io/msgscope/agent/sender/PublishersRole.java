@@ -292,7 +292,7 @@ public final class PublishersRole implements AgentRole {
                 new Random(spec.getSeed() + j).nextBytes(noise);
                 b.put(0, noise);
             }
-            out[j] = new Pacer(pubs, offsets, b, spec.getSize(), clock.epochMinusMono(), errors);
+            out[j] = new Pacer(pubs, offsets, globalIndex[j], b, spec.getSize(), clock.epochMinusMono(), errors);
         }
         return out;
     }

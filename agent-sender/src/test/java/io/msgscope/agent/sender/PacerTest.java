@@ -45,7 +45,7 @@ class PacerTest {
             }
             assertEquals(64, length);
             taken.add(new long[] {b.getLong(WireHeader.SEQUENCE_OFFSET), b.getLong(WireHeader.PROBE_CPU_OFFSET),
-                    b.getLong(WireHeader.EPOCH_NS_OFFSET), System.nanoTime()});
+                    b.getLong(WireHeader.EPOCH_NS_OFFSET), System.nanoTime(), b.getLong(WireHeader.PUBLISHER_OFFSET)});
             return true;
         }
 
@@ -65,7 +65,9 @@ class PacerTest {
         long period = 2_000_000; // 500 msg/s
         long[] offsets = {0, period / 3, 2 * period / 3};
         ErrorTally errors = new ErrorTally();
-        Pacer p = new Pacer(new Publisher[] {a, b, c}, offsets, WireHeader.allocate(64), 64, EPOCH_MINUS_MONO, errors);
+        long[] ids = {7, 8, 9}; // their places among the run's publishers
+        Pacer p = new Pacer(new Publisher[] {a, b, c}, offsets, ids, WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+                errors);
         long start = System.nanoTime() + 5_000_000;
         p.arm(false, 10, 500, start);
         p.run();
@@ -79,6 +81,7 @@ class PacerTest {
                 long[] m = all[k].taken.get(i);
                 long intended = start + offsets[k] + i * period;
                 assertEquals(i, m[0], "sequence");
+                assertEquals(ids[k], m[4], "publisher index (issue 32: sequences per publisher)");
                 assertEquals(intended + EPOCH_MINUS_MONO, m[1], "intended time of message " + i);
                 assertTrue(m[3] >= intended, "message " + i + " went out before its time");
                 assertTrue(m[2] - EPOCH_MINUS_MONO >= intended, "actual stamp before the intended time");
@@ -94,7 +97,8 @@ class PacerTest {
         Recorder b = new Recorder();
         b.failAt = 2;
         ErrorTally errors = new ErrorTally();
-        Pacer p = new Pacer(new Publisher[] {a, b, null}, new long[3], WireHeader.allocate(64), 64, 0, errors);
+        Pacer p = new Pacer(new Publisher[] {a, b, null}, new long[3], new long[3],
+                WireHeader.allocate(64), 64, 0, errors);
         p.arm(true, 5, 10_000, System.nanoTime());
         p.run();
         assertEquals(5, a.taken.size());
@@ -124,7 +128,7 @@ class PacerTest {
         b.refuseAt = 2;
         long period = 1_000_000; // 1,000 msg/s
         long[] offsets = {0, period / 2};
-        Pacer p = new Pacer(new Publisher[] {a, b}, offsets, WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+        Pacer p = new Pacer(new Publisher[] {a, b}, offsets, new long[2], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
                 new ErrorTally(), clock);
         long start = clock.nanoTime() + 3_000_000;
         p.arm(false, 5, 1_000, start);
@@ -170,9 +174,11 @@ class PacerTest {
         Recorder p0 = new Recorder();
         Recorder p1 = new Recorder();
         Recorder p2 = new Recorder();
-        Pacer first = new Pacer(new Publisher[] {p0, p2}, new long[2], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+        Pacer first = new Pacer(new Publisher[] {p0, p2}, new long[2], new long[2],
+                WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
                 new ErrorTally(), clock);
-        Pacer second = new Pacer(new Publisher[] {p1}, new long[1], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+        Pacer second = new Pacer(new Publisher[] {p1}, new long[1], new long[1],
+                WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
                 new ErrorTally(), clock);
         long start = clock.nanoTime() + 1_000_000;
         first.armTimeline(t, new long[] {0, 2}, 3, start);
@@ -201,7 +207,7 @@ class PacerTest {
         io.msgscope.core.timeline.Timeline t = io.msgscope.core.timeline.Timeline.parse("--phases", "31ms@1k");
         assertEquals(31, t.messages());
         Pacer p = new Pacer(new Publisher[] {new Recorder(), new Recorder(), new Recorder()}, new long[3],
-                WireHeader.allocate(64), 64, 0, new ErrorTally());
+                new long[3], WireHeader.allocate(64), 64, 0, new ErrorTally());
         p.armTimeline(t, new long[] {0, 1, 2}, 3, System.nanoTime());
         assertEquals(List.of(11L, 10L, 10L), List.of(p.count(0), p.count(1), p.count(2)));
     }
@@ -247,7 +253,8 @@ class PacerTest {
                 return super.offer(b, offset, length);
             }
         };
-        pacer[0] = new Pacer(new Publisher[] {p0, p1}, new long[2], WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
+        pacer[0] = new Pacer(new Publisher[] {p0, p1}, new long[2], new long[2],
+                WireHeader.allocate(64), 64, EPOCH_MINUS_MONO,
                 new ErrorTally(), clock);
         pacer[0].armTimeline(t, new long[] {0, 1}, 2, start);
         pacer[0].run();

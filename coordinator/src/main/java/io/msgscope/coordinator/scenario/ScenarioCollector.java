@@ -81,34 +81,48 @@ final class ScenarioCollector {
     int subscribersAgents;
     /** What each fault cost (issue 32 item 5), set once the final figures are in; null when none was planned. */
     ScenarioFaultFigures.Section faults;
-    /** The agents' counts by absolute bucket of epoch time (faults only): arrivals, sends and deliveries by intent. */
+    /**
+     * The agents' counts by absolute bucket of epoch time (faults only): arrivals, sends by intent, deliveries by intent,
+     * and of those the duplicates and the late ones.
+     */
     private final java.util.TreeMap<Long, long[]> buckets = new java.util.TreeMap<>();
+    /** Whether every subscribers agent told every delivery apart by sequence; null before any reported. */
+    private Boolean sequencesKnown;
 
     /** Adds one agent's FINAL counts by bucket (a subscribers agent's arrivals and deliveries, a publishers agent's sends). */
     void addBuckets(io.msgscope.proto.ScenarioReport fin, boolean subscriber) {
         long first = fin.getBucketFirst();
-        for (int k = 0; k < fin.getArrivedByBucketCount(); k++) {
-            buckets.computeIfAbsent(first + k, b -> new long[3])[0] += fin.getArrivedByBucket(k);
+        add(first, 0, fin.getArrivedByBucketList());
+        add(first, subscriber ? 2 : 1, fin.getDueByBucketList());
+        add(first, 3, fin.getDuplicatedByBucketList());
+        add(first, 4, fin.getLateByBucketList());
+        if (subscriber) {
+            sequencesKnown = (sequencesKnown == null || sequencesKnown) && fin.getSequencesKnown();
         }
-        for (int k = 0; k < fin.getDueByBucketCount(); k++) {
-            buckets.computeIfAbsent(first + k, b -> new long[3])[subscriber ? 2 : 1] += fin.getDueByBucket(k);
+    }
+
+    private void add(long first, int which, List<Long> counts) {
+        for (int k = 0; k < counts.size(); k++) {
+            buckets.computeIfAbsent(first + k, b -> new long[5])[which] += counts.get(k);
         }
     }
 
     /** The counts by bucket, {@code widthNs} wide, from the first any agent reported; empty arrays when none did. */
     ScenarioFaultFigures.Buckets buckets(long widthNs) {
+        boolean sequences = sequencesKnown != null && sequencesKnown;
         if (buckets.isEmpty()) {
-            return new ScenarioFaultFigures.Buckets(0, widthNs, new long[0], new long[0], new long[0]);
+            return new ScenarioFaultFigures.Buckets(0, widthNs, new long[0], new long[0], new long[0], new long[0],
+                    new long[0], sequences);
         }
         long first = buckets.firstKey();
         int n = (int) (buckets.lastKey() - first + 1);
-        long[][] c = new long[3][n];
+        long[][] c = new long[5][n];
         buckets.forEach((b, v) -> {
-            for (int j = 0; j < 3; j++) {
+            for (int j = 0; j < 5; j++) {
                 c[j][(int) (b - first)] = v[j];
             }
         });
-        return new ScenarioFaultFigures.Buckets(first, widthNs, c[0], c[1], c[2]);
+        return new ScenarioFaultFigures.Buckets(first, widthNs, c[0], c[1], c[2], c[3], c[4], sequences);
     }
 
     /**

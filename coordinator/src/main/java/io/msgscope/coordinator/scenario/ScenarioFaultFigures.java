@@ -22,9 +22,12 @@ import java.util.Map;
  *   adds the two buckets it lies between (the last delivery before it was somewhere in the one, the first after it
  *   somewhere in the other). No empty bucket: 0, at most two buckets.</li>
  *   <li><b>The fault's window</b>: from its bucket to the next fault's (the measurement's end for the last), by the
- *   messages' intended send times: sent, expected (the scenario's deliveries per message sent: S on fan-out), received.
- *   Without sequences a duplicate offsets a loss, so their difference is {@code messages_missing_net}; exact loss,
- *   duplicates and reordering per fault are null (unknown) in this mode.</li>
+ *   messages' intended send times: sent, expected (the scenario's deliveries per message sent: S on fan-out), received
+ *   (duplicates included), and {@code messages_missing_net}, expected less received. Each subscription tells its
+ *   deliveries apart by publisher and sequence (the header carries both), so of those received the duplicates and the
+ *   reordered ones (new, filling a gap) are counted too, and {@code messages_lost} is expected less the distinct
+ *   deliveries; all three null (unknown) on round-robin, whose members share a publisher's sequence, or when a stream
+ *   had too many gaps to follow. Guarantee violations per fault stay null: no confirms are followed here.</li>
  *   <li><b>Recovery</b>: the baseline is the second before the fault (before its opener, for a resume or heal):
  *   deliveries in it per second, and the p99 from the intended time of the last poll window that ended by then. Whole
  *   seconds from the end of the outage (or the fault, with none), stepped by one bucket, are compared with it: the time
@@ -40,11 +43,20 @@ public final class ScenarioFaultFigures {
     /**
      * The counts of a run, bucket by bucket: element k is bucket {@code first + k} of {@code widthNs}.
      *
-     * @param arrived deliveries by arrival time
-     * @param sentDue sends by intended time
-     * @param gotDue  deliveries by intended time
+     * @param arrived   deliveries by arrival time
+     * @param sentDue   sends by intended time
+     * @param gotDue    deliveries by intended time
+     * @param dupDue    of those, the ones their subscription had seen before
+     * @param lateDue   of those, new ones that filled a gap in their publisher's sequence (reordered)
+     * @param sequences every delivery was told apart by publisher and sequence, so dupDue and lateDue are exact
      */
-    record Buckets(long first, long widthNs, long[] arrived, long[] sentDue, long[] gotDue) {
+    record Buckets(long first, long widthNs, long[] arrived, long[] sentDue, long[] gotDue, long[] dupDue,
+                   long[] lateDue, boolean sequences) {
+        /** Counts without sequences (round-robin, or a test's). */
+        Buckets(long first, long widthNs, long[] arrived, long[] sentDue, long[] gotDue) {
+            this(first, widthNs, arrived, sentDue, gotDue, new long[0], new long[0], false);
+        }
+
         long at(long[] a, long bucket) {
             long k = bucket - first;
             return k < 0 || k >= a.length ? 0 : a[(int) k];
@@ -138,10 +150,15 @@ public final class ScenarioFaultFigures {
         StringBuilder s = new StringBuilder("# fault-buckets.dat (issue 32): the messages counted per bucket of epoch time "
                 + "that each fault's figures in summary.json come from; from_s: the bucket's start in s from the "
                 + "measurement's start; arrived: measured deliveries that arrived in it; sent_due / received_due: "
-                + "messages sent / delivered whose intended send time lies in it\n# from_s arrived sent_due received_due\n");
+                + "messages sent / delivered whose intended send time lies in it; duplicated_due / late_due: of those "
+                + "delivered, the ones their subscription had seen before, and new ones that filled a gap in their "
+                + "publisher's sequence (" + (b.sequences() ? "every delivery told apart" : "NaN: not told apart") + ")\n"
+                + "# from_s arrived sent_due received_due duplicated_due late_due\n");
         for (long k = b.first(); k < b.end(); k++) {
-            s.append(String.format(Locale.ROOT, "%.3f %d %d %d%n", (k * b.widthNs() - originEpochNs) / 1e9,
-                    b.at(b.arrived(), k), b.at(b.sentDue(), k), b.at(b.gotDue(), k)));
+            s.append(String.format(Locale.ROOT, "%.3f %d %d %d %s %s%n", (k * b.widthNs() - originEpochNs) / 1e9,
+                    b.at(b.arrived(), k), b.at(b.sentDue(), k), b.at(b.gotDue(), k),
+                    b.sequences() ? String.valueOf(b.at(b.dupDue(), k)) : "NaN",
+                    b.sequences() ? String.valueOf(b.at(b.lateDue(), k)) : "NaN"));
         }
         return s.toString();
     }
@@ -166,11 +183,15 @@ public final class ScenarioFaultFigures {
         m.put("unavailable_ms_at_most", unavailable == null ? null : unavailable + 2 * b.widthNs() / 1e6);
         Long sent = null;
         Long got = null;
+        Long dup = null;
+        Long late = null;
         if (at != null) {
             long from = Math.floorDiv(at, b.widthNs());
             long to = Math.floorDiv(next == null ? Math.max(end, at) : next, b.widthNs()) + (next == null ? 1 : 0);
             sent = b.sum(b.sentDue(), from, to);
             got = b.sum(b.gotDue(), from, to);
+            dup = b.sequences() ? b.sum(b.dupDue(), from, to) : null;
+            late = b.sequences() ? b.sum(b.lateDue(), from, to) : null;
             m.put("window_end_s", ((next == null ? end : next) - origin) / 1e9);
         } else {
             m.put("window_end_s", null);
@@ -179,9 +200,11 @@ public final class ScenarioFaultFigures {
         m.put("messages_expected_in_window", sent == null ? null : sent * perSent);
         m.put("messages_received_in_window", got);
         m.put("messages_missing_net", sent == null ? null : sent * perSent - got);
-        m.put("messages_lost", null); // by sequence: not counted in scenario mode
-        m.put("messages_duplicated", null);
-        m.put("messages_reordered", null);
+        // by sequence: expected less the distinct deliveries (each subscription's duplicates taken out); unknown when
+        // the deliveries were not all told apart (round-robin, a stream with too many gaps)
+        m.put("messages_lost", dup == null ? null : sent * perSent - (got - dup));
+        m.put("messages_duplicated", dup);
+        m.put("messages_reordered", late);
         m.put("guarantee_violations", null);
         Histogram inWindow = at == null ? null : merged(windows, at, next == null ? end : next);
         Map<String, Object> lat = new LinkedHashMap<>();
@@ -306,11 +329,14 @@ public final class ScenarioFaultFigures {
             return String.format(Locale.ROOT, "  fault %-24s not applied", label);
         }
         Object u = f.get("unavailable_ms");
+        Object lost = f.get("messages_lost");
         return String.format(Locale.ROOT, "  fault %-24s applied %.3f s (%+.1f ms)  unavailable %s  received %d of %d due "
-                        + "in its window  throughput back %s  p99 back %s", label, (Double) f.get("applied_s"),
+                        + "in its window%s  throughput back %s  p99 back %s", label, (Double) f.get("applied_s"),
                 (Double) f.get("lag_ms"), u == null ? "-" : String.format(Locale.ROOT, "%.0f-%.0f ms", (Double) u,
                         (Double) f.get("unavailable_ms_at_most")), (Long) f.get("messages_received_in_window"),
-                (Long) f.get("messages_expected_in_window"), after(f.get("throughput_recovered_s")),
+                (Long) f.get("messages_expected_in_window"), lost == null ? "" : String.format(Locale.ROOT,
+                        " (lost %d, duplicated %d, reordered %d)", (Long) lost, (Long) f.get("messages_duplicated"),
+                        (Long) f.get("messages_reordered")), after(f.get("throughput_recovered_s")),
                 after(f.get("p99_recovered_s")));
     }
 

@@ -178,8 +178,9 @@ public final class ScenarioSummary {
         if (o.faults() != null) {
             notes.add("faults: applied by the broker-probe agent on the measurement's clock; each fault's cost from the "
                     + "messages counted per bucket_ms of arrival and of intended send time and from the poll windows "
-                    + "(about 1 s); scenario mode keeps no sequences, so messages_lost, _duplicated, _reordered and "
-                    + "guarantee_violations per fault are null, and messages_missing_net nets duplicates against losses");
+                    + "(about 1 s); messages_lost, _duplicated and _reordered by each publisher's sequence as each "
+                    + "subscription saw it (null on round-robin, whose members share it); guarantee_violations per fault "
+                    + "null (no confirms followed); messages_missing_net nets duplicates against losses");
         }
         return new ScenarioResult(envelope, setup, o.missingAgents().isEmpty() ? null : String.join("; ", o.missingAgents()),
                 o.firstErrors(), figures, notes, o.seconds(),

@@ -151,13 +151,46 @@ class ScenarioFaultFiguresTest {
     }
 
     @Test
+    void withSequencesLossIsExpectedLessTheDistinctDeliveries() {
+        ScenarioFaultFigures.Buckets plain = buckets();
+        long[] got = plain.gotDue().clone();
+        long[] dup = new long[60];
+        long[] late = new long[60];
+        got[32] = 12;  // bucket 132: 2 copies of messages delivered before
+        dup[32] = 2;
+        late[33] = 4;  // bucket 133: 4 arrived after higher sequences
+        ScenarioFaultFigures.Buckets b = new ScenarioFaultFigures.Buckets(100, W, plain.arrived(), plain.sentDue(), got,
+                dup, late, true);
+        FaultPlan plan = FaultPlan.parse("--faults", "3s:pause:n1, 3.7s:resume:n1");
+        FaultLog log = new FaultLog(plan, List.of(
+                new FaultLog.Applied(plan.steps().get(0), 3_050_000_000L, 3_050_100_000L, 42, ""),
+                new FaultLog.Applied(plan.steps().get(1), 3_750_000_000L, 3_750_100_000L, 42, "")));
+        ScenarioFaultFigures.Section f = ScenarioFaultFigures.of(log, ORIGIN, 6_000_000_000L, b, 1, windows());
+        Map<String, Object> p = f.toList().get(0);
+        // buckets 130-136: 70 sent, 69 delivered (3 missing in 131, 2 extra in 132), of which 2 duplicates
+        assertEquals(69L, p.get("messages_received_in_window"));
+        assertEquals(1L, p.get("messages_missing_net"));   // 70 - 69: the duplicates hide 2 of the 3 lost
+        assertEquals(3L, p.get("messages_lost"));          // 70 - (69 - 2)
+        assertEquals(2L, p.get("messages_duplicated"));
+        assertEquals(4L, p.get("messages_reordered"));
+        assertTrue(f.consoleLines().get(0).contains("(lost 3, duplicated 2, reordered 4)"), f.consoleLines().get(0));
+        Map<String, Object> r = f.toList().get(1);
+        assertEquals(0L, r.get("messages_lost"));
+        assertEquals(0L, r.get("messages_duplicated"));
+        String[] rows = ScenarioFaultFigures.dat(b, ORIGIN).lines().filter(l -> !l.startsWith("#"))
+                .toArray(String[]::new);
+        assertEquals("3.200 0 10 12 2 0", rows[32]); // in the pause: nothing arrived then
+        assertEquals("3.300 0 10 10 0 4", rows[33]);
+    }
+
+    @Test
     void fault_bucketsDatHoldsEveryCountFromTheMeasurementsStart() {
         String dat = ScenarioFaultFigures.dat(buckets(), ORIGIN);
         String[] rows = dat.lines().filter(l -> !l.startsWith("#")).toArray(String[]::new);
         assertEquals(60, rows.length);
-        assertEquals("0.000 10 10 10", rows[0]);
-        assertEquals("3.100 0 10 7", rows[31]);
-        assertEquals("3.800 50 10 10", rows[38]);
+        assertEquals("0.000 10 10 10 NaN NaN", rows[0]); // no sequences: duplicates and late ones unknown
+        assertEquals("3.100 0 10 7 NaN NaN", rows[31]);
+        assertEquals("3.800 50 10 10 NaN NaN", rows[38]);
     }
 
     private static long[] fill(int n, long v) {
