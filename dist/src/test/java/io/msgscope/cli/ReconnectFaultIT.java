@@ -118,8 +118,7 @@ class ReconnectFaultIT {
             String... opts) throws Exception {
         Path pidFile = tmp.resolve("nats.pid");
         Files.writeString(pidFile, nats.pid() + "\n");
-        String restart = "nats-server -a 127.0.0.1 -p " + nats.port + (jetStream ? " -js -sd " + dir.resolve("js") : "")
-                + " -P " + restartedPid + " >>" + dir.resolve("restarted.log") + " 2>&1 &";
+        String restart = restartCommand(nats, dir, jetStream, restartedPid);
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--driver", "nats", "--uri",
                 nats.uri(), "--opt", "reconnect=true"));
         args.addAll(java.util.List.of(opts));
@@ -127,6 +126,16 @@ class ReconnectFaultIT {
                 "" + nats.pid(), "--fault-target", "node1=" + pidFile, "--fault-target", "node1=restart:" + restart,
                 "--faults", "1.5s:kill:node1, 2.5s:restart:node1", "--allow-duplicates", "--out", out.toString()));
         return MsgscopeProcess.start(tmp, args.toArray(new String[0]));
+    }
+
+    /**
+     * The fault plan's restart command for a private {@code nats} started by {@link PrivateBroker#nats}: the same server
+     * (same port, with {@code jetStream} the same store in {@code dir}) started again in the background, writing its pid
+     * to {@code restartedPid} (the command returns once it is started).
+     */
+    static String restartCommand(PrivateBroker nats, Path dir, boolean jetStream, Path restartedPid) {
+        return "nats-server -a 127.0.0.1 -p " + nats.port + (jetStream ? " -js -sd " + dir.resolve("js") : "")
+                + " -P " + restartedPid + " >>" + dir.resolve("restarted.log") + " 2>&1 &";
     }
 
     @Test

@@ -23,7 +23,8 @@ class ReceiverWarmupTest {
     private static final int WARMUP = 100;
     private static final int COUNT = 50;
 
-    private static final class Listener implements AgentRole.PhaseListener {
+    /** A phase's outcome as the role reports it (ReceiverPausedDrainTest's too). */
+    static final class Listener implements AgentRole.PhaseListener {
         final CompletableFuture<PhaseDone> result = new CompletableFuture<>();
 
         @Override

@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ScriptedDriver implements Driver {
     static final LinkedBlockingQueue<Long> ARRIVALS = new LinkedBlockingQueue<>();
+    /** How often the receiver paused and resumed the subscriber (issue 31's phases). */
+    static final java.util.concurrent.atomic.AtomicInteger PAUSES = new java.util.concurrent.atomic.AtomicInteger();
+    static final java.util.concurrent.atomic.AtomicInteger RESUMES = new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
     public String name() {
@@ -43,6 +46,17 @@ public final class ScriptedDriver implements Driver {
                     throw new java.io.IOException("interrupted");
                 }
                 return n;
+            }
+
+            /** Paused, the test queues nothing: the scripted broker keeps the backlog. */
+            @Override
+            public void pause() {
+                PAUSES.incrementAndGet();
+            }
+
+            @Override
+            public void resume() {
+                RESUMES.incrementAndGet();
             }
 
             @Override

@@ -12,7 +12,6 @@ import io.msgscope.core.driver.Publisher;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -44,8 +43,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>With confirms each measured message's sequence is noted by tag, so an ack confirms it ({@code messages_confirmed},
  * {@code messages_unconfirmed}; issue 32 item 3) and the coordinator tells a lost message the broker had confirmed, a
  * guarantee violation with manual acks, from one it never had. With {@code --opt reconnect=true} a lost connection is
- * opened again ({@link AmqpReconnect}) and the measured messages nacked or still unconfirmed at the loss are published
- * again ({@code messages_republished}; each then may arrive twice, a duplicate in the trace); each message is then
+ * opened again ({@link AmqpReconnect}) and the measured messages still unconfirmed at the loss are published again
+ * at once, those nacked in paced rounds ({@link Resends}) ({@code messages_republished}; each then may arrive twice, a
+ * duplicate in the trace); each message is then
  * copied into a fresh array kept until it is confirmed (one allocation per message).
  */
 final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener {
@@ -65,9 +65,8 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
     /** Acks and nacks counted by the confirm windows of channels lost before the current one. */
     private long ackedBefore;
     private long nackedBefore;
-    /** reconnect=true, sender thread: messages to publish, those published again first ({@link #againLeft}). */
-    private final java.util.ArrayDeque<ConfirmWindow.Pending> toSend = new java.util.ArrayDeque<>();
-    private int againLeft;
+    /** reconnect=true, sender thread: the messages to publish, those sent again first; else null. */
+    private final Resends resends;
     private final int queueRoom;
     private final String exchange;
     private final String routingKey;
@@ -102,6 +101,7 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         this.address = address;
         this.reopen = options.reconnect() ? reopen : null;
         this.confirmations = options.confirm() > 0 ? new io.msgscope.core.driver.Confirmations() : null;
+        this.resends = this.reopen != null ? new Resends(confirmations) : null;
         final Connection connection = link.connection();
         final AmqpShared.CountingWriteQueue writeQueue = link.writeQueue();
         this.exchange = exchange;
@@ -221,30 +221,24 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
             if (confirmations != null) {
                 confirmations.sent(seq);
             }
-            toSend.add(new ConfirmWindow.Pending(seq, body));
+            resends.add(seq, body);
         }
         queueNacked();
         sendAll();
     }
 
-    /** The measured messages the broker nacked go out again first. */
+    /** The measured messages the broker nacked go out again first, in rounds paced by {@link Resends}. */
     private void queueNacked() {
-        if (confirms != null) {
-            List<ConfirmWindow.Pending> nacked = confirms.takeNacked();
-            for (int i = nacked.size() - 1; i >= 0; i--) {
-                toSend.addFirst(nacked.get(i));
-            }
-            againLeft += nacked.size();
-        }
+        resends.nackedIfDue(confirms, confirmedSoFar(), System.nanoTime());
     }
 
     /**
-     * Publishes what {@link #toSend} holds, each once there is room; a lost connection is got back ({@link #recover})
+     * Publishes what {@link #resends} holds, each once there is room; a lost connection is got back ({@link #recover})
      * and what it left unconfirmed goes out again first. A message leaves the queue only as it is published: one
      * that failed while waiting for room is still there, one whose publish failed is among the unconfirmed.
      */
     private void sendAll() throws IOException {
-        while (!toSend.isEmpty()) {
+        while (!resends.isEmpty()) {
             try {
                 if (confirms != null && confirms.full(nextTag)) {
                     awaitWindow(nextTag - confirms.size() + 1, Long.MAX_VALUE);
@@ -252,7 +246,7 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
                 if (writeQueue != null && writeQueue.size() > queueRoom) {
                     awaitWrites(false, 0);
                 }
-                ConfirmWindow.Pending p = toSend.peek();
+                ConfirmWindow.Pending p = resends.head();
                 if (confirms != null) {
                     if (confirms.warmingUp() && p.seq() >= 0) {
                         confirms.measuredFrom(nextTag);
@@ -277,19 +271,15 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         }
     }
 
-    /** The head of {@link #toSend} went out (or may have): it leaves the queue, a republish counted as one. */
+    /** The head of {@link #resends} went out (or may have): it leaves the queue, a republish counted as one. */
     private void published() {
-        toSend.poll();
+        resends.published();
         nextTag++;
-        if (againLeft > 0) {
-            againLeft--;
-            confirmations.republished();
-        }
     }
 
     /**
      * After a failure: when the connection was lost ({@link AmqpReconnect#survivable}), puts the measured messages
-     * it left unconfirmed (outstanding or nacked) at the head of {@link #toSend}, opens the connection again (the same
+     * it left unconfirmed (outstanding or nacked) at the head of {@link #resends}, opens the connection again (the same
      * URI, every {@link AmqpReconnect#WAIT_NS}) and counts a reconnect; any other failure is thrown as without the
      * option, counted in {@code errors}.
      */
@@ -309,11 +299,7 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
         long deadline = System.nanoTime() + AmqpReconnect.GIVE_UP_NS;
         while (true) {
             if (confirms != null) {
-                List<ConfirmWindow.Pending> out = confirms.outstanding(nextTag);
-                for (int i = out.size() - 1; i >= 0; i--) {
-                    toSend.addFirst(out.get(i));
-                }
-                againLeft += out.size();
+                resends.firstAgain(confirms.outstanding(nextTag));
             }
             AmqpReconnect.abandon(connection);
             AmqpReconnect.Link link;
@@ -350,6 +336,10 @@ final class AmqpPublisher implements Publisher, ReturnListener, ShutdownListener
                     return;
                 }
                 if (confirms != null && confirms.hasNacked()) {
+                    if (System.nanoTime() - deadlineNs > 0) {
+                        return; // what is nacked still is counted unconfirmed
+                    }
+                    LockSupport.parkNanos(WAIT_SLICE_NS); // until its round is due
                     continue;
                 }
                 channel.basicQos(0); // one round trip: every basic.return is in

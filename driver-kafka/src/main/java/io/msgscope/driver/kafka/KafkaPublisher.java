@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -73,6 +74,11 @@ final class KafkaPublisher implements Publisher {
     private final Confirmations confirmations;
     /** reconnect=true: records that failed with a retriable error, oldest first, to send again; else null. */
     private final Queue<Kept> failed;
+    /**
+     * reconnect=true: how many records {@link #failed} holds, kept beside it because the queue's own {@code size()}
+     * walks it (a ConcurrentLinkedQueue's), and the sending thread asks before every message.
+     */
+    private final AtomicInteger failedCount = new AtomicInteger();
     private final long giveUpNs;
     private volatile long lastAckNs = System.nanoTime();
     private long sent; // sender thread only: sends made, a record sent again counted again
@@ -113,6 +119,7 @@ final class KafkaPublisher implements Publisher {
                 lastAckNs = System.nanoTime();
             } else if (failure instanceof RetriableException) {
                 failed.add(this);
+                failedCount.incrementAndGet();
             } else {
                 failed(failure);
             }
@@ -209,10 +216,10 @@ final class KafkaPublisher implements Publisher {
      * look), as far as the window allows; fails the run once nothing was acknowledged for {@value #GIVE_UP_S} s.
      */
     private void sendAgain() throws IOException {
-        int n = failed.size();
-        if (n == 0) {
+        if (failed.isEmpty()) {
             return;
         }
+        int n = failedCount.get(); // those failed by now: one failing again meanwhile waits for the next look
         long quiet = System.nanoTime() - lastAckNs;
         if (quiet > giveUpNs) {
             throw new Fault(Fault.Kind.PUBLISH_FAILED, "Kafka at " + settings.address() + " acknowledged nothing for "
@@ -221,6 +228,7 @@ final class KafkaPublisher implements Publisher {
         }
         Kept k;
         while (n-- > 0 && sent - completed.get() < maxInflight && (k = failed.poll()) != null) {
+            failedCount.decrementAndGet();
             if (k.seq >= 0) {
                 confirmations.republished();
             }

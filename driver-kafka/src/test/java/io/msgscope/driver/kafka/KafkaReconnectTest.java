@@ -103,6 +103,31 @@ class KafkaReconnectTest {
         assertEquals(8, p.confirmedSoFar());
     }
 
+    /**
+     * Records that fail again are sent again at the next look, as often as they fail: the count of waiting records is
+     * kept beside the queue (not walked), so it must follow every failure and every record taken out again.
+     */
+    @Test
+    void aRecordFailingAgainIsSentAgainAtEachLook() throws Exception {
+        KafkaPublisher p = publisher(NEVER_GIVE_UP, "reconnect", "true");
+        send(p, 0, 1);
+        assertTrue(mock.errorNext(new TimeoutException("Expiring 1 record(s)"))); // 0
+        assertTrue(mock.errorNext(new TimeoutException("Expiring 1 record(s)"))); // 1
+        send(p, 2); // 0 and 1 again, then 2
+        assertTrue(mock.errorNext(new TimeoutException("Expiring 1 record(s)"))); // 0 again
+        assertTrue(mock.errorNext(new TimeoutException("Expiring 1 record(s)"))); // 1 again
+        complete(1); // 2
+        send(p, 3); // 0 and 1 a third time, then 3
+        send(p, 4); // nothing waits: 4 alone
+        assertEquals(List.of(0L, 1L, 0L, 1L, 2L, 0L, 1L, 3L, 4L), sentSequences());
+        complete(4);
+        p.drain(1_000);
+        Map<String, Long> c = p.counters();
+        assertEquals(5, c.get(Reconnects.CONFIRMED));
+        assertEquals(0, c.get(Reconnects.UNCONFIRMED));
+        assertEquals(4, c.get(Reconnects.REPUBLISHED), "0 and 1 twice each");
+    }
+
     @Test
     void whatTheDrainsDeadlineLeavesIsUnconfirmedNotAFailure() throws Exception {
         KafkaPublisher p = publisher(NEVER_GIVE_UP, "reconnect", "true");

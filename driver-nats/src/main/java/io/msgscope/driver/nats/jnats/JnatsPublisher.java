@@ -74,6 +74,14 @@ public final class JnatsPublisher implements Publisher {
     private final String idPrefix;
     /** Republished copies the stream recognised by their id and dropped (reconnect=true). */
     private final AtomicLong deduplicated = new AtomicLong();
+    /**
+     * reconnect=true: when the failed publishes go out again, in rounds from one reconnect wait apart up to 16 waits
+     * (1.6 s) while nothing is acknowledged, so a stream still electing its leader (every publish refused at once: no
+     * responders) is not hit with the whole backlog every 100 ms (BENCHMARKS.md: 158,000 publishes sent again for
+     * 5,000 messages that way).
+     */
+    private final RepublishPacing pacing = new RepublishPacing(NatsSettings.RECONNECT_WAIT.toNanos(),
+            16 * NatsSettings.RECONNECT_WAIT.toNanos());
 
     /** One publish's outcome: {@code seq} the measured message's sequence, negative for the warm-up. */
     private final class Completion implements BiConsumer<PublishAck, Throwable> {
@@ -184,15 +192,6 @@ public final class JnatsPublisher implements Publisher {
     String messageId(long seq) {
         return idPrefix + seq;
     }
-
-    /**
-     * reconnect=true: when the failed publishes go out again, in rounds from one reconnect wait apart up to 16 waits
-     * (1.6 s) while nothing is acknowledged, so a stream still electing its leader (every publish refused at once: no
-     * responders) is not hit with the whole backlog every 100 ms (BENCHMARKS.md: 158,000 publishes sent again for
-     * 5,000 messages that way).
-     */
-    private final RepublishPacing pacing = new RepublishPacing(NatsSettings.RECONNECT_WAIT.toNanos(),
-            16 * NatsSettings.RECONNECT_WAIT.toNanos());
 
     /** reconnect=true, sender's thread: publishes again what failed or went unacknowledged, each counted, when due. */
     private void republish() throws IOException {
