@@ -78,12 +78,14 @@ class CpuIT {
         }
         // the burner burns 30 µs of the forwarding thread's CPU time (not wall time) per message, exactly: the
         // relay's time-weighted CPU per message is at least that, and at most that on top of the idle run's
-        // forwarding (+5 µs of noise). It can be less on top: a thread kept busy reads several messages per wake-up
-        // (measured: 20.8 µs per message idle, 37.2 µs with the burner). Issue 27: a stamp figure halved fails here,
+        // forwarding (+10 µs of noise: with a broker busy on the other core the forwarding's own part rose by 5.6 µs
+        // both times, 21.3 -> 56.9 and 23.4 -> 59.0 µs, where +5 µs failed twice in a row). It can be less on top: a
+        // thread kept busy reads several messages per wake-up (measured: 20.8 µs per message idle, 37.2 µs with the
+        // burner). Issue 27: a stamp figure halved fails here (below 30 µs), one doubled too (over 30 + idle + 10), and
         // one too high fails the sidecar test, which holds it against /proc's count of the same process.
         double before = perMessage(idle.get("cpu").get("broker"));
         double after = perMessage(burn.get("cpu").get("broker"));
-        assertTrue(after >= 30_000 && after <= 30_000 + before + 5_000, "relay CPU per message " + before + " ns -> "
+        assertTrue(after >= 30_000 && after <= 30_000 + before + 10_000, "relay CPU per message " + before + " ns -> "
                 + after + " ns with a 30 µs burner");
         for (String side : List.of("sender", "receiver")) {
             double a = idle.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
