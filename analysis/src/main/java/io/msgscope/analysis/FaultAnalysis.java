@@ -45,11 +45,18 @@ public final class FaultAnalysis {
      * @param label      e.g. {@code 10s:pause:node1}
      * @param plannedNs  when it was planned, ns from the origin
      * @param appliedNs  when the agent applied it, ns from the origin on the trace's clock; null when it was not
-     * @param opens      whether it starts an outage (kill, pause, restart) rather than ending one (resume)
-     * @param baselineNs where its baseline second ends, ns from the origin: its own applied time, or for a resume its
-     *                   pause's; null when unknown
+     * @param opens      whether it starts an outage (kill, pause, a restart of a running target) rather than ending
+     *                   one (resume, heal, a restart after a kill)
+     * @param baselineNs where its baseline second ends, ns from the origin: its own applied time, or for one that ends
+     *                   an outage the time of the one that opened it; null when unknown
+     * @param opener     for one that ends an outage, the index of the event that opened it (its recovery is looked for
+     *                   from that outage's end); else null
      */
-    public record Event(String label, long plannedNs, Long appliedNs, boolean opens, Long baselineNs) {
+    public record Event(String label, long plannedNs, Long appliedNs, boolean opens, Long baselineNs, Integer opener) {
+        /** An event that ends no earlier one's outage. */
+        public Event(String label, long plannedNs, Long appliedNs, boolean opens, Long baselineNs) {
+            this(label, plannedNs, appliedNs, opens, baselineNs, null);
+        }
     }
 
     /** What one fault cost; each figure null when unknown. Times are ns from the origin. */
@@ -154,8 +161,11 @@ public final class FaultAnalysis {
                 long b0 = e.baselineNs() - WINDOW_NS;
                 baseRate = (double) count(arrivals, b0, e.baselineNs()) * 1e9 / WINDOW_NS;
                 baseP99 = p99(arrivals, latency, b0, e.baselineNs());
+                // a resume's or a restart's recovery is looked for from the end of the outage it ends
+                Long outageEnd = e.opens() ? firstAfter : e.opener() == null || e.opener() >= out.size() ? null
+                        : out.get(e.opener()).firstAfterNs();
                 for (long w = at; w + WINDOW_NS <= end && (rateBack == null || p99Back == null); w += STEP_NS) {
-                    if (firstAfter != null && w < firstAfter) {
+                    if (outageEnd != null && w < outageEnd) {
                         continue; // a second that holds the outage, or the burst that ends it, is not back yet
                     }
                     double rate = (double) count(arrivals, w, w + WINDOW_NS) * 1e9 / WINDOW_NS;

@@ -75,6 +75,27 @@ class FaultAnalysisTest {
     }
 
     @Test
+    void aRestartDuringItsKillsOutageRecoversOnlyAfterThatOutageEnds() {
+        // the same trace read as a kill at 1.5005 s and a restart at 1.6005 s, inside the outage (to 2.506 s)
+        FaultAnalysis.Event kill = new FaultAnalysis.Event("1.5s:kill:n1", 1_500 * MS, 1_500 * MS + MS / 2, true,
+                1_500 * MS + MS / 2);
+        FaultAnalysis.Event restart = new FaultAnalysis.Event("1.6s:restart:n1", 1_600 * MS, 1_600 * MS + MS / 2,
+                false, 1_500 * MS + MS / 2, 0);
+        FaultAnalysis.Figures f = FaultAnalysis.analyse(paused(), List.of(kill, restart)).get(1);
+        assertNull(f.unavailableNs()); // the kill's outage, not counted twice
+        assertEquals(10.0, f.baselineMsgPerSec(), 1e-12); // the second before the kill, not the outage's
+        // [1.6005, 2.6005) holds the 10 stuck messages that arrive together at 2.506-2.507 s: 10 msg/s, but inside
+        // the outage; the first window from its end (2.506 s) on is k = 10, [2.6005, 3.6005), messages 26-35 at 1 ms:
+        // back 3.6005 - 1.6005 = 2.0 s after the restart
+        assertEquals(2_000 * MS, f.throughputRecoveredNs());
+        assertEquals(2_000 * MS, f.p99RecoveredNs());
+        // without the opener (a fault ending nothing it knows of) the burst would pass for the recovery, 1.0 s
+        FaultAnalysis.Event alone = new FaultAnalysis.Event("1.6s:restart:n1", 1_600 * MS, 1_600 * MS + MS / 2,
+                false, 1_500 * MS + MS / 2);
+        assertEquals(1_000 * MS, FaultAnalysis.analyse(paused(), List.of(kill, alone)).get(1).throughputRecoveredNs());
+    }
+
+    @Test
     void unknownWhenNotAppliedOrNoBaseline() {
         FaultAnalysis.Event early = new FaultAnalysis.Event("0.5s:pause:n1", 500 * MS, 500 * MS, true, 500 * MS);
         FaultAnalysis.Event never = new FaultAnalysis.Event("3s:pause:n1", 3_000 * MS, null, true, null);

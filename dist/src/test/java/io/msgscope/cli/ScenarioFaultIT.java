@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,8 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the outage is the run of empty buckets around it, the window's sends, deliveries, duplicates and late ones are the
  * buckets' sums (its loss by sequence: sent less the distinct deliveries), and the outage lies within 100 ms of the 2 s
  * the server was stopped (the last delivery before it and the first after it are
- * somewhere in the buckets around the run). A kill is refused (scenario connections do not reconnect yet), naming
- * --faults, and so is --faults without a broker for the probe to sample.
+ * somewhere in the buckets around the run). A kill and a restart with --opt reconnect=true cost the kill's outage
+ * alone, the clients coming back; without the option a kill is refused, naming --faults and the option, and so is
+ * --faults without a broker for the probe to sample.
  */
 class ScenarioFaultIT {
     @TempDir
@@ -47,9 +49,7 @@ class ScenarioFaultIT {
             assertTrue(Math.abs(pause.get("lag_ms").asDouble()) < 50, pause::toString); // the issue's 50 ms
             double stoppedMs = (resume.get("applied_s").asDouble() - pause.get("applied_s").asDouble()) * 1e3;
 
-            List<double[]> rows = Files.readAllLines(out.resolve("fault-buckets.dat")).stream()
-                    .filter(l -> !l.startsWith("#")).map(l -> java.util.Arrays.stream(l.trim().split(" "))
-                            .mapToDouble(Double::parseDouble).toArray()).toList();
+            List<double[]> rows = rows(out);
             double width = pause.get("bucket_ms").asDouble() / 1e3;
             assertEquals(0.1, width, 1e-9);
             // by hand: the longest run of empty arrival buckets that ends after the pause's bucket, before the resume's
@@ -66,7 +66,7 @@ class ScenarioFaultIT {
                     e++;
                 }
                 boolean afterFault = rows.get(e - 1)[0] + width > at - 1e-9 && e > 0;
-                boolean beforeNext = rows.get(k)[0] < Math.floor(next / width + 1e-9) * width;
+                boolean beforeNext = rows.get(k)[0] + width <= next + 1e-9; // before the resume's bucket
                 if (afterFault && beforeNext && e < rows.size() && (bestStart < 0 || e - k > bestEnd - bestStart)) {
                     bestStart = k;
                     bestEnd = e;
@@ -82,18 +82,11 @@ class ScenarioFaultIT {
             assertTrue(unavailableMs <= stoppedMs + 100 && unavailableMs + 200 >= stoppedMs - 100,
                     () -> unavailableMs + " ms of empty buckets for a pause of " + stoppedMs + " ms");
             // the pause's window: the buckets from its own to the resume's, by intended time
-            long sent = 0;
-            long got = 0;
-            long dup = 0;
-            long late = 0;
-            for (double[] r : rows) {
-                if (r[0] >= Math.floor(at / width + 1e-9) * width - 1e-9 && r[0] < Math.floor(next / width + 1e-9) * width - 1e-9) {
-                    sent += (long) r[2];
-                    got += (long) r[3];
-                    dup += (long) r[4]; // fan-in tells every delivery apart: never NaN here
-                    late += (long) r[5];
-                }
-            }
+            long[] window = sums(rows, at, next, width);
+            long sent = window[0];
+            long got = window[1];
+            long dup = window[2]; // fan-in tells every delivery apart: never NaN here
+            long late = window[3];
             assertEquals(sent, pause.get("messages_sent_in_window").asLong(), pause::toString);
             assertEquals(got, pause.get("messages_received_in_window").asLong(), pause::toString);
             assertEquals(sent - got, pause.get("messages_missing_net").asLong(), pause::toString);
@@ -118,8 +111,109 @@ class ScenarioFaultIT {
         }
     }
 
+    /**
+     * A kill and a restart (issue 32 item 5 with item 3's reconnecting clients): the netty engine's publishers and
+     * subscriber come back to the restarted server; the kill's outage is the run of empty buckets across the restart,
+     * the restart ends it (no outage of its own, the kill's baseline), and each window's loss by sequence is sent less
+     * the distinct deliveries in fault-buckets.dat.
+     */
     @Test
-    void aKillIsRefusedAndSoIsAFaultWithoutABroker() throws Exception {
+    void aKilledAndRestartedServerCostsItsOutageAndTheClientsComeBack() throws Exception {
+        Path dir = tmp.resolve("nats");
+        Path restartedPid = tmp.resolve("nats-restarted.pid");
+        try (PrivateBroker nats = PrivateBroker.nats(dir, false)) {
+            Path pidFile = tmp.resolve("nats.pid");
+            Files.writeString(pidFile, nats.pid() + "\n");
+            Path out = tmp.resolve("run");
+            MsgscopeProcess p = MsgscopeProcess.start(tmp, "scenario", "--driver", "nats", "--uri", nats.uri(),
+                    "--opt", "reconnect=true", "--scenario", "fan-in", "--publishers", "2", "--rate", "500",
+                    "--duration", "8", "--warmup", "1", "--broker-pid", "" + nats.pid(),
+                    "--fault-target", "node1=" + pidFile, "--fault-target", "node1=restart:"
+                            + ReconnectFaultIT.restartCommand(nats, dir, false, restartedPid),
+                    "--faults", "2s:kill:node1, 3s:restart:node1", "--out", out.toString());
+            try {
+                int rc = p.waitFor(180);
+                JsonNode s = SummarySchema.assertValid(out.resolve("summary.json"));
+                String console = TraceRunIT.safe(p::out);
+                System.out.println("scenario kill run: rc " + rc + ", faults " + s.get("faults") + "\nresults: "
+                        + s.get("results") + "\nstdout: " + console);
+                assertEquals(0, rc, console); // core NATS promises nothing: its loss is reported, not failed
+                JsonNode r = s.get("results");
+                assertTrue(r.get("publisher_reconnects").asLong() >= 2, r::toString); // both publishers came back
+                assertTrue(r.get("subscriber_reconnects").asLong() >= 1, r::toString);
+                assertTrue(r.get("messages_republished").isNull(), r::toString); // core NATS counts none: unknown
+                JsonNode kill = s.get("faults").get(0);
+                JsonNode restart = s.get("faults").get(1);
+                assertTrue(kill.get("error").isNull() && restart.get("error").isNull(), s.get("faults")::toString);
+                assertTrue(Math.abs(kill.get("lag_ms").asDouble()) < 50, kill::toString);
+                List<double[]> rows = rows(out);
+                double width = kill.get("bucket_ms").asDouble() / 1e3;
+                double at = kill.get("applied_s").asDouble();
+                double next = restart.get("applied_s").asDouble();
+                // the kill's outage: empty buckets from its bucket on, across the restart (the server was gone
+                // next - at s and the clients dialled again after it)
+                double unavailableMs = kill.get("unavailable_ms").asDouble();
+                double downMs = (next - at) * 1e3;
+                assertTrue(unavailableMs + 200 >= downMs - 100, () -> unavailableMs + " ms for " + downMs + " ms down");
+                int from = (int) Math.round((kill.get("unavailable_from_s").asDouble() - rows.get(0)[0]) / width);
+                int to = (int) Math.round((kill.get("unavailable_to_s").asDouble() - rows.get(0)[0]) / width);
+                for (int k = from; k < to; k++) {
+                    assertEquals(0, rows.get(k)[1], "bucket " + k + " lies in the outage");
+                }
+                assertTrue(rows.get(from - 1)[1] > 0 && rows.get(to)[1] > 0, "the outage's ends carry deliveries");
+                assertEquals(unavailableMs, (to - from) * width * 1e3, 1e-6);
+                // the restart ends it: no outage of its own, the second before the kill as its baseline
+                assertTrue(restart.get("unavailable_ms").isNull(), restart::toString);
+                assertEquals(kill.get("baseline_msg_s").asDouble(), restart.get("baseline_msg_s").asDouble(), 1e-9);
+                // each window by hand: lost = sent - (received - duplicated)
+                long[] killWindow = sums(rows, at, next, width);
+                long[] restartWindow = sums(rows, next, Double.MAX_VALUE, width);
+                for (Object[] w : new Object[][] {{kill, killWindow}, {restart, restartWindow}}) {
+                    JsonNode f = (JsonNode) w[0];
+                    long[] c = (long[]) w[1];
+                    assertEquals(c[0], f.get("messages_sent_in_window").asLong(), f::toString);
+                    assertEquals(c[1], f.get("messages_received_in_window").asLong(), f::toString);
+                    assertEquals(c[0] - (c[1] - c[2]), f.get("messages_lost").asLong(), f::toString);
+                    assertEquals(c[2], f.get("messages_duplicated").asLong(), f::toString);
+                    assertEquals(c[3], f.get("messages_reordered").asLong(), f::toString);
+                }
+                assertTrue(killWindow[0] - killWindow[1] > 0, "core NATS loses what is sent to a dead server");
+                // delivery resumed after the restart: most of what was due from then on arrived
+                assertTrue(restartWindow[1] * 2 > restartWindow[0], () -> Arrays.toString(restartWindow));
+                assertEquals(r.get("messages_sent").asLong(), rows.stream().mapToLong(x -> (long) x[2]).sum());
+                assertEquals(r.get("messages_received").asLong(), rows.stream().mapToLong(x -> (long) x[3]).sum());
+                assertTrue(console.contains("fault 2s:kill:node1") && console.contains("fault 3s:restart:node1"),
+                        console);
+            } finally {
+                ReconnectFaultIT.stopRestarted(restartedPid, nats.pid());
+            }
+        }
+    }
+
+    /** fault-buckets.dat's rows: from_s arrived sent_due received_due duplicated_due late_due. */
+    private static List<double[]> rows(Path out) throws java.io.IOException {
+        return Files.readAllLines(out.resolve("fault-buckets.dat")).stream().filter(l -> !l.startsWith("#"))
+                .map(l -> Arrays.stream(l.trim().split(" ")).mapToDouble(Double::parseDouble).toArray()).toList();
+    }
+
+    /**
+     * {sent, received, duplicated, late} due in the buckets from the one {@code fromS} lies in up to the one
+     * {@code toS} lies in (excluded); the buckets are epoch-aligned, so a row's from_s need not be a multiple of its width.
+     */
+    private static long[] sums(List<double[]> rows, double fromS, double toS, double width) {
+        long[] c = new long[4];
+        for (double[] r : rows) {
+            if (r[0] + width > fromS + 1e-9 && (toS == Double.MAX_VALUE || r[0] + width <= toS + 1e-9)) {
+                for (int k = 0; k < 4; k++) {
+                    c[k] += (long) r[k + 2];
+                }
+            }
+        }
+        return c;
+    }
+
+    @Test
+    void aKillWithoutReconnectIsRefusedAndSoIsAFaultWithoutABroker() throws Exception {
         Path pidFile = tmp.resolve("self.pid");
         Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
         Path out = tmp.resolve("refused");
@@ -127,7 +221,7 @@ class ScenarioFaultIT {
                 "--broker-pid", "" + ProcessHandle.current().pid(), "--fault-target", "node1=" + pidFile,
                 "--faults", "1s:kill:node1", "--out", out.toString());
         String line = Usage.assertUsageError(kill, "--faults");
-        assertTrue(line.contains("do not reconnect"), line);
+        assertTrue(line.contains("--opt reconnect=true"), line);
         MsgscopeProcess noBroker = MsgscopeProcess.start(tmp, "scenario", "--driver", "nats", "--duration", "5",
                 "--fault-target", "node1=" + pidFile, "--faults", "1s:pause:node1, 2s:resume:node1",
                 "--out", out.toString());

@@ -125,6 +125,17 @@ final class Recording implements MessageHandler {
         return out;
     }
 
+    /** Counts stamped outside the buckets' span (by arrival and by intended time), over the slots. */
+    long outsideBuckets() {
+        long n = 0;
+        for (Slot s : slots) {
+            if (s.arrived != null) {
+                n += s.arrived.outside() + s.due.outside();
+            }
+        }
+        return n;
+    }
+
     /** Deliveries not told apart (a stream with too many gaps), over the slots. */
     long untold() {
         long n = 0;

@@ -133,6 +133,7 @@ public final class SubscribersRole implements AgentRole {
                     Arrays.stream(b[2]).forEach(r::addDuplicatedByBucket);
                     Arrays.stream(b[3]).forEach(r::addLateByBucket);
                     r.setSequencesKnown(tracking && recording.untold() == 0);
+                    r.setBucketOutside(recording.outsideBuckets());
                 }
             }
             case STOP -> {
@@ -294,6 +295,7 @@ public final class SubscribersRole implements AgentRole {
             shorts += sh;
             slow += sl;
             other += c.getOrDefault("errors", 0L) - sh - sl;
+            io.msgscope.core.driver.Reconnects.addCounts(m, c, io.msgscope.core.driver.Reconnects.SUBSCRIBER_RECONNECTS);
         }
         long[] c = recording == null ? new long[4] : recording.counts();
         long received = c[0] - baseline[0];

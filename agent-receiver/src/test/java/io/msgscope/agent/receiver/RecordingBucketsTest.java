@@ -44,6 +44,10 @@ class RecordingBucketsTest {
         assertArrayEquals(new long[] {0, 1}, c[2], "duplicates");
         assertArrayEquals(new long[] {1}, c[3], "late");
         assertEquals(0, r.untold());
+        assertEquals(0, r.outsideBuckets());
+        deliver(sub, 0, 3, T0 + 2_000_000_000L);   // bucket 120, past the span's 100-109: in none of them
+        assertEquals(1, r.outsideBuckets());
+        assertArrayEquals(new long[] {2, 3, 1}, r.byBucket()[1], "the late one counted nowhere else");
     }
 
     @Test
@@ -55,5 +59,7 @@ class RecordingBucketsTest {
         long[][] c = r.byBucket();
         assertArrayEquals(new long[] {2}, c[1]);
         assertArrayEquals(new long[0], c[2]);
+        // the arrivals, stamped on the bare process clock (offset 0), lie far outside the span: each counted there
+        assertEquals(2, r.outsideBuckets());
     }
 }

@@ -129,6 +129,7 @@ public final class PublishersRole implements AgentRole {
                     for (long n : io.msgscope.core.scenario.BucketCounts.sum(dueBuckets)) {
                         r.addDueByBucket(n);
                     }
+                    r.setBucketOutside(io.msgscope.core.scenario.BucketCounts.outside(dueBuckets));
                 }
             }
             default -> {
@@ -375,6 +376,8 @@ public final class PublishersRole implements AgentRole {
             long r = c.getOrDefault("publish_refused", 0L);
             refused += r;
             failed += c.getOrDefault("errors", 0L) + c.getOrDefault("publish_errors", 0L) - r;
+            io.msgscope.core.driver.Reconnects.addCounts(m, c, io.msgscope.core.driver.Reconnects.PUBLISHER_RECONNECTS,
+                    io.msgscope.core.driver.Reconnects.REPUBLISHED); // with --opt reconnect=true (issue 32)
         }
         Phase ph = current;
         long sent = ph == Phase.MEASURE ? sent() : 0;

@@ -66,11 +66,13 @@ final class FaultOptions {
 
     /**
      * {@code scenario}'s plan (issue 32 item 5), on a measurement of {@code durationMs}: the probe agent samples the
-     * broker given by {@code --broker-pid} or {@code --broker-process}; a kill or restart is refused, as scenario
-     * mode's connections do not reconnect yet. Null when no fault is given.
+     * broker given by {@code --broker-pid} or {@code --broker-process}; a kill or restart needs clients that
+     * reconnect ({@code whyNoReconnect} is the driver's reason they cannot, null when they do). Null when no fault is
+     * given.
      */
     io.msgscope.coordinator.scenario.ScenarioFaults.Setup resolveScenario(long durationMs, long brokerPid,
-                                                                          String brokerProcess, boolean remoteProbe) {
+                                                                          String brokerProcess, boolean remoteProbe,
+                                                                          String whyNoReconnect) {
         FaultPlan plan = parsed(remoteProbe);
         if (plan.isEmpty()) {
             return null;
@@ -79,8 +81,7 @@ final class FaultOptions {
             throw new SpecException("--faults", "faults are applied by the broker-probe agent in sidecar mode: give "
                     + "--broker-pid or --broker-process (the broker whose CPU it samples)");
         }
-        plan.check("--faults", durationMs * 1_000_000L, "scenario mode's connections do not reconnect yet (issue 32; "
-                + "use run --opt reconnect=true for kills)");
+        plan.check("--faults", durationMs * 1_000_000L, whyNoReconnect);
         if (!remoteProbe) {
             FaultTargets.parse(targets).check("--faults", plan);
         }

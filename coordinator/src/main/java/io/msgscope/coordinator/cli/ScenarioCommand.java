@@ -278,7 +278,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         }
         long measureMs = timeline != null ? (timeline.durationNs() + 999_999) / 1_000_000 : Math.round(duration * 1000);
         io.msgscope.coordinator.scenario.ScenarioFaults.Setup faults = faultOptions.resolveScenario(measureMs, brokerPid,
-                brokerProcess, remoteAgents.given(io.msgscope.proto.Role.PROBE));
+                brokerProcess, remoteAgents.given(io.msgscope.proto.Role.PROBE), drv.whyClientsCannotReconnect(opts));
         if (brokerPid < 0 || brokerPid > 0 && faults == null) {
             throw new SpecException("--broker-pid", brokerPid < 0 ? "pids are positive, got " + brokerPid
                     : "names the broker the probe agent samples for --faults; it is given without --faults");

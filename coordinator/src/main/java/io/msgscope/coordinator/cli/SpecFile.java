@@ -91,6 +91,7 @@ public final class SpecFile {
         }));
         SCENARIO.put("allow_duplicates", new Field("--allow-duplicates", JsonNode::asText));
         SCENARIO.put("drain_timeout_ms", Field.plain("--drain-timeout"));
+        SCENARIO.put("faults", new Field("--faults", SpecFile::faults));
     }
 
     private static final Map<String, String> MODE_OF_COMMAND = Map.of("run", "trace", "throughput", "throughput",

@@ -4,7 +4,6 @@ import io.msgscope.analysis.AnalysisResult;
 import io.msgscope.analysis.FaultAnalysis;
 import io.msgscope.analysis.Trace;
 import io.msgscope.coordinator.results.Json;
-import io.msgscope.core.fault.FaultAction;
 import io.msgscope.core.fault.FaultStep;
 
 import java.util.ArrayList;
@@ -41,16 +40,9 @@ public final class FaultSection {
         }
         long origin = trace.size() == 0 || trace.intendedNs()[0] == Trace.ABSENT ? Trace.ABSENT : trace.intendedNs()[0];
         List<FaultAnalysis.Event> events = new ArrayList<>();
-        Map<String, Long> openedAt = new LinkedHashMap<>();
-        for (FaultStep s : log.plan().steps()) {
-            FaultLog.Applied a = applied(log, s);
-            Long at = a == null || !a.error().isEmpty() || origin == Trace.ABSENT ? null : a.appliedNs() - origin;
-            boolean opens = !s.action().undoes(); // a resume or heal closes its target's window
-            Long baseline = opens ? at : openedAt.get(s.target());
-            if (opens) {
-                openedAt.put(s.target(), at);
-            }
-            events.add(new FaultAnalysis.Event(s.label(), s.atNs(), at, opens, baseline));
+        for (FaultLog.Step st : log.steps(origin == Trace.ABSENT ? null : origin)) {
+            events.add(new FaultAnalysis.Event(st.step().label(), st.step().atNs(), st.atNs(), st.opens(),
+                    st.baselineNs(), st.opener()));
         }
         List<Long> seqs = new ArrayList<>();
         for (FaultAnalysis.Event e : events) {
@@ -94,13 +86,9 @@ public final class FaultSection {
         return s.toString();
     }
 
-    private static FaultLog.Applied applied(FaultLog log, FaultStep s) {
-        for (FaultLog.Applied a : log.applied()) {
-            if (a.step().equals(s)) {
-                return a;
-            }
-        }
-        return null;
+    /** The faults as planned. */
+    public io.msgscope.core.fault.FaultPlan plan() {
+        return log.plan();
     }
 
     public List<FaultAnalysis.Figures> figures() {
@@ -113,7 +101,7 @@ public final class FaultSection {
         for (int k = 0; k < figures.size(); k++) {
             FaultAnalysis.Figures f = figures.get(k);
             FaultStep s = log.plan().steps().get(k);
-            FaultLog.Applied a = applied(log, s);
+            FaultLog.Applied a = log.applied(s);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("index", k);
             m.put("action", s.action().label());

@@ -9,7 +9,6 @@ import io.msgscope.core.clock.OffsetFit;
 import io.msgscope.coordinator.results.LatencyFigures;
 import org.HdrHistogram.Histogram;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,12 +48,7 @@ public record ScenarioClockFigures(ClockTrack track, LatencyFigures corrected, d
         double bound = 0;
         long below = 0;
         for (ScenarioResult.Interval i : intervals) {
-            Histogram h;
-            try {
-                h = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(i.histogram()), 0);
-            } catch (java.util.zip.DataFormatException e) {
-                throw new IllegalStateException("a latency interval does not decode", e);
-            }
+            Histogram h = ScenarioLinks.decoded(i.histogram(), "a latency interval");
             if (h.getTotalCount() == 0) {
                 continue;
             }

@@ -86,6 +86,8 @@ final class ScenarioCollector {
      * and of those the duplicates and the late ones.
      */
     private final java.util.TreeMap<Long, long[]> buckets = new java.util.TreeMap<>();
+    /** Counts the agents stamped outside their buckets' span. */
+    private long bucketsOutside;
     /** Whether every subscribers agent told every delivery apart by sequence; null before any reported. */
     private Boolean sequencesKnown;
 
@@ -99,6 +101,7 @@ final class ScenarioCollector {
         if (subscriber) {
             sequencesKnown = (sequencesKnown == null || sequencesKnown) && fin.getSequencesKnown();
         }
+        bucketsOutside += fin.getBucketOutside();
     }
 
     private void add(long first, int which, List<Long> counts) {
@@ -112,7 +115,7 @@ final class ScenarioCollector {
         boolean sequences = sequencesKnown != null && sequencesKnown;
         if (buckets.isEmpty()) {
             return new ScenarioFaultFigures.Buckets(0, widthNs, new long[0], new long[0], new long[0], new long[0],
-                    new long[0], sequences);
+                    new long[0], sequences, bucketsOutside);
         }
         long first = buckets.firstKey();
         int n = (int) (buckets.lastKey() - first + 1);
@@ -122,7 +125,8 @@ final class ScenarioCollector {
                 c[j][(int) (b - first)] = v[j];
             }
         });
-        return new ScenarioFaultFigures.Buckets(first, widthNs, c[0], c[1], c[2], c[3], c[4], sequences);
+        return new ScenarioFaultFigures.Buckets(first, widthNs, c[0], c[1], c[2], c[3], c[4], sequences,
+                bucketsOutside);
     }
 
     /**
@@ -160,13 +164,13 @@ final class ScenarioCollector {
      * one (a message counted while the drain's last poll swapped its histograms): latency.hlog then sums to the
      * summary's latency. Nothing is done when an agent's final figures are missing (the total lacks its part).
      */
-    void closeDrain(long nowMs) throws java.util.zip.DataFormatException {
+    void closeDrain(long nowMs) {
         if (latency == null || intervals.isEmpty() || !missingAgents.isEmpty()) {
             return;
         }
         Histogram rest = latency.copy();
         for (ScenarioResult.Interval i : intervals) {
-            Histogram h = Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(i.histogram()), 0);
+            Histogram h = ScenarioLinks.decoded(i.histogram(), "a latency interval");
             if (h.getTotalCount() > 0) {
                 rest.subtract(h);
             }
@@ -178,7 +182,7 @@ final class ScenarioCollector {
         long fromMs = last.endEpochMs();
         if ("drain".equals(last.tag())) {
             intervals.remove(intervals.size() - 1);
-            rest.add(Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(last.histogram()), 0));
+            rest.add(ScenarioLinks.decoded(last.histogram(), "the drain's interval"));
             fromMs = last.startEpochMs();
         }
         intervals.add(ScenarioLinks.interval(fromMs, nowMs, "drain", rest));

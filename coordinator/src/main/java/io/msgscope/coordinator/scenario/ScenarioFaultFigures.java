@@ -16,7 +16,8 @@ import java.util.Map;
  * coordinator's poll windows (about a second each, their latency histograms from the intended send time). The figures
  * follow trace mode's ({@link io.msgscope.analysis.FaultAnalysis}) at the buckets' resolution:
  * <ul>
- *   <li><b>Unavailability</b> (kill, pause, restart, partition, degrade; null for resume and heal): the longest run of
+ *   <li><b>Unavailability</b> (kill, pause, partition, degrade and a restart of a running target; null for resume,
+ *   heal and a restart after a kill, which end an outage, {@link FaultLog#steps}): the longest run of
  *   buckets without a delivery that ends after the fault's bucket and starts before the next fault's (any time for the
  *   last one). {@code unavailable_ms} is the run's length, the least the outage lasted; {@code unavailable_ms_at_most}
  *   adds the two buckets it lies between (the last delivery before it was somewhere in the one, the first after it
@@ -28,7 +29,8 @@ import java.util.Map;
  *   reordered ones (new, filling a gap) are counted too, and {@code messages_lost} is expected less the distinct
  *   deliveries; all three null (unknown) on round-robin, whose members share a publisher's sequence, or when a stream
  *   had too many gaps to follow. Guarantee violations per fault stay null: no confirms are followed here.</li>
- *   <li><b>Recovery</b>: the baseline is the second before the fault (before its opener, for a resume or heal):
+ *   <li><b>Recovery</b>: the baseline is the second before the fault (before its opener, for a resume, a heal or a
+ *   restart after a kill):
  *   deliveries in it per second, and the p99 from the intended time of the last poll window that ended by then. Whole
  *   seconds from the end of the outage (or the fault, with none), stepped by one bucket, are compared with it: the time
  *   from the fault to the end of the first whose deliveries are within ±10 % of the baseline's; the p99 is back at the
@@ -49,12 +51,13 @@ public final class ScenarioFaultFigures {
      * @param dupDue    of those, the ones their subscription had seen before
      * @param lateDue   of those, new ones that filled a gap in their publisher's sequence (reordered)
      * @param sequences every delivery was told apart by publisher and sequence, so dupDue and lateDue are exact
+     * @param outside   counts stamped outside the agents' span of buckets, in none of them
      */
     record Buckets(long first, long widthNs, long[] arrived, long[] sentDue, long[] gotDue, long[] dupDue,
-                   long[] lateDue, boolean sequences) {
-        /** Counts without sequences (round-robin, or a test's). */
+                   long[] lateDue, boolean sequences, long outside) {
+        /** Counts without sequences (round-robin, or a test's), none outside. */
         Buckets(long first, long widthNs, long[] arrived, long[] sentDue, long[] gotDue) {
-            this(first, widthNs, arrived, sentDue, gotDue, new long[0], new long[0], false);
+            this(first, widthNs, arrived, sentDue, gotDue, new long[0], new long[0], false, 0);
         }
 
         long at(long[] a, long bucket) {
@@ -94,21 +97,18 @@ public final class ScenarioFaultFigures {
         List<Map<String, Object>> out = new ArrayList<>();
         List<String> lines = new ArrayList<>();
         StringBuilder plot = new StringBuilder();
-        List<FaultStep> steps = log.plan().steps();
-        Map<String, Long> openedAt = new LinkedHashMap<>();
+        List<FaultLog.Step> steps = log.steps(0L); // the probe's times are already from the measurement's start
+        Long[] outageEnds = new Long[steps.size()]; // each opener's first delivery after its outage, epoch ns
         for (int k = 0; k < steps.size(); k++) {
-            FaultStep s = steps.get(k);
-            FaultLog.Applied a = applied(log, s);
-            Long at = a == null || !a.error().isEmpty() ? null : a.appliedNs();
-            boolean opens = !s.action().undoes();
-            Long baseline = opens ? at : openedAt.get(s.target());
-            if (opens) {
-                openedAt.put(s.target(), at);
-            }
+            FaultLog.Step st = steps.get(k);
+            FaultStep s = st.step();
+            FaultLog.Applied a = st.applied();
+            Long at = st.atNs();
+            boolean opens = st.opens();
+            Long baseline = st.baselineNs();
             Long next = null;
             for (int j = k + 1; j < steps.size() && next == null; j++) {
-                FaultLog.Applied n = applied(log, steps.get(j));
-                next = n == null || !n.error().isEmpty() ? null : n.appliedNs();
+                next = steps.get(j).atNs();
             }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("index", k);
@@ -123,9 +123,10 @@ public final class ScenarioFaultFigures {
             m.put("pid", a == null || a.pid() == 0 ? null : a.pid());
             m.put("error", a == null ? "not applied: the run ended first" : a.error().isEmpty() ? null : a.error());
             m.put("bucket_ms", b.widthNs() / 1e6);
-            figures(m, at == null ? null : originEpochNs + at, next == null ? null : originEpochNs + next,
-                    originEpochNs + measureNs, baseline == null ? null : originEpochNs + baseline, opens, originEpochNs,
-                    b, perSent, windows);
+            outageEnds[k] = figures(m, at == null ? null : originEpochNs + at,
+                    next == null ? null : originEpochNs + next, originEpochNs + measureNs,
+                    baseline == null ? null : originEpochNs + baseline, opens ? null : st.opener() == null ? null
+                            : outageEnds[st.opener()], opens, originEpochNs, b, perSent, windows);
             out.add(m);
             lines.add(consoleLine(s.label(), m));
             if (at != null) { // timeseries.gp: a dashed line at the fault, x in s from the measurement's start
@@ -134,18 +135,24 @@ public final class ScenarioFaultFigures {
                         at / 1e9, at / 1e9, s.action().label() + ":" + s.target(), at / 1e9));
             }
         }
-        return new Section(out, lines, dat(b, originEpochNs), plot.toString());
+        return new Section(out, lines, dat(b, originEpochNs), plot.toString(), b.outside() == 0 ? null
+                : b.outside() + " counts were stamped outside the agents' buckets (from the set-up to 20 min after "
+                + "the measurement: a delivery that came later) and lie in no bucket: an outage that lasted past "
+                + "them shows no end, and fault-buckets.dat leaves them out");
     }
 
     /**
-     * summary.json's {@code faults}, the console's line per fault, fault-buckets.dat (the counts they come from) and
-     * timeseries.gp's line at each applied fault.
+     * summary.json's {@code faults}, the console's line per fault, fault-buckets.dat (the counts they come from),
+     * timeseries.gp's line at each applied fault, and a note when some counts lie in no bucket (else null).
      */
     public record Section(List<Map<String, Object>> toList, List<String> consoleLines, String bucketsDat,
-                          String plotLines) {
+                          String plotLines, String note) {
     }
 
-    /** fault-buckets.dat: one row per bucket, its start in s from the measurement's start, and its three counts. */
+    /**
+     * fault-buckets.dat: one row per bucket from the one the measurement starts in, its start in s from the
+     * measurement's start, and its counts.
+     */
     static String dat(Buckets b, long originEpochNs) {
         StringBuilder s = new StringBuilder("# fault-buckets.dat (issue 32): the messages counted per bucket of epoch time "
                 + "that each fault's figures in summary.json come from; from_s: the bucket's start in s from the "
@@ -154,7 +161,8 @@ public final class ScenarioFaultFigures {
                 + "delivered, the ones their subscription had seen before, and new ones that filled a gap in their "
                 + "publisher's sequence (" + (b.sequences() ? "every delivery told apart" : "NaN: not told apart") + ")\n"
                 + "# from_s arrived sent_due received_due duplicated_due late_due\n");
-        for (long k = b.first(); k < b.end(); k++) {
+        // from the bucket the measurement starts in: the set-up's and warm-up's buckets count no measured message
+        for (long k = Math.max(b.first(), Math.floorDiv(originEpochNs, b.widthNs())); k < b.end(); k++) {
             s.append(String.format(Locale.ROOT, "%.3f %d %d %d %s %s%n", (k * b.widthNs() - originEpochNs) / 1e9,
                     b.at(b.arrived(), k), b.at(b.sentDue(), k), b.at(b.gotDue(), k),
                     b.sequences() ? String.valueOf(b.at(b.dupDue(), k)) : "NaN",
@@ -163,8 +171,14 @@ public final class ScenarioFaultFigures {
         return s.toString();
     }
 
-    private static void figures(Map<String, Object> m, Long at, Long next, long end, Long baseline, boolean opens,
-                                long origin, Buckets b, long perSent, List<ScenarioPhases.Window> windows) {
+    /**
+     * One fault's figures into {@code m}, its times epoch ns; {@code openerOutageEnd} is, for a fault that ends an
+     * outage, where the outage it ends was over (its recovery is looked for from there). Returns where this fault's
+     * own outage was over (the first bucket with a delivery after it), null when it opens none or it never ended.
+     */
+    private static Long figures(Map<String, Object> m, Long at, Long next, long end, Long baseline,
+                                Long openerOutageEnd, boolean opens, long origin, Buckets b, long perSent,
+                                List<ScenarioPhases.Window> windows) {
         Long lastBefore = null;
         Long firstAfter = null;
         if (at != null && opens) {
@@ -222,7 +236,8 @@ public final class ScenarioFaultFigures {
             long perSecond = SECOND_NS / b.widthNs();
             baseRate = b.sum(b.arrived(), bb - perSecond, bb) * 1e9 / (perSecond * b.widthNs());
             baseP99 = p99Before(windows, baseline);
-            long from = Math.floorDiv(firstAfter == null ? at : Math.max(at, firstAfter), b.widthNs());
+            Long outageEnd = opens ? firstAfter : openerOutageEnd;
+            long from = Math.floorDiv(outageEnd == null ? at : Math.max(at, outageEnd), b.widthNs());
             for (long w = from; w + perSecond <= b.end() && rateBack == null; w++) {
                 double rate = b.sum(b.arrived(), w, w + perSecond) * 1e9 / (perSecond * b.widthNs());
                 if (Math.abs(rate - baseRate) <= TOLERANCE * baseRate) {
@@ -243,6 +258,7 @@ public final class ScenarioFaultFigures {
         m.put("baseline_p99_from_intended_us", baseP99);
         m.put("throughput_recovered_s", rateBack == null ? null : rateBack / 1e9);
         m.put("p99_recovered_s", p99Back == null ? null : p99Back / 1e9);
+        return firstAfter;
     }
 
     /**
@@ -280,15 +296,6 @@ public final class ScenarioFaultFigures {
         return best;
     }
 
-    private static FaultLog.Applied applied(FaultLog log, FaultStep s) {
-        for (FaultLog.Applied a : log.applied()) {
-            if (a.step().equals(s)) {
-                return a;
-            }
-        }
-        return null;
-    }
-
     /** The intended-time histograms of the poll windows that overlap [fromEpochNs, toEpochNs), merged; null if none. */
     static Histogram merged(List<ScenarioPhases.Window> windows, long fromEpochNs, long toEpochNs) {
         Histogram h = null;
@@ -316,11 +323,7 @@ public final class ScenarioFaultFigures {
     }
 
     private static Histogram histogram(byte[] compressed) {
-        try {
-            return Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(compressed), 0);
-        } catch (java.util.zip.DataFormatException e) {
-            throw new IllegalStateException("a poll window's histogram does not decode", e);
-        }
+        return ScenarioLinks.decoded(compressed, "a poll window's histogram");
     }
 
     /** One console line: when the fault was applied, the outage, what its window received, the recovery. */

@@ -55,13 +55,16 @@ public record ScenarioFigures(LatencyFigures latency, LatencyFigures intended, l
 
     /**
      * The connections (issue 13): asked for, opened, failed (in all and by the kinds that occurred), never attempted;
-     * the set-up time and the connect time; the agents per role and what they used.
+     * the set-up time and the connect time; the agents per role and what they used; with {@code --opt reconnect=true}
+     * (issue 32) the connections the clients got back and the publishes sent again, by their names in
+     * {@link io.msgscope.core.driver.Reconnects} (null where the driver does not count them; empty without the option).
      */
     public record Connections(long target, long opened, long failed, Map<String, Long> failedByKind, long notAttempted,
                               double setupS, LatencyFigures connectTime, long publishersAgents, long subscribersAgents,
-                              AgentUse publishers, AgentUse subscribers) {
+                              AgentUse publishers, AgentUse subscribers, Map<String, Long> reconnects) {
         public Connections {
             failedByKind = Collections.unmodifiableMap(new LinkedHashMap<>(failedByKind));
+            reconnects = Collections.unmodifiableMap(new LinkedHashMap<>(reconnects));
         }
     }
 
@@ -100,6 +103,7 @@ public record ScenarioFigures(LatencyFigures latency, LatencyFigures intended, l
         m.put("connections_failed", connections.failed());
         m.putAll(connections.failedByKind());
         m.put("connections_not_attempted", connections.notAttempted());
+        m.putAll(connections.reconnects());
         m.put("setup_s", connections.setupS());
         connections.connectTime().putInto(m, "connect_time_");
         m.put("publishers_agents", connections.publishersAgents());

@@ -87,7 +87,7 @@ public record ScenarioJob(ScenarioConfig cfg, Driver driver, String qosLabel, bo
         }
         // issue 18: a run failed on missing deliveries names the broker setting that drops them
         ScenarioResult r = ScenarioSummary.build(cfg, o, qosLabel, reliable, driver,
-                broker == null ? null : broker.figures());
+                broker == null ? null : broker.figures(), faults == null ? null : faults.plan());
         List<Path> files;
         try {
             files = ScenarioWriters.write(r, dir, formats, folder);

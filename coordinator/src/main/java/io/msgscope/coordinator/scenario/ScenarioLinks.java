@@ -296,6 +296,15 @@ final class ScenarioLinks {
         return new ScenarioResult.Interval(fromMs, Math.max(fromMs, toMs), tag, java.util.Arrays.copyOf(buf.array(), len));
     }
 
+    /** A histogram the agents sent compressed ({@code what} names it when it does not decode: a bug, not input). */
+    static Histogram decoded(byte[] compressed, String what) {
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(compressed), 0);
+        } catch (java.util.zip.DataFormatException e) {
+            throw new IllegalStateException(what + " does not decode: " + e.getMessage(), e);
+        }
+    }
+
     static Histogram decode(com.google.protobuf.ByteString b) throws java.util.zip.DataFormatException {
         if (b.isEmpty()) {
             // empty: the wider of the two ranges decoded here (connect times up to 60 s, latency up to 10 s)

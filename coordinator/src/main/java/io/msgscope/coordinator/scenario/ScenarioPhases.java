@@ -10,13 +10,11 @@ import io.msgscope.core.timeline.LoadPhase;
 import io.msgscope.core.timeline.Timeline;
 import org.HdrHistogram.Histogram;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.zip.DataFormatException;
 
 /**
  * A scenario on load phases (issue 31): {@code --phases} gives the TOTAL publish rate over all publishers, which share
@@ -209,12 +207,7 @@ public final class ScenarioPhases {
         if (compressed == null || compressed.length == 0) {
             return into;
         }
-        try {
-            Histogram h = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(compressed), 0);
-            return ScenarioLinks.merge(into, h);
-        } catch (DataFormatException e) {
-            throw new IllegalStateException("a poll window's histogram does not decode: " + e.getMessage(), e);
-        }
+        return ScenarioLinks.merge(into, ScenarioLinks.decoded(compressed, "a poll window's histogram"));
     }
 
     public List<Phase> phases() {

@@ -40,6 +40,13 @@ public final class ScenarioSummary {
      */
     public static ScenarioResult build(ScenarioConfig c, ScenarioOutcome o, String qosLabel, boolean reliable,
                                        Driver driver, BrokerStats.Figures broker) {
+        return build(c, o, qosLabel, reliable, driver, broker, null);
+    }
+
+    /** The same, the spec recording the run's {@code faults} (null or empty: none) so that it loads back. */
+    public static ScenarioResult build(ScenarioConfig c, ScenarioOutcome o, String qosLabel, boolean reliable,
+                                       Driver driver, BrokerStats.Figures broker,
+                                       io.msgscope.core.fault.FaultPlan faults) {
         String lossHint = driver == null ? null : driver.lossHint(c.options());
         List<String> notes = new ArrayList<>();
         Map<String, Long> counters = o.counters();
@@ -90,7 +97,7 @@ public final class ScenarioSummary {
         }
         ScenarioFigures figures = new ScenarioFigures(LatencyFigures.of(o.latency()),
                 LatencyFigures.of(o.intended()), counters.getOrDefault("latency_clamped", 0L), counts, rates,
-                warmup, o.drainMs(), counters.getOrDefault("sends_deferred", 0L), connections(o, counters), proxy,
+                warmup, o.drainMs(), counters.getOrDefault("sends_deferred", 0L), connections(o, counters, c.options()), proxy,
                 broker);
         List<String> warnings = new ArrayList<>();
         String behind = ScenarioCaveats.fellBehind(figures.sendsDeferred(), figures.latency(), figures.intended());
@@ -143,6 +150,9 @@ public final class ScenarioSummary {
             notes.add(leftOver);
         }
         Map<String, Object> spec = spec(c);
+        if (faults != null && !faults.isEmpty()) {
+            spec.put("faults", faults.shorthand()); // only with faults: earlier specs keep their hashes
+        }
         // the envelope every mode shares (issue 15), once the verdict above is known
         Envelope envelope = Envelope.of("scenario", Long.toHexString(c.seed()), c.driver(), o.startedAt(), failure,
                 o.failedDuring() != null ? o.failedDuring() : "measurement", warnings, spec, hash(spec), o.environment(),
@@ -181,6 +191,9 @@ public final class ScenarioSummary {
                     + "(about 1 s); messages_lost, _duplicated and _reordered by each publisher's sequence as each "
                     + "subscription saw it (null on round-robin, whose members share it); guarantee_violations per fault "
                     + "null (no confirms followed); messages_missing_net nets duplicates against losses");
+            if (o.faults().note() != null) {
+                notes.add("faults: " + o.faults().note());
+            }
         }
         return new ScenarioResult(envelope, setup, o.missingAgents().isEmpty() ? null : String.join("; ", o.missingAgents()),
                 o.firstErrors(), figures, notes, o.seconds(),
@@ -193,7 +206,8 @@ public final class ScenarioSummary {
      * set-up time; connect time (TCP connect to the broker's answer; subscribers also to their
      * subscription's confirmation) with the Q4-style fields; the agents per role.
      */
-    private static ScenarioFigures.Connections connections(ScenarioOutcome o, Map<String, Long> counters) {
+    private static ScenarioFigures.Connections connections(ScenarioOutcome o, Map<String, Long> counters,
+                                                           Map<String, String> options) {
         Map<String, Long> failedByKind = new LinkedHashMap<>();
         for (Fault.Kind k : Fault.Kind.values()) {
             String f = "connect_failed_" + k.name().toLowerCase(java.util.Locale.ROOT);
@@ -206,7 +220,23 @@ public final class ScenarioSummary {
                 failedByKind, counters.getOrDefault("connections_not_attempted", 0L), o.setupSeconds(),
                 LatencyFigures.of(o.connect()), o.publishersAgents(), o.subscribersAgents(),
                 agentUse(o, counters, "publishers", "messages_sent"),
-                agentUse(o, counters, "subscribers", "messages_received"));
+                agentUse(o, counters, "subscribers", "messages_received"), reconnects(counters, options));
+    }
+
+    /**
+     * With {@code --opt reconnect=true}: the connections the clients got back and the publishes sent again, summed over
+     * the agents; each null where the driver does not count it (Kafka's client reconnects unseen). Empty without.
+     */
+    static Map<String, Long> reconnects(Map<String, Long> counters, Map<String, String> options) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            for (String k : List.of(io.msgscope.core.driver.Reconnects.PUBLISHER_RECONNECTS,
+                    io.msgscope.core.driver.Reconnects.SUBSCRIBER_RECONNECTS,
+                    io.msgscope.core.driver.Reconnects.REPUBLISHED)) {
+                m.put(k, counters.get(k));
+            }
+        }
+        return m;
     }
 
     /**

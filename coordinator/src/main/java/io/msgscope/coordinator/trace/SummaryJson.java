@@ -32,6 +32,9 @@ public final class SummaryJson {
         TraceResult r = report.result();
         AnalysisResult a = report.analysis();
         Map<String, Object> spec = spec(r.spec());
+        if (report.faults() != null) {
+            spec.put("faults", report.faults().plan().shorthand()); // only with faults: earlier hashes hold
+        }
         // the phase (issue 16): set-up, warm-up, measurement or upload; analysis for the coordinator's verdicts
         TraceResult.Failure f = r.failure();
         Envelope envelope = Envelope.of("trace", r.runId(), r.spec().driver(), report.startedAt(), r.failureReason(),

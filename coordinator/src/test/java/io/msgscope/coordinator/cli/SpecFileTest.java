@@ -175,4 +175,14 @@ class SpecFileTest {
                 () -> SpecFile.expand(new String[] {"run", "--spec", bad.toString()}));
         assertEquals("--spec", e.option());
     }
+
+    /** Issue 32 item 5: a scenario summary's spec records its faults, and they load back as --faults. */
+    @Test
+    void aScenarioSummarysFaultsLoadBack() throws Exception {
+        Path summary = file("sf.json", "{\"mode\": \"scenario\", \"spec\": {\"scenario\": \"fan-in\", "
+                + "\"publishers\": 2, \"faults\": \"2s:kill:node1, 3s:restart:node1\"}}");
+        assertArrayEquals(new String[] {"scenario", "--scenario", "fan-in", "--publishers", "2", "--faults",
+                "2s:kill:node1, 3s:restart:node1"}, SpecFile.expand(new String[] {"scenario", "--spec",
+                summary.toString()}));
+    }
 }

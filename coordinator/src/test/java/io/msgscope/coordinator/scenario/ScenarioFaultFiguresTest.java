@@ -160,7 +160,7 @@ class ScenarioFaultFiguresTest {
         dup[32] = 2;
         late[33] = 4;  // bucket 133: 4 arrived after higher sequences
         ScenarioFaultFigures.Buckets b = new ScenarioFaultFigures.Buckets(100, W, plain.arrived(), plain.sentDue(), got,
-                dup, late, true);
+                dup, late, true, 0);
         FaultPlan plan = FaultPlan.parse("--faults", "3s:pause:n1, 3.7s:resume:n1");
         FaultLog log = new FaultLog(plan, List.of(
                 new FaultLog.Applied(plan.steps().get(0), 3_050_000_000L, 3_050_100_000L, 42, ""),
@@ -191,6 +191,55 @@ class ScenarioFaultFiguresTest {
         assertEquals("0.000 10 10 10 NaN NaN", rows[0]); // no sequences: duplicates and late ones unknown
         assertEquals("3.100 0 10 7 NaN NaN", rows[31]);
         assertEquals("3.800 50 10 10 NaN NaN", rows[38]);
+    }
+
+    @Test
+    void countsOutsideTheBucketsAreSaidNotDropped() {
+        FaultPlan plan = FaultPlan.parse("--faults", "3s:pause:n1, 3.7s:resume:n1");
+        FaultLog log = new FaultLog(plan, List.of());
+        ScenarioFaultFigures.Buckets plain = buckets();
+        assertNull(ScenarioFaultFigures.of(log, ORIGIN, 6_000_000_000L, plain, 1, windows()).note());
+        ScenarioFaultFigures.Buckets late = new ScenarioFaultFigures.Buckets(100, W, plain.arrived(), plain.sentDue(),
+                plain.gotDue(), new long[0], new long[0], false, 3);
+        String note = ScenarioFaultFigures.of(log, ORIGIN, 6_000_000_000L, late, 1, windows()).note();
+        assertTrue(note.startsWith("3 counts were stamped outside the agents' buckets"), note);
+    }
+
+    @Test
+    void fault_bucketsDatSkipsTheBucketsBeforeTheMeasurement() {
+        // the same counts with 10 buckets of set-up and warm-up before them (bucket 90 on): rows from bucket 100
+        long[] arrived = new long[70];
+        long[] sent = new long[70];
+        long[] got = new long[70];
+        Arrays.fill(arrived, 10, 70, 10);
+        Arrays.fill(sent, 10, 70, 10);
+        Arrays.fill(got, 10, 70, 10);
+        String[] rows = ScenarioFaultFigures.dat(new ScenarioFaultFigures.Buckets(90, W, arrived, sent, got), ORIGIN)
+                .lines().filter(l -> !l.startsWith("#")).toArray(String[]::new);
+        assertEquals(60, rows.length);
+        assertEquals("0.000 10 10 10 NaN NaN", rows[0]);
+    }
+
+    @Test
+    void aRestartAfterAKillEndsTheKillsOutageAndIsComparedWithTheSecondBeforeIt() {
+        // the kill at 3.05 s empties buckets 130-137; the restart at 3.55 s lies inside that outage
+        FaultPlan plan = FaultPlan.parse("--faults", "3s:kill:n1, 3.5s:restart:n1");
+        FaultLog log = new FaultLog(plan, List.of(
+                new FaultLog.Applied(plan.steps().get(0), 3_050_000_000L, 3_050_100_000L, 42, ""),
+                new FaultLog.Applied(plan.steps().get(1), 3_550_000_000L, 3_560_000_000L, 0, "")));
+        List<Map<String, Object>> f = ScenarioFaultFigures.of(log, ORIGIN, 6_000_000_000L, buckets(), 1, windows())
+                .toList();
+        Map<String, Object> kill = f.get(0);
+        Map<String, Object> restart = f.get(1);
+        assertEquals(800.0, (Double) kill.get("unavailable_ms"), 1e-9); // buckets 130-137, across the restart
+        assertNull(restart.get("unavailable_ms"));                       // the kill's outage, not counted twice
+        assertNull(restart.get("pid"));
+        // the restart's baseline is the second before the kill (buckets 120-129: 100 deliveries), not the outage's
+        assertEquals(100.0, (Double) restart.get("baseline_msg_s"), 1e-9);
+        assertEquals(kill.get("baseline_msg_s"), restart.get("baseline_msg_s"));
+        // back when a whole second from the outage's end (3.8 s) is within 10 %: 3.9-4.9 s (138 holds the burst of
+        // 50: 3.8-4.8 s has 140), i.e. 4.9 - 3.55 s after the restart
+        assertEquals(1.35, (Double) restart.get("throughput_recovered_s"), 1e-9);
     }
 
     private static long[] fill(int n, long v) {

@@ -44,4 +44,17 @@ public final class Reconnects {
         String v = options.get(OPTION);
         return v != null && java.util.Set.of("true", "yes", "on", "1").contains(v.trim().toLowerCase(java.util.Locale.ROOT));
     }
+
+    /**
+     * Adds to {@code into} each of {@code keys} that {@code from} holds: a role's connections' counts summed (scenario
+     * mode); a key no connection reports stays absent (unknown, not 0).
+     */
+    public static void addCounts(java.util.Map<String, Long> into, java.util.Map<String, Long> from, String... keys) {
+        for (String k : keys) {
+            Long v = from.get(k);
+            if (v != null) {
+                into.merge(k, v, Long::sum);
+            }
+        }
+    }
 }

@@ -52,6 +52,15 @@ public final class BucketCounts {
         return outside;
     }
 
+    /** {@link #outside()} summed over {@code all}. */
+    public static long outside(Collection<BucketCounts> all) {
+        long n = 0;
+        for (BucketCounts b : all) {
+            n += b.outside();
+        }
+        return n;
+    }
+
     /** The counts of {@code all} (one span), bucket by bucket from the span's first, trailing empty buckets cut. */
     public static long[] sum(Collection<BucketCounts> all) {
         long[] out = null;
