@@ -14,6 +14,14 @@ import io.msgscope.proto.RunSpec;
  * pinning is left unset (-1): the run sets each role's core.
  */
 public final class RunSpecs {
+    /**
+     * A trace run's measurement schedule starts this long after the sender heard its Go (or 1 ms after it is ready,
+     * if its preparation took longer), and the probe's fault clock this long after its FaultsGo, sent just before
+     * that Go (issue 32): the two clocks start together whatever the sender prepares first (its load phases took
+     * 18-20 ms to set up, and faults came that much early on the run's clock).
+     */
+    public static final long MEASURE_LEAD_NS = 50_000_000L;
+
     private RunSpecs() {
     }
 

@@ -104,8 +104,14 @@ public final class SenderRole implements AgentRole {
         return measured > 0 ? measured : warmupProgress;
     }
 
+    /** When the measurement's Go was heard (the sender's clock): its schedule starts a fixed lead after it. */
+    private volatile long measureGoNs;
+
     @Override
     public void start(Phase phase, PhaseListener listener) {
+        if (phase == Phase.MEASURE) {
+            measureGoNs = nanoClock.nanoTime();
+        }
         thread.submit(() -> {
             try {
                 PhaseDone.Builder done = PhaseDone.newBuilder().setPhase(phase);
@@ -323,7 +329,9 @@ public final class SenderRole implements AgentRole {
         final int every = cpu == null ? Integer.MAX_VALUE : cpu.every();
         int nextSample = cpu == null ? Integer.MAX_VALUE : 0;
         final NanoClock time = nanoClock;
-        final long start = time.nanoTime() + 1_000_000;
+        // a fixed lead after the Go, as the probe's fault clock after its FaultsGo (RunSpecs.MEASURE_LEAD_NS)
+        final long start = Math.max(measureGoNs + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS,
+                time.nanoTime() + 1_000_000);
         long gateAt = drains == null ? Long.MAX_VALUE : drains.nextMessage();
         long publishingFrom = drains == null ? Long.MAX_VALUE : drains.publishingFrom();
         for (int seq = 0; seq < count; seq++) {

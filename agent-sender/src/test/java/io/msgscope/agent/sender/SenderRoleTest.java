@@ -219,7 +219,7 @@ class SenderRoleTest {
         Map<Series, long[]> up = upload();
         long[] sendNs = up.get(Series.SEND_NS);
         long[] intended = up.get(Series.INTENDED_NS);
-        assertEquals(5_000_000_000L + 1_000_000, intended[0], "the schedule starts 1 ms after the phase");
+        assertEquals(5_000_000_000L + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS, intended[0], "the schedule starts a fixed lead after the Go");
         for (int n = 0; n < count; n++) {
             assertEquals(intended[n], sendNs[n], "message " + n + " stamped at its intended time");
             if (n > 0) {
@@ -260,7 +260,7 @@ class SenderRoleTest {
         long[] intended = upload().get(Series.INTENDED_NS);
         final double periodNs = 1e9 / 3_000_000;
         java.util.function.LongUnaryOperator operator = seq -> (long) (seq * periodNs);
-        long start = 5_000_000_000L + 1_000_000;
+        long start = 5_000_000_000L + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS;
         int differ = 0;
         for (int n = 0; n < count; n++) {
             differ += intended[n] == start + operator.applyAsLong(n) ? 0 : 1;
@@ -288,7 +288,7 @@ class SenderRoleTest {
         assertEquals(300, phase(Phase.MEASURE).getSent());
         long[] sendNs = upload().get(Series.SEND_NS);
         long[] intended = upload().get(Series.INTENDED_NS);
-        long start = 5_000_000_000L + 1_000_000;
+        long start = 5_000_000_000L + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS;
         for (int n = 0; n < 300; n++) {
             assertEquals(start + timeline.dueNs(n), intended[n], "message " + n + " due at its timeline offset");
             assertTrue(sendNs[n] >= intended[n] && sendNs[n] < intended[n] + FakeClock.SPIN_STEP_NS,
@@ -320,7 +320,7 @@ class SenderRoleTest {
         role.start(Phase.MEASURE, l);
         assertEquals(300, l.result.get(60, TimeUnit.SECONDS).getSent());
         long[] intended = upload().get(Series.INTENDED_NS);
-        long start = 5_000_000_000L + 1_000_000;
+        long start = 5_000_000_000L + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS;
         assertEquals(199 * 100_000L, intended[199] - start);
         assertEquals(120_000_000L, intended[200] - start, "the last phase starts after the drain's 100 ms cap");
         assertEquals(120_000_000L + 99 * 100_000L, intended[299] - start);
@@ -339,7 +339,7 @@ class SenderRoleTest {
     @Test
     void aDrainThatPublishesEndsOnTheWordAndTheLastPhaseIsNumberedOnFromIt() throws Exception {
         role.close();
-        final long wordAt = 5_000_000_000L + 1_000_000 + 50_500_000L;
+        final long wordAt = 5_000_000_000L + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS + 50_500_000L;
         FakeClock fake = new FakeClock(5_000_000_000L);
         final SenderRole[] self = new SenderRole[1];
         io.msgscope.core.NanoClock clock = new io.msgscope.core.test.OnFakeClock(fake) {
@@ -375,7 +375,7 @@ class SenderRoleTest {
         assertEquals(CpuSampler.slots(331, 50), got.get(Series.SENDER_SAMPLE_NS).length, "samples of 331 messages");
         assertTrue(got.get(Series.SENDER_SAMPLE_NS)[CpuSampler.slots(331, 50) - 1] != CpuSampler.ABSENT,
                 "the final sample in the last slot of the run as it was");
-        long start = 5_000_000_000L + 1_000_000;
+        long start = 5_000_000_000L + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS;
         assertEquals(20_000_000L, intended[200] - start);
         assertEquals(50_000_000L, intended[230] - start, "the drain's last message");
         assertEquals(50_500_000L, intended[231] - start, "the last phase's first, at the word");

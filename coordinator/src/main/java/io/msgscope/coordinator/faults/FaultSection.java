@@ -159,14 +159,20 @@ public final class FaultSection {
                     e.appliedNs() / 1e9, f.lagNs() / 1e6, f.unavailableNs() == null ? "-"
                             : String.format(Locale.ROOT, "%.1f ms", f.unavailableNs() / 1e6), f.lost(), f.reordered(),
                     f.violations() == null ? "" : "  guarantee violations " + violations(f.violations(),
-                            color), f.inFlight(), after(f.throughputRecoveredNs()), after(f.p99RecoveredNs())));
+                            color), f.inFlight(), after(f.throughputRecoveredNs(), f.baselineMsgPerSec()),
+                    after(f.p99RecoveredNs(), f.baselineP99Ns())));
         }
         return out;
     }
 
-    private static String after(Long ns) {
-        return ns == null ? "never" : String.format(Locale.ROOT, "after %.1f s", ns / 1e9);
+    /** "after N s", "never" (none within the run), or "unknown" without a baseline to compare with. */
+    private static String after(Long ns, Double baseline) {
+        return ns != null ? String.format(Locale.ROOT, "after %.1f s", ns / 1e9)
+                : baseline == null ? NO_BASELINE : "never";
     }
+
+    /** A recovery time that cannot be told: no whole second before the fault (or before its opener) to compare with. */
+    public static final String NO_BASELINE = "unknown (no whole second before)";
 
     /** A count of guarantee violations; above 0 on a terminal in red (issue 32 item 3). */
     public static String violations(long n, boolean color) {

@@ -339,11 +339,12 @@ public final class ScenarioFaultFigures {
                         (Double) f.get("unavailable_ms_at_most")), (Long) f.get("messages_received_in_window"),
                 (Long) f.get("messages_expected_in_window"), lost == null ? "" : String.format(Locale.ROOT,
                         " (lost %d, duplicated %d, reordered %d)", (Long) lost, (Long) f.get("messages_duplicated"),
-                        (Long) f.get("messages_reordered")), after(f.get("throughput_recovered_s")),
-                after(f.get("p99_recovered_s")));
+                        (Long) f.get("messages_reordered")), after(f.get("throughput_recovered_s"),
+                        f.get("baseline_msg_s")), after(f.get("p99_recovered_s"), f.get("baseline_p99_from_intended_us")));
     }
 
-    private static String after(Object s) {
-        return s == null ? "never" : String.format(Locale.ROOT, "after %.1f s", (Double) s);
+    private static String after(Object s, Object baseline) {
+        return s != null ? String.format(Locale.ROOT, "after %.1f s", (Double) s)
+                : baseline == null ? io.msgscope.coordinator.faults.FaultSection.NO_BASELINE : "never";
     }
 }

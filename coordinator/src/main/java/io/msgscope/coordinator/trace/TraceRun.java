@@ -241,11 +241,11 @@ public final class TraceRun {
                     hub.forward(sender, Envelope.BodyCase.PHASE_END, receiver);
                 }
                 receiver.send(go(Phase.MEASURE));
-                if (probe != null && !faults.isEmpty()) { // the fault clock starts with the sender's (1 ms after its Go)
+                if (probe != null && !faults.isEmpty()) { // the fault clock starts with the sender's schedule
                     probe.send(Envelope.newBuilder().setFaultsGo(io.msgscope.proto.FaultsGo.newBuilder()
-                            .setStartInNs(1_000_000)).build());
+                            .setStartInNs(io.msgscope.control.RunSpecs.MEASURE_LEAD_NS)).build());
                     if (metrics != null) {
-                        metrics.faults(faults.steps(), System.nanoTime() + 1_000_000);
+                        metrics.faults(faults.steps(), System.nanoTime() + io.msgscope.control.RunSpecs.MEASURE_LEAD_NS);
                     }
                 }
                 sender.send(go(Phase.MEASURE));

@@ -125,4 +125,20 @@ class FaultSectionTest {
                 "  fault 3.5s:pause:n1            not applied",
                 "  fault 3.6s:resume:n1           not applied"), s.consoleLines());
     }
+
+    /** A fault in the run's first second has no whole second before it: its recovery is unknown, not "never". */
+    @Test
+    void aRecoveryWithoutABaselineIsUnknownNotNever() {
+        FaultPlan plan = FaultPlan.parse("--faults", "0.5s:pause:n1, 2.5s:resume:n1");
+        List<FaultStep> s = plan.steps();
+        FaultSection early = FaultSection.of(FaultLog.of(plan, List.of(applied(s.get(0), T0 + 500 * MS),
+                applied(s.get(1), T0 + 2_505 * MS)), 0), trace());
+        assertNull(early.toList().get(0).get("baseline_msg_s"));
+        for (String line : early.consoleLines()) {
+            assertTrue(line.contains("throughput back unknown (no whole second before)  p99 back unknown"), line);
+        }
+        // with a baseline and a recovery: the time
+        assertTrue(section().consoleLines().get(0).contains("throughput back after 2.1 s"),
+                section().consoleLines().get(0));
+    }
 }

@@ -194,6 +194,18 @@ class ScenarioFaultFiguresTest {
     }
 
     @Test
+    void aFaultInTheFirstSecondHasNoBaselineAndItsRecoveryIsUnknown() {
+        FaultPlan plan = FaultPlan.parse("--faults", "0.5s:pause:n1");
+        FaultLog log = new FaultLog(plan, List.of(new FaultLog.Applied(plan.steps().get(0), 500_000_000L,
+                500_100_000L, 42, "")));
+        ScenarioFaultFigures.Section f = ScenarioFaultFigures.of(log, ORIGIN, 6_000_000_000L, buckets(), 1, windows());
+        assertNull(f.toList().get(0).get("baseline_msg_s"));
+        assertNull(f.toList().get(0).get("throughput_recovered_s"));
+        assertTrue(f.consoleLines().get(0).endsWith("throughput back unknown (no whole second before)  p99 back "
+                + "unknown (no whole second before)"), f.consoleLines().get(0));
+    }
+
+    @Test
     void countsOutsideTheBucketsAreSaidNotDropped() {
         FaultPlan plan = FaultPlan.parse("--faults", "3s:pause:n1, 3.7s:resume:n1");
         FaultLog log = new FaultLog(plan, List.of());
