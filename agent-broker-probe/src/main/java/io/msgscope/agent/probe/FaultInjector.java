@@ -93,8 +93,8 @@ final class FaultInjector {
             synchronized (this) {
                 applied.add(a);
             }
-            System.out.println("fault " + s.label() + ": " + (a.getError().isEmpty() ? "applied" : "FAILED: "
-                    + a.getError()) + " at " + String.format(java.util.Locale.ROOT, "%.3f", (a.getAppliedNs() - originNs)
+            System.out.println("fault " + s.label() + ": " + (!a.getError().isEmpty() ? "FAILED: " + a.getError()
+                    : a.getDoneNs() == 0 ? "applied (the command still ran when the run ended)" : "applied") + " at " + String.format(java.util.Locale.ROOT, "%.3f", (a.getAppliedNs() - originNs)
                     / 1e6) + " ms on the run's clock (" + String.format(java.util.Locale.ROOT, "%+.3f",
                     (a.getAppliedNs() - due) / 1e6) + " ms from plan)" + (a.getPid() > 0 ? ", pid " + a.getPid() : ""));
             System.out.flush();
@@ -119,6 +119,7 @@ final class FaultInjector {
     }
 
     private FaultApplied apply(FaultStep s, FaultApplied.Builder b, FaultTargets.Target t, long known) {
+        boolean stillRunning = false;
         try {
             if (s.action().network()) {
                 b.setAppliedNs(System.nanoTime());
@@ -136,10 +137,16 @@ final class FaultInjector {
                 ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", t.restartCommand()).inheritIO();
                 b.setAppliedNs(System.nanoTime());
                 Process p = pb.start();
-                if (!p.waitFor(RESTART_WAIT_S, TimeUnit.SECONDS)) {
-                    b.setError("the restart command did not return within " + RESTART_WAIT_S + " s");
-                } else if (p.exitValue() != 0) {
-                    b.setError("the restart command exited with code " + p.exitValue());
+                try {
+                    if (!p.waitFor(RESTART_WAIT_S, TimeUnit.SECONDS)) {
+                        b.setError("the restart command did not return within " + RESTART_WAIT_S + " s");
+                    } else if (p.exitValue() != 0) {
+                        b.setError("the restart command exited with code " + p.exitValue());
+                    }
+                } catch (InterruptedException e) {
+                    // the run ended while the command ran (a broker slow to boot): it was applied, and runs on
+                    stillRunning = true;
+                    Thread.currentThread().interrupt(); // no later fault is waited for
                 }
             } else {
                 long pid = known > 0 ? known : t.currentPid();
@@ -158,7 +165,7 @@ final class FaultInjector {
             }
             b.setError(e.getMessage() == null ? e.toString() : e.getMessage());
         }
-        return b.setDoneNs(System.nanoTime()).build();
+        return b.setDoneNs(stillRunning ? 0 : System.nanoTime()).build();
     }
 
     /** What was applied so far, in order. */

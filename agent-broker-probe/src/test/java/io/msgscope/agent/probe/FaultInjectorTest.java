@@ -116,4 +116,21 @@ class FaultInjectorTest {
         assertEquals("", f.applied().get(1).getError());
         f.stop();
     }
+
+    /** A restart command still running when the run ends was applied, not failed: its end is unknown (done 0). */
+    @Test
+    void aRestartStillRunningWhenTheRunEndsWasAppliedAndRunsOn() throws Exception {
+        Path marker = tmp.resolve("booted");
+        FaultInjector f = FaultInjector.of(FaultTargets.parse(List.of("node1=restart:sleep 1; touch " + marker)),
+                spec("10:restart:node1"));
+        f.start(System.nanoTime());
+        Thread.sleep(300);
+        f.stop();
+        assertEquals(1, f.applied().size());
+        assertEquals("", f.applied().get(0).getError());
+        assertTrue(f.applied().get(0).getAppliedNs() > 0);
+        assertEquals(0, f.applied().get(0).getDoneNs());
+        Thread.sleep(1_500);
+        assertTrue(Files.exists(marker), "the command ran on after the run ended");
+    }
 }

@@ -30,11 +30,12 @@ public record FaultLog(FaultPlan plan, List<Applied> applied) {
      *
      * @param step      the planned step
      * @param appliedNs when the signal was sent or the command started, on the trace's clock (monotonic ns)
-     * @param doneNs    when that call returned, on the trace's clock
+     * @param doneNs    when that call returned, on the trace's clock; null when unknown (a restart command still
+     *                  running when the run ended)
      * @param pid       the process signalled (0 for restart)
      * @param error     why it failed, empty when it was applied
      */
-    public record Applied(FaultStep step, long appliedNs, long doneNs, long pid, String error) {
+    public record Applied(FaultStep step, long appliedNs, Long doneNs, long pid, String error) {
     }
 
     /** The probe's report, its stamps moved by {@code probeMinusReceiverNs} onto the receiver's clock. */
@@ -44,7 +45,8 @@ public record FaultLog(FaultPlan plan, List<Applied> applied) {
         for (io.msgscope.proto.FaultApplied a : reported) {
             FaultAction action = FaultAction.of(a.getStep().getAction());
             out.add(new Applied(new FaultStep(a.getStep().getAtNs(), action, a.getStep().getTarget(), a.getStep().getArg()),
-                    a.getAppliedNs() - probeMinusReceiverNs, a.getDoneNs() - probeMinusReceiverNs, a.getPid(),
+                    a.getAppliedNs() - probeMinusReceiverNs,
+                    a.getDoneNs() == 0 ? null : a.getDoneNs() - probeMinusReceiverNs, a.getPid(),
                     a.getError()));
         }
         return new FaultLog(plan, out);

@@ -44,7 +44,7 @@ class FaultLogTest {
     @Test
     void unknownTimesStayNull() {
         FaultPlan plan = FaultPlan.parse("--faults", "1s:kill:a, 2s:restart:a");
-        FaultLog failed = new FaultLog(plan, List.of(new FaultLog.Applied(plan.steps().get(0), 1_000, 1_000, 0,
+        FaultLog failed = new FaultLog(plan, List.of(new FaultLog.Applied(plan.steps().get(0), 1_000, 1_000L, 0,
                 "no such process")));
         List<FaultLog.Step> s = failed.steps(0L);
         assertNull(s.get(0).atNs());        // failed: no time

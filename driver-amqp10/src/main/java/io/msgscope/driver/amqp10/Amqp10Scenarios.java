@@ -32,10 +32,6 @@ final class Amqp10Scenarios implements ScenarioSupport {
         ScenarioSupport.refuseChosen(user, "each connection's /topic/ or /queue/ address",
                 " (use --topic-prefix for the topics)",
                 Amqp10Options.TOPIC, Amqp10Options.SHARED, Amqp10Options.ADDRESS);
-        if (io.msgscope.core.driver.Reconnects.on(user)) {
-            throw new io.msgscope.core.SpecException("--opt " + Amqp10Options.RECONNECT, "=true is not wired in "
-                    + "scenario mode yet (docs/limits.md): use it with run");
-        }
         Amqp10Options.of(spec(user));
         if (scenario != Scenario.ROUND_ROBIN) {
             return user;

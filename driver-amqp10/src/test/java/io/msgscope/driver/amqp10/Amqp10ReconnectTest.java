@@ -364,8 +364,8 @@ class Amqp10ReconnectTest {
                 Amqp10Connections.nodes(two, true));
         assertEquals("--uri", assertThrows(SpecException.class, () -> d.checkOptions(new DriverSpec("", 0,
                 list + "/vhost:other", SIZE, 0, Map.of("reconnect", "true"), ""))).option());
-        assertEquals("--opt reconnect", assertThrows(SpecException.class, () -> d.scenarios().options(
-                Scenario.FAN_OUT, Map.of("reconnect", "true"))).option());
+        // scenario mode takes it (issue 32 item 5): the option passes through to every connection
+        assertEquals("true", d.scenarios().options(Scenario.FAN_OUT, Map.of("reconnect", "true")).get("reconnect"));
         // every unsettled transfer is kept: 1,000 x 1 MiB is refused, naming max_inflight
         assertEquals("--opt max_inflight", assertThrows(SpecException.class, () -> d.checkOptions(new DriverSpec("", 0,
                 "", 1 << 20, 0, Map.of("reconnect", "true"), ""))).option());

@@ -26,10 +26,7 @@ final class KafkaScenarios implements ScenarioSupport {
     @Override
     public Map<String, String> options(Scenario scenario, Map<String, String> user) {
         ScenarioSupport.refuseChosen(user, "", "", "topic", "group");
-        if (KafkaSettings.ofOptions(user).reconnect()) { // every value, before any agent starts
-            throw new io.msgscope.core.SpecException("--opt " + io.msgscope.core.driver.Reconnects.OPTION, "=true is "
-                    + "not wired in scenario mode yet (docs/limits.md): use it with run");
-        }
+        KafkaSettings.ofOptions(user); // every value, before any agent starts
         if (scenario == Scenario.ROUND_ROBIN && !user.containsKey("partitions")) {
             Map<String, String> o = new HashMap<>(user);
             o.put("partitions", Integer.toString(ROUND_ROBIN_PARTITIONS));
