@@ -60,6 +60,7 @@ class CpuIT {
     void relayModeBrokerCpuRisesWithAKnownBurnerAndTheOthersStayPut() throws Exception {
         JsonNode idle = run("idle");
         JsonNode burn = run("burn", "--relay-burn-ns", BURN_NS);
+        JsonNode idleAfter = run("idle-after"); // the burner run bracketed: the box's load drifts between runs
         for (JsonNode s : List.of(idle, burn)) {
             JsonNode cpu = s.get("cpu");
             assertEquals(500, cpu.get("every").asInt());
@@ -82,11 +83,15 @@ class CpuIT {
         // both times, 21.3 -> 56.9 and 23.4 -> 59.0 µs, where +5 µs failed twice in a row). It can be less on top: a
         // thread kept busy reads several messages per wake-up (measured: 20.8 µs per message idle, 37.2 µs with the
         // burner). Issue 27: a stamp figure halved fails here (below 30 µs), one doubled too (over 30 + idle + 10), and
-        // one too high fails the sidecar test, which holds it against /proc's count of the same process.
-        double before = perMessage(idle.get("cpu").get("broker"));
+        // one too high fails the sidecar test, which holds it against /proc's count of the same process. The idle
+        // forwarding is the higher of the runs just before and just after the burner's, so a load that came or went
+        // between two runs (the shared broker's, another build's) is within the bound, not a failure.
+        double idleBefore = perMessage(idle.get("cpu").get("broker"));
+        double idleAfterNs = perMessage(idleAfter.get("cpu").get("broker"));
+        double before = Math.max(idleBefore, idleAfterNs);
         double after = perMessage(burn.get("cpu").get("broker"));
-        assertTrue(after >= 30_000 && after <= 30_000 + before + 10_000, "relay CPU per message " + before + " ns -> "
-                + after + " ns with a 30 µs burner");
+        assertTrue(after >= 30_000 && after <= 30_000 + before + 10_000, "relay CPU per message " + idleBefore
+                + " ns (idle) -> " + after + " ns with a 30 µs burner -> " + idleAfterNs + " ns (idle again)");
         for (String side : List.of("sender", "receiver")) {
             double a = idle.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
             double b = burn.get("cpu").get(side).get("time_weighted").get("mean_pct").asDouble();
