@@ -149,14 +149,21 @@ public final class ClockTracker {
         }
     }
 
+    /** Each pair's samples as fitted (after the min-RTT filter), for pairs with any; by pair name. */
+    public Map<String, List<OffsetFit.Sample>> fitted() {
+        Map<String, List<OffsetFit.Sample>> out = new LinkedHashMap<>();
+        samples.forEach((p, s) -> {
+            if (!s.isEmpty()) {
+                out.put(p.name(), OffsetFit.minRttPerInterval(s, FILTER_MS * 1_000_000L));
+            }
+        });
+        return out;
+    }
+
     /** The fitted pairs (those with samples), on the coordinator's clock with its epoch anchor. */
     public ClockTrack track() {
         Map<String, OffsetFit> fits = new LinkedHashMap<>();
-        samples.forEach((p, s) -> {
-            if (!s.isEmpty()) {
-                fits.put(p.name(), OffsetFit.of(OffsetFit.minRttPerInterval(s, FILTER_MS * 1_000_000L), MIN_STEP_NS));
-            }
-        });
+        fitted().forEach((name, s) -> fits.put(name, OffsetFit.of(s, MIN_STEP_NS)));
         List<String> hooked = new ArrayList<>();
         for (Pair p : pairs) {
             for (AgentLink a : List.of(p.sender(), p.receiver())) {

@@ -35,7 +35,7 @@ class ClockStampCorrectionTest {
         for (long t = T0; t <= T0 + 10 * S; t += 250 * MS) {
             s.add(new OffsetFit.Sample(t, Math.round(offset(t)), 200_000));
         }
-        return new ClockStampCorrection(OffsetFit.of(s, 100_000));
+        return new ClockStampCorrection(OffsetFit.of(s, 100_000), s);
     }
 
     @Test
@@ -89,6 +89,26 @@ class ClockStampCorrectionTest {
         long[] send = {T0 + 5_200 * MS + Math.round(offset(T0 + 5_200 * MS))};
         long[] recv = {T0 + 5_200 * MS + 30_000};
         assertEquals(2_100_000, c.moveSends(send, null, recv).errorBoundNs(), 5);
+    }
+
+    @Test
+    void withFewSamplesADelayedProbeWidensTheBoundToItsOwnHalfRoundTrip() {
+        // three probes 1 s apart, true offset 0: the first two answered in 200 µs and exact, the third took 6 ms
+        // and reads 2.5 ms high (within its own 3 ms half round trip). Theil–Sen: slopes 0, 1,250 and 2,500 ppm,
+        // median 1,250 ppm; intercepts 0, −1.25 ms, 0 → median 0: the line 1,250 ppm × t from the first probe passes
+        // through the first and the third, so the robust residual is 0 and the fit's bound is half the best round
+        // trip, 100 µs. The truth at 1 s is 0, the line 1.25 ms: the fit's bound misses it. The envelope: the first
+        // sample 0 + 100 µs, the second 1.25 ms + 100 µs, the third 0 + 3 ms → 3 ms, which holds the truth.
+        List<OffsetFit.Sample> s = List.of(new OffsetFit.Sample(T0, 0, 200_000),
+                new OffsetFit.Sample(T0 + S, 0, 200_000), new OffsetFit.Sample(T0 + 2 * S, 2_500_000, 6_000_000));
+        OffsetFit fit = OffsetFit.of(s, 100_000);
+        assertEquals(1_250, fit.driftPpm(), 1e-6);
+        assertEquals(0, fit.residualNs(), 1e-9);
+        assertEquals(100_000, fit.errorAt(T0 + S), 1e-9);
+        ClockStampCorrection c = new ClockStampCorrection(fit, s);
+        assertEquals(1_250_000, c.offsetAt(T0 + S), 1e-3);
+        assertEquals(3_000_000, c.errorAt(T0 + S), 1e-3);
+        assertTrue(Math.abs(c.offsetAt(T0 + S) - 0) <= c.errorAt(T0 + S), "the truth (0) lies within the bound");
     }
 
     @Test
