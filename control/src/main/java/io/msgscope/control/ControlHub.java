@@ -153,6 +153,24 @@ public final class ControlHub implements AutoCloseable {
         }
     }
 
+    /** Work for the waiting thread between its looks at the inbox (issue 33: clock probes while a trace run measures). */
+    @FunctionalInterface
+    public interface Between {
+        void run() throws AgentFailure;
+    }
+
+    private Between between;
+    private boolean inBetween;
+
+    /**
+     * From now on (until {@code null}) every wait runs {@code task} on its own thread at least every 100 ms; the task
+     * decides whether anything is due. It may wait itself (a clock probe's ping-pong): frames that come meanwhile are
+     * kept, and the outer wait looks for its own among them afterwards. Its failure ends the wait.
+     */
+    public void between(Between task) {
+        this.between = task;
+    }
+
     /** Waits up to {@code timeoutMs} for a frame of one of the given kinds from {@code from}. */
     public Envelope await(AgentLink from, long timeoutMs, String what, Envelope.BodyCase... expected)
             throws AgentFailure {
@@ -191,15 +209,9 @@ public final class ControlHub implements AutoCloseable {
         boolean onlyFrom = setAside != null;
         Set<Envelope.BodyCase> kinds = EnumSet.noneOf(Envelope.BodyCase.class);
         kinds.addAll(List.of(expected));
-        for (Iterator<Inbound> it = early.iterator(); it.hasNext(); ) {
-            Inbound in = it.next();
-            if (in.from() == from && kinds.contains(in.env().getBodyCase())) {
-                it.remove();
-                in.from().earlyFrames--;
-                in.from().earlyBytes -= in.env().getSerializedSize();
-                taken(in);
-                return in.env();
-            }
+        Envelope kept = takeEarly(from, kinds);
+        if (kept != null) {
+            return kept;
         }
         if (closed.contains(from)) {
             throw new AgentFailure(from.name(), from.lossReason() + " (before " + what + ")", false);
@@ -217,6 +229,18 @@ public final class ControlHub implements AutoCloseable {
             }
             if (left <= 0) {
                 throw new AgentFailure(from.name(), "no answer within " + timeoutMs + " ms during " + what, false);
+            }
+            if (between != null && !inBetween) {
+                inBetween = true;
+                try {
+                    between.run();
+                } finally {
+                    inBetween = false;
+                }
+                kept = takeEarly(from, kinds); // the task's own waits keep what they were not waiting for
+                if (kept != null) {
+                    return kept;
+                }
             }
             Inbound in;
             try {
@@ -277,6 +301,21 @@ public final class ControlHub implements AutoCloseable {
             }
             return env; // the frame asked for
         }
+    }
+
+    /** The first kept frame of one of {@code kinds} from {@code from}, taken off the hub; null when none. */
+    private Envelope takeEarly(AgentLink from, Set<Envelope.BodyCase> kinds) {
+        for (Iterator<Inbound> it = early.iterator(); it.hasNext(); ) {
+            Inbound in = it.next();
+            if (in.from() == from && kinds.contains(in.env().getBodyCase())) {
+                it.remove();
+                in.from().earlyFrames--;
+                in.from().earlyBytes -= in.env().getSerializedSize();
+                taken(in);
+                return in.env();
+            }
+        }
+        return null;
     }
 
     /** Why a link that sent too much nothing asked for is closed; {@code last} is the frame over the cap. */

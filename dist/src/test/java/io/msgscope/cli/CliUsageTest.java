@@ -201,6 +201,9 @@ class CliUsageTest {
                 "--max-clock-error", "'5 parsecs' is neither a duration (e.g. 2ms, 500us) nor a percentage of p50");
         assertUsageError(run("scenario", "--driver", "mqtt", "--max-clock-error", "10", "--out", out()),
                 "--max-clock-error", "is neither");
+        // issue 33 item 3: run takes the same option, refused the same way before anything starts
+        assertUsageError(run("run", "--max-clock-error", "fast", "--out", out()),
+                "--max-clock-error", "'fast' is neither a duration (e.g. 2ms, 500us) nor a percentage of p50");
         assertUsageError(run("run", "--agent", "sender=127.0.0.1:7000", "--agent", "sender=127.0.0.1:7001",
                 "--out", out()), "--agent", "sender is given 2 times");
         assertFalse(Files.exists(tmp.resolve("out")), "nothing written");

@@ -1,19 +1,12 @@
 package io.msgscope.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,44 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ClockTrackingIT {
     @TempDir
     Path tmp;
-    private final List<Process> agents = new ArrayList<>();
-
-    @AfterEach
-    void stopAgents() throws InterruptedException {
-        for (Process a : agents) {
-            a.destroy();
-            if (!a.waitFor(10, TimeUnit.SECONDS)) {
-                a.destroyForcibly();
-            }
-        }
-    }
-
-    /** An agent daemon on loopback for {@code role}, its clock shifted by the test hook when {@code shift} is given. */
-    private int daemon(String role, Path secret, String shift) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", MsgscopeProcess.jar().toString(), "agent", "--role", role, "--listen", "127.0.0.1:0",
-                "--secret-file", secret.toString()).redirectErrorStream(true);
-        if (shift != null) {
-            pb.environment().put("MSGSCOPE_TEST_CLOCK_SHIFT", shift);
-        }
-        Process agent = pb.start();
-        agents.add(agent);
-        BufferedReader r = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8));
-        String first = r.readLine();
-        assertTrue(first != null && first.contains("listening on 127.0.0.1:"), first);
-        Thread pump = new Thread(() -> {
-            try {
-                while (r.readLine() != null) {
-                    // the agent's log is not needed
-                }
-            } catch (java.io.IOException e) {
-                // gone
-            }
-        });
-        pump.setDaemon(true);
-        pump.start();
-        return Integer.parseInt(first.replaceAll(".*listening on 127\\.0\\.0\\.1:(\\d+).*", "$1"));
-    }
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final AgentDaemons daemons = new AgentDaemons();
 
     private List<String> scenario(Path out) {
         return new ArrayList<>(List.of("scenario", "--driver", "nats", "--scenario", "fan-out", "--publishers", "1",
@@ -76,11 +33,9 @@ class ClockTrackingIT {
     @Test
     void shiftedClockIsTrackedAndTheLatencyCorrectedWithinItsBound() throws Exception {
         ScenarioIT.requireBroker(4222, "nats-server");
-        Path secret = tmp.resolve("secret");
-        Files.writeString(secret, "clock-secret-" + System.nanoTime() + "-0123456789abcdef");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        int pubPort = daemon("publishers", secret, "offset=-3.7ms,drift=-20ppm,step=-5ms@7.5s");
-        int subPort = daemon("subscribers", secret, null);
+        Path secret = AgentDaemons.secret(tmp);
+        int pubPort = daemons.start("publishers", secret, "offset=-3.7ms,drift=-20ppm,step=-5ms@7.5s");
+        int subPort = daemons.start("subscribers", secret, null);
 
         Path shiftedOut = tmp.resolve("shifted");
         List<String> args = scenario(shiftedOut);

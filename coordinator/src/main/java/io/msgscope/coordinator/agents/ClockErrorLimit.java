@@ -42,6 +42,19 @@ public record ClockErrorLimit(Long ns, Double percent) {
         return p50Ns == null ? null : p50Ns * percent / 100;
     }
 
+    /**
+     * The warning when the clock's bound {@code boundNs} on cross-host latency is wider than this limit
+     * ({@code limitNs}, from {@link #limitNs}), saying what would tighten it; null when it is not or no limit applies.
+     */
+    public String warning(double boundNs, Double limitNs) {
+        if (limitNs == null || boundNs <= limitNs) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "the clock error bound on the corrected cross-host latency (%.1f us) is wider "
+                + "than %s %s (%.1f us): clocks disciplined by PTP, the agents on one host, or a round-trip "
+                + "measurement would tighten it", boundNs / 1e3, OPTION, this, limitNs / 1e3);
+    }
+
     @Override
     public String toString() {
         return ns != null ? String.format(Locale.ROOT, "%.3f ms", ns / 1e6)

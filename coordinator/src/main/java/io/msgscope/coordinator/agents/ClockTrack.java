@@ -2,6 +2,9 @@ package io.msgscope.coordinator.agents;
 
 import io.msgscope.core.clock.OffsetFit;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,5 +27,53 @@ public record ClockTrack(Map<String, OffsetFit> fits, int allPairs, long anchorN
     /** The epoch ms of the coordinator's monotonic time {@code monoNs}. */
     public double epochMsAt(long monoNs) {
         return anchorEpochMs + (monoNs - anchorNs) / 1e6;
+    }
+
+    /**
+     * summary.json's {@code clock_tracking} (scenario and trace mode alike): the probing, per pair the fitted offset,
+     * drift, steps and bound, the bound {@code errorBoundNs} on the corrected latency, the limit ({@code limitNs} null
+     * when a percentage has no p50), and what the bound does not cover.
+     */
+    public Map<String, Object> toMap(double errorBoundNs, Double limitNs) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("probe_every_ms", ClockTracker.PROBE_EVERY_MS);
+        m.put("probes_per_burst", ClockTracker.BURST);
+        m.put("min_rtt_filter_ms", ClockTracker.FILTER_MS);
+        Map<String, Object> pairs = new LinkedHashMap<>();
+        fits.forEach((name, f) -> pairs.put(name, pair(f)));
+        m.put("pairs", pairs);
+        m.put("error_bound_us", errorBoundNs / 1e3);
+        m.put("max_clock_error", limit.toString());
+        m.put("max_clock_error_us", limitNs == null ? null : limitNs / 1e3);
+        m.put("not_covered", "the bound takes each probe's two directions as equally long; a link slower one way than "
+                + "the other shifts every probe by half the difference, which no probe can see");
+        if (!testHookAgents.isEmpty()) {
+            m.put("test_hook_agents", testHookAgents);
+        }
+        return m;
+    }
+
+    private Map<String, Object> pair(OffsetFit f) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        OffsetFit.Segment first = f.segments().get(0);
+        OffsetFit.Segment last = f.segments().get(f.segments().size() - 1);
+        p.put("samples", f.samples());
+        p.put("first_probe", java.time.Instant.ofEpochMilli(Math.round(epochMsAt(first.fromNs()))).toString());
+        p.put("offset_at_first_probe_us", first.at(first.fromNs()) / 1e3);
+        p.put("offset_at_last_probe_us", last.at(last.toNs()) / 1e3);
+        p.put("drift_ppm", f.driftPpm());
+        List<Map<String, Object>> steps = new ArrayList<>();
+        for (OffsetFit.Step s : f.steps()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("at", java.time.Instant.ofEpochMilli(Math.round(epochMsAt(s.atNs()))).toString());
+            e.put("after_first_probe_s", (s.atNs() - first.fromNs()) / 1e9);
+            e.put("size_us", s.sizeNs() / 1e3);
+            steps.add(e);
+        }
+        p.put("steps", steps);
+        p.put("best_rtt_us", f.bestRttNs() / 1e3);
+        p.put("residual_us", f.residualNs() / 1e3);
+        p.put("error_bound_us", (f.bestRttNs() / 2.0 + f.residualNs()) / 1e3);
+        return p;
     }
 }

@@ -19,6 +19,7 @@ import java.util.Set;
  * smallest round trip kept (min-RTT filter) — and records the pair's offset (sender − receiver, the two probes
  * subtracted: the coordinator's own clock cancels) with the sum of the two round trips. {@link #track} keeps the
  * fastest probe of each {@link #FILTER_MS} ms and fits each pair's series ({@link OffsetFit}). Probes run on the coordinator's thread between its queries, never beside them.
+ * In trace mode ({@link #monotonic}) the pair's monotonic clocks are followed instead, on the receiver's clock.
  */
 public final class ClockTracker {
     public static final long PROBE_EVERY_MS = 250;
@@ -37,6 +38,13 @@ public final class ClockTracker {
 
     private final ControlHub hub;
     private final ClockErrorLimit limit;
+    /**
+     * Trace mode (issue 33 item 3): the agents' monotonic clocks (O_n, I_n) rather than their epoch clocks, and each
+     * sample's time on the receiver's clock, so that a message's own receive stamp finds its offset.
+     */
+    private final boolean onReceiverClock;
+    /** Each probed agent's fastest probe: its monotonic clock against the coordinator's, to within half its round trip. */
+    private final Map<AgentLink, ClockOffset.Probe> fastest = new LinkedHashMap<>();
     private final List<Pair> pairs = new ArrayList<>();
     private final int allPairs;
     private final Map<Pair, List<OffsetFit.Sample>> samples = new LinkedHashMap<>();
@@ -46,8 +54,22 @@ public final class ClockTracker {
 
     /** Every sender × receiver pair, {@code limit} the run's {@code --max-clock-error} on two boxes (by boot id, R1; an unknown id counts as another box). */
     public ClockTracker(ControlHub hub, List<AgentLink> senders, List<AgentLink> receivers, ClockErrorLimit limit) {
+        this(hub, senders, receivers, limit, false);
+    }
+
+    /**
+     * A trace run's one sender → receiver pair (issue 33 item 3), on their monotonic clocks: active when the two are
+     * not known to share a boot; the fit's time axis is the receiver's clock.
+     */
+    public static ClockTracker monotonic(ControlHub hub, AgentLink sender, AgentLink receiver, ClockErrorLimit limit) {
+        return new ClockTracker(hub, List.of(sender), List.of(receiver), limit, true);
+    }
+
+    private ClockTracker(ControlHub hub, List<AgentLink> senders, List<AgentLink> receivers, ClockErrorLimit limit,
+                         boolean onReceiverClock) {
         this.hub = hub;
         this.limit = limit;
+        this.onReceiverClock = onReceiverClock;
         this.allPairs = senders.size() * receivers.size();
         for (AgentLink s : senders) {
             for (AgentLink r : receivers) {
@@ -60,9 +82,14 @@ public final class ClockTracker {
         }
     }
 
-    static boolean sameBox(AgentLink a, AgentLink b) {
-        String ia = a.helloAck().getEnvironment().getBootId();
-        return !ia.isEmpty() && ia.equals(b.helloAck().getEnvironment().getBootId());
+    /** True only when both boot ids are known and equal: one CLOCK_MONOTONIC (R1). */
+    public static boolean sameBox(AgentLink a, AgentLink b) {
+        return sameBoot(a.helloAck().getEnvironment().getBootId(), b.helloAck().getEnvironment().getBootId());
+    }
+
+    /** Two boot ids name one boot: both known and equal (an unknown id proves nothing: another box). */
+    public static boolean sameBoot(String a, String b) {
+        return !a.isEmpty() && a.equals(b);
     }
 
     /** True when some pair is cross-host: only then is anything probed. */
@@ -79,15 +106,26 @@ public final class ClockTracker {
         });
         Map<AgentLink, ClockOffset.Probe> got = new LinkedHashMap<>();
         for (AgentLink a : agents) {
-            got.put(a, ClockOffset.probe(hub, a, BURST, true));
+            ClockOffset.Probe p = ClockOffset.probe(hub, a, BURST, !onReceiverClock);
+            got.put(a, p);
+            fastest.merge(a, p, (was, now) -> now.rttNs() < was.rttNs() ? now : was);
         }
         for (Pair p : pairs) {
             ClockOffset.Probe s = got.get(p.sender());
             ClockOffset.Probe r = got.get(p.receiver());
-            samples.get(p).add(new OffsetFit.Sample((s.atNs() + r.atNs()) / 2, s.offsetNs() - r.offsetNs(),
-                    s.rttNs() + r.rttNs()));
+            // on the receiver's clock: its own reading at the probe (the coordinator's midpoint + its offset)
+            long at = onReceiverClock ? r.atNs() + r.offsetNs() : (s.atNs() + r.atNs()) / 2;
+            samples.get(p).add(new OffsetFit.Sample(at, s.offsetNs() - r.offsetNs(), s.rttNs() + r.rttNs()));
         }
         lastProbeNs = System.nanoTime();
+    }
+
+    /** A probe when {@link #PROBE_EVERY_MS} ms have passed since the last one (and some pair is cross-host). */
+    public void probeIfDue() throws AgentFailure {
+        if (active() && (lastProbeNs == Long.MIN_VALUE
+                || System.nanoTime() - lastProbeNs >= PROBE_EVERY_MS * 1_000_000L)) {
+            probe();
+        }
     }
 
     /** Waits until {@code dueNs} (System.nanoTime), probing every {@link #PROBE_EVERY_MS} ms meanwhile when active. */
@@ -111,14 +149,21 @@ public final class ClockTracker {
         }
     }
 
+    /** Each pair's samples as fitted (after the min-RTT filter), for pairs with any; by pair name. */
+    public Map<String, List<OffsetFit.Sample>> fitted() {
+        Map<String, List<OffsetFit.Sample>> out = new LinkedHashMap<>();
+        samples.forEach((p, s) -> {
+            if (!s.isEmpty()) {
+                out.put(p.name(), OffsetFit.minRttPerInterval(s, FILTER_MS * 1_000_000L));
+            }
+        });
+        return out;
+    }
+
     /** The fitted pairs (those with samples), on the coordinator's clock with its epoch anchor. */
     public ClockTrack track() {
         Map<String, OffsetFit> fits = new LinkedHashMap<>();
-        samples.forEach((p, s) -> {
-            if (!s.isEmpty()) {
-                fits.put(p.name(), OffsetFit.of(OffsetFit.minRttPerInterval(s, FILTER_MS * 1_000_000L), MIN_STEP_NS));
-            }
-        });
+        fitted().forEach((name, s) -> fits.put(name, OffsetFit.of(s, MIN_STEP_NS)));
         List<String> hooked = new ArrayList<>();
         for (Pair p : pairs) {
             for (AgentLink a : List.of(p.sender(), p.receiver())) {
@@ -128,6 +173,10 @@ public final class ClockTracker {
                 }
             }
         }
-        return new ClockTrack(fits, allPairs, anchorNs, anchorEpochMs, hooked, limit);
+        long anchor = anchorNs;
+        if (onReceiverClock && !pairs.isEmpty() && fastest.containsKey(pairs.get(0).receiver())) {
+            anchor += fastest.get(pairs.get(0).receiver()).offsetNs(); // the fit's axis is the receiver's clock
+        }
+        return new ClockTrack(fits, allPairs, anchor, anchorEpochMs, hooked, limit);
     }
 }

@@ -133,6 +133,9 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     FaultOptions faultOptions;
 
+    @Mixin
+    ClockErrorOption clockError = new ClockErrorOption();
+
     @Option(names = "--force-clock-ping-pong", hidden = true, defaultValue = "false",
             description = "Test only: measure the sidecar's clock offset by ping-pong even on one box.")
     boolean forcePingPong;
@@ -200,7 +203,8 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** What the usage checks of {@code run} produce. */
-    record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu, io.msgscope.core.fault.FaultPlan faults) {
+    record Checked(RunSpec spec, Driver driver, BrokerCpu brokerCpu, io.msgscope.core.fault.FaultPlan faults,
+                   io.msgscope.coordinator.agents.ClockErrorLimit clockLimit) {
     }
 
     /**
@@ -278,7 +282,8 @@ public final class RunCommand implements Callable<Integer> {
         if (envelopeBuckets < 10 || envelopeBuckets > 1_000_000) {
             throw new SpecException("--plot-envelope-buckets", "must be between 10 and 1000000, got " + envelopeBuckets);
         }
-        return new Checked(spec, drv, brokerCpu, faultOptions.resolve(spec, drv, brokerCpu, remoteAgents.given(Role.PROBE)));
+        return new Checked(spec, drv, brokerCpu, faultOptions.resolve(spec, drv, brokerCpu, remoteAgents.given(Role.PROBE)),
+                clockError.limit());
     }
 
     @Override
@@ -310,7 +315,7 @@ public final class RunCommand implements Callable<Integer> {
                 new TraceJob.Ports(ingressPort, egressPort), new TraceResults.Options(Math.round(windowMinTimeMs * 1e6),
                 envelopeAbove, envelopeBuckets, bins, overlap, allowDuplicates, histogramScale.equals("log")),
                 verboseOption.verbose, forcePingPong,
-                saidAtStart, checked.faults());
+                saidAtStart, checked.faults(), checked.clockLimit());
         JobOutcome o = job.run(stdout, log, runId, metrics, onSignal -> Interrupts.install(onSignal, log));
         store.record(o, dir, commandSpec, verboseOption.verbose);
         return ExitCodes.of(o, dir, output, plotOption, commandSpec);

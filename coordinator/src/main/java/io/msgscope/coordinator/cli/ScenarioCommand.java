@@ -74,10 +74,8 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Mixin
     VerboseOption verboseOption = new VerboseOption();
 
-    @Option(names = "--max-clock-error", paramLabel = "DURATION|PCT", defaultValue = "10%",
-            description = "On a cross-host run, warn when the clock error bound on the corrected latency is wider than "
-                    + "this: a duration (2ms, 500us) or a percentage of the corrected p50 (default: ${DEFAULT-VALUE}).")
-    String maxClockError;
+    @Mixin
+    ClockErrorOption clockError = new ClockErrorOption();
 
     @Option(names = "--allow-duplicates", defaultValue = "false",
             description = "Do not fail the run when more deliveries arrive than the scenario expects (duplicates at an "
@@ -290,12 +288,7 @@ public final class ScenarioCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = commandSpec.commandLine().getOut();
         Checked c = check();
-        io.msgscope.coordinator.agents.ClockErrorLimit clockLimit;
-        try {
-            clockLimit = io.msgscope.coordinator.agents.ClockErrorLimit.parse(maxClockError);
-        } catch (IllegalArgumentException e) {
-            throw new SpecException(io.msgscope.coordinator.agents.ClockErrorLimit.OPTION, e.getMessage());
-        }
+        io.msgscope.coordinator.agents.ClockErrorLimit clockLimit = clockError.limit();
         Scenario sc = c.sc();
         int p = c.p();
         int s = c.s();

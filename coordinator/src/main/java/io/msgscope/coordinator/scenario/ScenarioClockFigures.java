@@ -3,16 +3,11 @@ package io.msgscope.coordinator.scenario;
 import io.msgscope.coordinator.agents.ClockCorrection;
 import io.msgscope.coordinator.agents.ClockErrorLimit;
 import io.msgscope.coordinator.agents.ClockTrack;
-import io.msgscope.coordinator.agents.ClockTracker;
 import io.msgscope.core.LatencyRange;
-import io.msgscope.core.clock.OffsetFit;
 import io.msgscope.coordinator.results.LatencyFigures;
 import org.HdrHistogram.Histogram;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -64,12 +59,7 @@ public record ScenarioClockFigures(ClockTrack track, LatencyFigures corrected, d
 
     /** The warning when the bound is wider than {@code --max-clock-error}, saying what would tighten it; else null. */
     String warning() {
-        if (limitNs == null || errorBoundNs <= limitNs) {
-            return null;
-        }
-        return String.format(Locale.ROOT, "the clock error bound on the corrected cross-host latency (%.1f us) is wider "
-                + "than %s %s (%.1f us): clocks disciplined by PTP, the agents on one host, or a round-trip "
-                + "measurement would tighten it", errorBoundNs / 1e3, ClockErrorLimit.OPTION, limit, limitNs / 1e3);
+        return limit.warning(errorBoundNs, limitNs);
     }
 
     /** summary.json's results: the corrected figures with the bound beside them, after the uncorrected ones. */
@@ -81,45 +71,6 @@ public record ScenarioClockFigures(ClockTrack track, LatencyFigures corrected, d
 
     /** summary.json's {@code clock_tracking}: per pair, the fitted offset, drift, steps and bound. */
     Map<String, Object> toMap() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("probe_every_ms", ClockTracker.PROBE_EVERY_MS);
-        m.put("probes_per_burst", ClockTracker.BURST);
-        m.put("min_rtt_filter_ms", ClockTracker.FILTER_MS);
-        Map<String, Object> pairs = new LinkedHashMap<>();
-        track.fits().forEach((name, f) -> pairs.put(name, pair(f)));
-        m.put("pairs", pairs);
-        m.put("error_bound_us", errorBoundNs / 1e3);
-        m.put("max_clock_error", limit.toString());
-        m.put("max_clock_error_us", limitNs == null ? null : limitNs / 1e3);
-        m.put("not_covered", "the bound takes each probe's two directions as equally long; a link slower one way than "
-                + "the other shifts every probe by half the difference, which no probe can see");
-        if (!track.testHookAgents().isEmpty()) {
-            m.put("test_hook_agents", track.testHookAgents());
-        }
-        return m;
-    }
-
-    private Map<String, Object> pair(OffsetFit f) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        OffsetFit.Segment first = f.segments().get(0);
-        OffsetFit.Segment last = f.segments().get(f.segments().size() - 1);
-        p.put("samples", f.samples());
-        p.put("first_probe", java.time.Instant.ofEpochMilli(Math.round(track.epochMsAt(first.fromNs()))).toString());
-        p.put("offset_at_first_probe_us", first.at(first.fromNs()) / 1e3);
-        p.put("offset_at_last_probe_us", last.at(last.toNs()) / 1e3);
-        p.put("drift_ppm", f.driftPpm());
-        List<Map<String, Object>> steps = new ArrayList<>();
-        for (OffsetFit.Step s : f.steps()) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("at", java.time.Instant.ofEpochMilli(Math.round(track.epochMsAt(s.atNs()))).toString());
-            e.put("after_first_probe_s", (s.atNs() - first.fromNs()) / 1e9);
-            e.put("size_us", s.sizeNs() / 1e3);
-            steps.add(e);
-        }
-        p.put("steps", steps);
-        p.put("best_rtt_us", f.bestRttNs() / 1e3);
-        p.put("residual_us", f.residualNs() / 1e3);
-        p.put("error_bound_us", (f.bestRttNs() / 2.0 + f.residualNs()) / 1e3);
-        return p;
+        return track.toMap(errorBoundNs, limitNs);
     }
 }

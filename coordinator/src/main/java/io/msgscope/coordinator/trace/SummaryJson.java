@@ -47,7 +47,14 @@ public final class SummaryJson {
 
         Map<String, Object> latency = new LinkedHashMap<>();
         a.q4Fields().forEach((k, v) -> latency.put(k, Json.finite(v)));
+        if (r.clocks() != null) { // two boxes: the bound beside the corrected figures, the uncorrected kept (issue 33)
+            r.clocks().putLatency(latency);
+        }
         root.put("latency", latency);
+        root.put("cross_host", r.clocks() != null);
+        if (r.clocks() != null) {
+            root.put("clock_tracking", r.clocks().toMap(a));
+        }
         root.put("throughput", throughput(r, a));
         if (report.phases() != null) {
             root.put("phases", report.phases().toList());

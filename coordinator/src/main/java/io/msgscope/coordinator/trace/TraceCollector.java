@@ -82,6 +82,8 @@ final class TraceCollector {
     boolean usageFailure;
     /** The signal that interrupted the run (SIGINT, SIGTERM), null when none did (issue 29). */
     String interruptedBy;
+    /** Sender and receiver on two boxes (issue 33 item 3): the clocks' correction, applied; null on one box. */
+    TraceClocks clocks;
 
     TraceCollector(RunSpec spec, String runId) {
         this.spec = spec;
@@ -208,6 +210,7 @@ final class TraceCollector {
                         outOfRange, relayForwarded, warmupReceived, warmupDone),
                 driverCounters, hotThreadAllocatedBytes,
                 new TraceResult.Samples(samples, sampling, netInterface, sidecar), measureEpochMs,
-                FaultLog.of(faultPlan, faultsApplied, sidecarOffset == null ? 0 : sidecarOffset.offsetNs()), guarantee);
+                FaultLog.of(faultPlan, faultsApplied, sidecarOffset == null ? 0 : sidecarOffset.offsetNs()), guarantee,
+                clocks);
     }
 }

@@ -30,6 +30,9 @@ public final class TraceConsole {
         }
         boolean color = System.console() != null; // guarantee violations in red on a terminal (issue 32 item 3)
         out.println(ConsoleSummary.sentence(outcome, a, color));
+        if (outcome.clocks() != null) {
+            out.println(outcome.clocks().consoleLine());
+        }
         if (a.latencyNs().n() >= 10) {
             out.println("latency distribution: " + w.distribution().humpiness().verdict());
         }

@@ -34,10 +34,12 @@ import java.util.function.Supplier;
  * @param forcePingPong the test-only ping-pong of the relay's clock offset
  * @param saidAtStart   warnings already printed
  * @param faults        the faults the broker-probe agent applies (issue 32); empty for none
+ * @param clockLimit    {@code --max-clock-error}: sender and receiver on two boxes warn above it (issue 33 item 3)
  */
 public record TraceJob(RunSpec spec, Driver driver, BrokerCpu brokerCpu, CorePlan cores, Supplier<AgentPlan> agents,
                        Path dir, Ports relay, TraceResults.Options files, boolean verbose, boolean forcePingPong,
-                       Set<String> saidAtStart, io.msgscope.core.fault.FaultPlan faults) {
+                       Set<String> saidAtStart, io.msgscope.core.fault.FaultPlan faults,
+                       io.msgscope.coordinator.agents.ClockErrorLimit clockLimit) {
     /** The relay's data ports, 0 = any free. */
     public record Ports(int ingress, int egress) {
     }
@@ -68,7 +70,7 @@ public record TraceJob(RunSpec spec, Driver driver, BrokerCpu brokerCpu, CorePla
             }
             TraceRun run = new TraceRun(spec, brokerCpu, cores, relay.ingress(), relay.egress(), log)
                     .credentials(plan.credentials()).verbose(verbose).forcePingPong(forcePingPong).metrics(metrics)
-                    .faults(faults);
+                    .faults(faults).clockLimit(clockLimit);
             try (AutoCloseable signals = interrupts.install(run::interrupt)) {
                 outcome = run.run(endpoints, runId);
             }

@@ -39,12 +39,14 @@ import java.util.Set;
  *                                latency.hlog's first interval
  * @param faults                  the faults planned and as the broker-probe agent applied them (issue 32); none: empty
  * @param guarantee               what the publisher's settings confirmed, for the guarantee check (issue 32 item 3)
+ * @param clocks                  sender and receiver on two boxes (issue 33 item 3): how their clocks were followed and
+ *                                the send stamps moved onto the receiver's; null on one box
  */
 public record TraceResult(RunSpec spec, String runId, Failure failure, List<String> warnings,
                           Map<String, AgentInfo> agents, String destination, Traces traces, Counts counts,
                           Map<String, Long> driverCounters, Map<String, Long> hotThreadAllocatedBytes,
                           Samples samples, long measureEpochMs, FaultLog faults,
-                          io.msgscope.analysis.Guarantee guarantee) {
+                          io.msgscope.analysis.Guarantee guarantee, TraceClocks clocks) {
 
     public TraceResult {
         Objects.requireNonNull(spec, "spec");
@@ -200,7 +202,18 @@ public record TraceResult(RunSpec spec, String runId, Failure failure, List<Stri
     /** This result with {@code f} as its failure (the coordinator's verdict after the analysis). */
     public TraceResult withFailure(Failure f) {
         return new TraceResult(spec, runId, f, warnings, agents, destination, traces, counts, driverCounters,
-                hotThreadAllocatedBytes, samples, measureEpochMs, faults, guarantee);
+                hotThreadAllocatedBytes, samples, measureEpochMs, faults, guarantee, clocks);
+    }
+
+    /** This result with one more warning at the end (null: this result as it is). */
+    public TraceResult withWarning(String w) {
+        if (w == null) {
+            return this;
+        }
+        List<String> more = new java.util.ArrayList<>(warnings);
+        more.add(w);
+        return new TraceResult(spec, runId, failure, more, agents, destination, traces, counts, driverCounters,
+                hotThreadAllocatedBytes, samples, measureEpochMs, faults, guarantee, clocks);
     }
 
     /**

@@ -108,8 +108,11 @@ public final class TraceResults {
         writer.shutdown();
         AnalysisResult a = TraceAnalysis.analyse(trace, spec.window(), opt.minSpanNs());
         long tAnalysis = System.nanoTime();
-        TraceReport report = new TraceReport(TraceVerdict.judge(outcome, a.lost(), a.sent(), opt.allowDuplicates(),
-                driver), a, driver.topology(spec.uriForDisplay(), spec.driverOptions(), outcome.destination()), cpu,
+        TraceResult judged = TraceVerdict.judge(outcome, a.lost(), a.sent(), opt.allowDuplicates(), driver);
+        if (outcome.clocks() != null) { // a clock bound wider than --max-clock-error (issue 33 item 3)
+            judged = judged.withWarning(outcome.clocks().warning(a));
+        }
+        TraceReport report = new TraceReport(judged, a, driver.topology(spec.uriForDisplay(), spec.driverOptions(), outcome.destination()), cpu,
                 DistributionReport.of(trace, a), null, EnvironmentInfo.current(), startedAt,
                 spec.timeline() == null || !trace.hasIntended() ? null : PhaseSection.of(spec.timeline(), trace,
                         outcome.samples().series(), spec.cpuEvery()), FaultSection.of(outcome.faults(), trace,

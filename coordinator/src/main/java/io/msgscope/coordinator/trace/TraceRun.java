@@ -48,6 +48,7 @@ public final class TraceRun {
     private LiveMetrics metrics;
     private io.msgscope.control.ControlCredentials credentials = io.msgscope.control.ControlCredentials.NONE;
     private io.msgscope.core.fault.FaultPlan faults = new io.msgscope.core.fault.FaultPlan(java.util.List.of());
+    private io.msgscope.coordinator.agents.ClockErrorLimit clockLimit = io.msgscope.coordinator.agents.ClockErrorLimit.DEFAULT;
 
     public TraceRun(RunSpec spec, BrokerCpu brokerCpu, CorePlan cores, int ingressPort,
                     int egressPort, PrintStream log) {
@@ -68,6 +69,12 @@ public final class TraceRun {
     /** The faults the broker-probe agent applies during the measurement (issue 32); it must be in sidecar mode. */
     public TraceRun faults(io.msgscope.core.fault.FaultPlan plan) {
         this.faults = plan;
+        return this;
+    }
+
+    /** {@code --max-clock-error} (issue 33 item 3): how wide a cross-host run's clock bound may be before it warns. */
+    public TraceRun clockLimit(io.msgscope.coordinator.agents.ClockErrorLimit limit) {
+        this.clockLimit = limit;
         return this;
     }
 
@@ -140,6 +147,8 @@ public final class TraceRun {
             AgentLink receiver = null;
             AgentLink sender = null;
             AgentLink probe = null;
+            io.msgscope.coordinator.agents.ClockTracker clocks = null;
+            String clocksWhy = null;
             try {
                 out.phase = "set-up";
                 io.msgscope.proto.RunSpec base = io.msgscope.control.RunSpecs.trace(spec, runId);
@@ -187,14 +196,11 @@ public final class TraceRun {
                 sender.send(spec(ss));
                 record(out, sender, hub.await(sender, Deadlines.READY_MS, "sender set-up", Envelope.BodyCase.READY)
                         .getReady());
-                if (AgentClocks.differentBoxes(sender, receiver)) {
-                    throw new AgentFailure("sender and receiver", "they run on different boxes (boot ids differ, "
-                            + sender.name() + " and " + receiver.name() + "): M1 subtracts their clocks, so they "
-                            + "must share one box", true);
-                }
+                clocks = TraceClocks.start(hub, sender, receiver, clockLimit); // two boxes: followed (issue 33)
+                clocksWhy = TraceClocks.why(sender, receiver);
                 checkPinning(out);
                 if (probe != null) {
-                    out.sidecarSameBox = !forcePingPong && AgentClocks.sameBox(probe, receiver);
+                    out.sidecarSameBox = !forcePingPong && io.msgscope.coordinator.agents.ClockTracker.sameBox(probe, receiver);
                     out.sidecarOffset = AgentClocks.offset(hub, probe, receiver, out.sidecarSameBox);
                     probe.send(go(Phase.WARMUP));
                     hub.await(probe, Deadlines.READY_MS, "the probe's warm-up", Envelope.BodyCase.PHASE_DONE);
@@ -260,6 +266,7 @@ public final class TraceRun {
                     got = hub.awaitProgressing(receiver, receiver, spec.drainTimeoutMs() + stallMs(),
                             "the measurement", Envelope.BodyCase.PHASE_DONE).getPhaseDone();
                 }
+                TraceClocks.stop(hub, clocks);
                 if (metrics != null) {
                     metrics.phase("upload");
                 }
@@ -294,6 +301,7 @@ public final class TraceRun {
                     log.println("run failed: " + f.getMessage());
                 }
             }
+            hub.between(null); // a failed run probes no more
             WordsAsRun.apply(WordsAsRun.ends(hub), spec, out, log);
             out.phase = "upload";
             if (out.failure == null || verbose) {
@@ -301,6 +309,7 @@ public final class TraceRun {
             }
             new TraceUploads(hub, out).all(sender, receiver, probe);
             out.countFromTraces();
+            out.clocks = TraceClocks.correct(out, clocks, clocksWhy);
             for (AgentLink l : new AgentLink[] {sender, receiver, relay, probe}) {
                 if (l != null) {
                     l.send(Envelope.newBuilder().setBye(Bye.getDefaultInstance()).build());

@@ -4,7 +4,8 @@ import java.util.Locale;
 
 /**
  * A TEST HOOK (issue 33): shifts one agent's epoch clock — its payload stamps and its answers to clock probes — by a
- * known offset, drift and step, so that clock tracking can be tested on one box. It is on only when the environment
+ * known offset, drift and step (and in trace mode the monotonic clock as others see it: a trace sender's uploaded
+ * times and every agent's monotonic answers to clock probes), so that clock tracking can be tested on one box. It is on only when the environment
  * variable {@value #ENV} is set in the agent's own environment (never by an option, a spec or a file), the agent says
  * so on its standard error, and its boot id gains {@value #BOOT_ID_SUFFIX}: the coordinator then treats it as another
  * box (cross-host, R1) and the summary names it.
@@ -97,6 +98,20 @@ public final class ClockShift {
             origin = monoNs;
         }
         return at(monoNs);
+    }
+
+    /**
+     * The first {@code n} monotonic times of {@code times} shifted (a copy; {@code Long.MIN_VALUE}, an absent time,
+     * stays): trace mode's sender uploads its O_n so, as another box's clock would read them (issue 33 item 3).
+     */
+    public long[] shifted(long[] times, int n) {
+        long[] out = java.util.Arrays.copyOf(times, Math.min(n, times.length));
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] != Long.MIN_VALUE) {
+                out[i] += at(out[i]);
+            }
+        }
+        return out;
     }
 
     @Override
