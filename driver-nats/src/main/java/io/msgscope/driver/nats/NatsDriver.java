@@ -54,11 +54,16 @@ import java.util.Set;
  *   <li>{@code spread} true/false (default false; a URI list): each new connection of an agent starts at the next
  *       server of the list in turn (netty; jnats: at a random one, its shuffle), so a scenario's connections spread
  *       over a cluster; without it every connection starts at the first server that answers, on both engines</li>
+ *   <li>{@code ping_interval} a time (100ms to 10m; jnats engine; default jnats' own, 2 minutes): how often the
+ *       client pings the server; two unanswered pings declare the connection stale, and with {@code reconnect=true}
+ *       it dials another server. A server cut off by a partition sends nothing and resets nothing, so only a ping
+ *       tells (issue 32: jnats' default let a 10 s partition pass unnoticed)</li>
  * </ul>
  */
 public final class NatsDriver implements Driver {
     static final Set<String> OPTIONS = Set.of("subject", "jetstream", "storage", "max_inflight", "username",
             "password", "token", "group", "consumer", "engine", "tls_ca", "tls_verify", "replicas", "spread",
+            NatsSettings.PING_INTERVAL,
             io.msgscope.core.driver.Reconnects.OPTION);
     /** The longest a pull consumer's fetch waits for its batch to fill: the agents poll for at most 1 s. */
     static final double PULL_WAIT_S = 1.0;

@@ -35,11 +35,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param spread  {@code --opt spread=true} (a list of servers): an agent's connections start at the servers of the
  *                list in turn (netty) or at random (jnats' shuffle) instead of all at the first, to spread them over a
  *                cluster (issue 32: more connections than one server's file limit)
+ * @param pingInterval {@code --opt ping_interval} (jnats): how often the client pings the server, two unanswered
+ *                declaring it stale; null: jnats' default (2 minutes)
  */
 public record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
                     boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
                     String password, String token, String group, boolean pull, int socketBuffer, int replicas,
-                    java.util.List<String> servers, boolean reconnect, boolean spread) {
+                    java.util.List<String> servers, boolean reconnect, boolean spread, Duration pingInterval) {
+    /** The option naming how often the jnats client pings the server. */
+    public static final String PING_INTERVAL = "ping_interval";
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
             java.util.List.of("nats"), java.util.List.of("tls"), 4222, 4222);
@@ -118,10 +122,37 @@ public record NatsSettings(String url, String host, int port, String address, bo
             throw new SpecException("--opt spread", "spreads the connections over the servers of a URI list: give "
                     + "more than one, e.g. --uri nats://127.0.0.1:4222,nats://127.0.0.1:4223");
         }
+        Duration ping = pingInterval(spec);
+        if (ping != null && netty) {
+            throw new SpecException("--opt " + PING_INTERVAL, "applies to the jnats engine (--opt engine=jnats, or "
+                    + "JetStream): the netty engine answers the server's pings and sends none of its own");
+        }
         String address = uri.address();
         return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.host(), port, address, tls, tlsOpts,
                 netty, subject, js, storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec),
-                consumer.equals("pull"), spec.socketBuffer(), replicas, java.util.List.copyOf(servers), reconnect, spread);
+                consumer.equals("pull"), spec.socketBuffer(), replicas, java.util.List.copyOf(servers), reconnect, spread,
+                ping);
+    }
+
+    /** {@code --opt ping_interval} as given (500ms, 1s, 2.5s, 1m; 100 ms to 10 min), or null when not given. */
+    static Duration pingInterval(DriverSpec spec) {
+        String v = spec.option(PING_INTERVAL, null);
+        if (v == null) {
+            return null;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m)").matcher(v.trim());
+        if (!m.matches()) {
+            throw new SpecException("--opt " + PING_INTERVAL, "'" + v + "' is not a time such as 500ms, 2s or 1m");
+        }
+        double ms = Double.parseDouble(m.group(1)) * switch (m.group(2)) {
+            case "ms" -> 1;
+            case "s" -> 1_000;
+            default -> 60_000;
+        };
+        if (ms < 100 || ms > 600_000) {
+            throw new SpecException("--opt " + PING_INTERVAL, "must be between 100ms and 10m, got '" + v + "'");
+        }
+        return Duration.ofMillis(Math.round(ms));
     }
 
     /**
@@ -150,7 +181,7 @@ public record NatsSettings(String url, String host, int port, String address, bo
         URI u = URI.create(servers.get(i)); // "nats://" + host:port, as read above
         return new NatsSettings(servers.get(i), u.getHost(), u.getPort(), u.getHost() + ":" + u.getPort(), tls, tlsOpts,
                 netty, subject, jetStream, memory, maxInflight, username, password, token, group, pull, socketBuffer,
-                replicas, servers, reconnect, spread);
+                replicas, servers, reconnect, spread, pingInterval);
     }
 
     /** Refuses a message size above the server's announced max_payload before anything is sent. */
@@ -198,6 +229,9 @@ public record NatsSettings(String url, String host, int port, String address, bo
             // the list in its order, as on the netty engine: the first server that answers, after a loss the next one
             // (jnats shuffles it by default, which would put a run's clients on a node nobody chose)
             b.noRandomize();
+        }
+        if (pingInterval != null) {
+            b.pingInterval(pingInterval).maxPingsOut(2); // two unanswered: stale (and with reconnect, the next server)
         }
         if (reconnect) {
             // unanswered requests (JetStream publishes whose ack died with the server) time out within a second

@@ -67,4 +67,26 @@ class NatsReconnectOptionTest {
         assertNull(d.whyClientsCannotReconnect(Map.of("reconnect", "true"))); // the netty engine too
         assertTrue(d.whyClientsCannotReconnect(Map.of()).contains("--opt reconnect=true"));
     }
+
+    /** issue 32: a partition is noticed only by a ping; jnats' interval is chosen by --opt ping_interval. */
+    @Test
+    void pingIntervalIsATimeForTheJnatsEngine() {
+        assertEquals(java.time.Duration.ofMillis(1_500),
+                settings("", Map.of("engine", "jnats", "ping_interval", "1.5s")).pingInterval());
+        assertEquals(java.time.Duration.ofMillis(250),
+                settings("", Map.of("jetstream", "true", "ping_interval", "250ms")).pingInterval());
+        assertEquals(java.time.Duration.ofMinutes(2),
+                settings("", Map.of("engine", "jnats", "ping_interval", "2m")).pingInterval());
+        assertNull(settings("", Map.of("engine", "jnats")).pingInterval()); // jnats' own default
+        assertEquals(java.time.Duration.ofMillis(1_500), settings("nats://a:1,nats://b:2", Map.of("engine", "jnats",
+                "ping_interval", "1.5s")).onServer(1).pingInterval());
+        for (String bad : new String[] {"fast", "50ms", "11m", "1h", "-1s"}) {
+            SpecException e = assertThrows(SpecException.class,
+                    () -> settings("", Map.of("engine", "jnats", "ping_interval", bad)));
+            assertEquals("--opt ping_interval", e.option(), bad);
+        }
+        SpecException netty = assertThrows(SpecException.class, () -> settings("", Map.of("ping_interval", "1s")));
+        assertEquals("--opt ping_interval", netty.option());
+        assertTrue(netty.getMessage().contains("jnats"), netty::getMessage);
+    }
 }
