@@ -278,4 +278,18 @@ class ScenarioSummaryTest {
         }
         return r;
     }
+
+    /** issue 32 item 5: with --opt reconnect=true the agents' summed reconnect counts; null where none was counted. */
+    @org.junit.jupiter.api.Test
+    void reconnectCountsAreSummedOrUnknown() {
+        java.util.Map<String, Long> counters = java.util.Map.of("publisher_reconnects", 3L, "messages_republished", 0L,
+                "messages_sent", 10L);
+        java.util.Map<String, Long> on = ScenarioSummary.reconnects(counters, java.util.Map.of("reconnect", "true"));
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of("publisher_reconnects", "subscriber_reconnects",
+                "messages_republished"), java.util.List.copyOf(on.keySet()));
+        org.junit.jupiter.api.Assertions.assertEquals(3L, on.get("publisher_reconnects"));
+        org.junit.jupiter.api.Assertions.assertNull(on.get("subscriber_reconnects")); // not counted: unknown, not 0
+        org.junit.jupiter.api.Assertions.assertEquals(0L, on.get("messages_republished"));
+        org.junit.jupiter.api.Assertions.assertTrue(ScenarioSummary.reconnects(counters, java.util.Map.of()).isEmpty());
+    }
 }
