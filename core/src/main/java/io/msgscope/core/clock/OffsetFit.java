@@ -69,7 +69,7 @@ public final class OffsetFit {
         for (int i = 0; i < n; i++) {
             r[i] = s[i].offsetNs() - drift * (s[i].tNs() - s[0].tNs());
         }
-        List<Integer> cuts = stepIndices(r, Math.max(minStepNs, STEP_SIGMAS * noise(r)));
+        List<Integer> cuts = stepIndices(r, Math.max(minStepNs, STEP_SIGMAS * Math.max(noise(r), wander(r))));
         List<Segment> segs = new ArrayList<>();
         double pooled = pooledSlope(s, cuts, drift);
         int from = 0;
@@ -136,6 +136,31 @@ public final class OffsetFit {
             d[i] = Math.abs(d[i] - m);
         }
         return 1.4826 * median(d) / Math.sqrt(2);
+    }
+
+    /**
+     * The robust standard deviation of the statistic a step is looked for by — the median of the next
+     * {@link #STEP_WINDOW} samples less that of the previous ones — over the whole series: white probe noise gives
+     * about {@link #noise}, but a level that wanders (a loaded box's queueing delays coming and going for seconds)
+     * moves such window pairs far more than neighbouring samples, and without it each wander read as a step (7 steps
+     * found where one of 2 ms was injected, the other six ±100–390 µs of alternating sign, at load 2–3). A real step
+     * moves only the few window pairs that straddle it, which the median absolute deviation leaves out. 0 with too
+     * few samples for two windows.
+     */
+    static double wander(double[] r) {
+        int w = STEP_WINDOW;
+        if (r.length < 2 * w + 1) {
+            return 0;
+        }
+        double[] j = new double[r.length - 2 * w + 1];
+        for (int i = w; i + w <= r.length; i++) {
+            j[i - w] = median(Arrays.copyOfRange(r, i, i + w)) - median(Arrays.copyOfRange(r, i - w, i));
+        }
+        double m = median(j.clone());
+        for (int k = 0; k < j.length; k++) {
+            j[k] = Math.abs(j[k] - m);
+        }
+        return 1.4826 * median(j);
     }
 
     /**

@@ -102,6 +102,47 @@ class OffsetFitTest {
         assertThrows(IllegalArgumentException.class, () -> OffsetFit.of(List.of(), 1));
     }
 
+    /**
+     * A level that wanders ±300 µs over 8 s (a loaded box's delays coming and going) under ±20 µs of noise: window pairs
+     * three probes apart differ by up to ~170 µs while neighbours differ by ~60 µs at most, so the old threshold
+     * (4 × the neighbours' noise) found steps in it; the wander's own spread keeps them out, and a 2 ms step in the same
+     * series is still found.
+     */
+    @Test
+    void aWanderingLevelIsNoStepButAStepInItIs() {
+        for (double step : new double[] {0, -2_000_000}) {
+            List<OffsetFit.Sample> s = new ArrayList<>();
+            Random rnd = new Random(7);
+            for (int i = 0; i < 240; i++) { // 60 s of probes every 250 ms
+                long t = 1_000 * MS + i * 250 * MS;
+                double off = -3_700_000 + 300_000 * Math.sin(2 * Math.PI * i / 32.0) + (i >= 120 ? step : 0)
+                        + (rnd.nextDouble() * 2 - 1) * 20_000;
+                s.add(new OffsetFit.Sample(t, Math.round(off), 100_000));
+            }
+            double[] r = new double[s.size()];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = s.get(i).offsetNs();
+            }
+            assertTrue(4 * OffsetFit.noise(r) < 300_000, "the neighbours' noise alone would let the wander through: "
+                    + OffsetFit.noise(r));
+            OffsetFit f = OffsetFit.of(s, 100_000);
+            assertEquals(step == 0 ? 0 : 1, f.steps().size(), () -> "steps " + f.steps());
+            if (step != 0) {
+                assertEquals(-2_000_000, f.steps().get(0).sizeNs(), 400_000);
+            }
+        }
+    }
+
+    @Test
+    void wanderByHand() {
+        // windows of 3: jumps med(r[i..i+2]) − med(r[i-3..i-1]) for i = 3..6 of 0 0 0 1 2 3 4 4 4 are 2 − 0, 3 − 0,
+        // 4 − 1, 4 − 2 = 2, 3, 3, 2: median 2.5, every deviation 0.5, so 1.4826 × 0.5
+        assertEquals(1.4826 * 0.5, OffsetFit.wander(new double[] {0, 0, 0, 1, 2, 3, 4, 4, 4}), 1e-9);
+        // one outlier moves no window's median: every jump 0
+        assertEquals(0, OffsetFit.wander(new double[] {0, 0, 0, 3, 0, 0, 0, 0}), 0);
+        assertEquals(0, OffsetFit.wander(new double[] {1, 2, 3}), 0); // too few for two windows
+    }
+
     @Test
     void medianAndNoiseByHand() {
         assertEquals(2.5, OffsetFit.median(new double[]{4, 1, 3, 2}), 0);
