@@ -16,11 +16,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One publisher connection: a SEND frame per message ({@link StompSend}) to the subscriber's destination, written on
- * the sending thread and flushed once per {@link #send} batch or {@link #offer}. With {@code --opt receipts=N} every
+ * One publisher connection: a SEND frame per message ({@link StompSend}) to the subscriber's destination, framed on
+ * the sending thread into a {@link SendBatch} that the event loop writes and flushes whole. With {@code --opt receipts=N} every
  * Nth SEND asks for a RECEIPT, counted as publisher confirms ({@link ReceiptWindow}: {@code messages_acked},
  * {@code messages_confirmed}, {@code messages_unconfirmed}) and bounded by {@code max_inflight}; without receipts
- * nothing is confirmed and the socket's writability is the only bound (Netty's write buffer water marks).
+ * nothing is confirmed and the bound is the socket's writability (Netty's write buffer water marks) and
+ * {@link SendBatch#HIGH_WATER} bytes framed and not yet written.
  */
 final class StompPublisher implements Publisher {
     private static final long WRITABLE_PARK_NS = 50_000;
@@ -32,6 +33,8 @@ final class StompPublisher implements Publisher {
     private final StompSend frame;
     private final AckCounts counts = new AckCounts();
     private final ReceiptWindow window;
+    private final SendBatch batch = new SendBatch();
+    private final Runnable writeTask = this::writeBatch;
 
     StompPublisher(StompSettings s, int messageSize, ClientContext context) throws IOException {
         this.settings = s;
@@ -53,24 +56,25 @@ final class StompPublisher implements Publisher {
     @Override
     public void send(ByteBuffer buffer, int offset, int length) throws IOException {
         for (int off = offset; off < offset + length; off += messageSize) {
-            if (window != null ? !window.tryAcquire() : !channel.isWritable()) {
-                channel.flush();
+            if (window != null ? !window.tryAcquire() : !writable()) {
                 waitForRoom();
             }
             write(buffer, off);
         }
-        channel.flush();
     }
 
     @Override
     public boolean offer(ByteBuffer buffer, int offset, int length) throws IOException {
         checkOpen();
-        if (window != null ? !window.tryAcquire() : !channel.isWritable()) {
+        if (window != null ? !window.tryAcquire() : !writable()) {
             return false;
         }
         write(buffer, offset);
-        channel.flush();
         return true;
+    }
+
+    private boolean writable() {
+        return channel.isWritable() && !batch.full();
     }
 
     /** Waits for a receipt window slot (taking it) or, without receipts, for the socket to take more. */
@@ -82,7 +86,7 @@ final class StompPublisher implements Publisher {
                 }
                 return;
             }
-            while (!channel.isWritable()) {
+            while (!writable()) {
                 checkOpen();
                 LockSupport.parkNanos(WRITABLE_PARK_NS);
             }
@@ -92,11 +96,20 @@ final class StompPublisher implements Publisher {
         }
     }
 
+    /** Sending thread: frames one SEND into the batch, and schedules the event loop's write when none is on its way. */
     private void write(ByteBuffer buffer, int off) {
-        ByteBuf out = StompConnection.ALLOCATOR.directBuffer(frame.maxFrameSize());
         long receipt = window == null ? -1 : window.sent(WireHeader.sequence(buffer, off));
-        frame.write(out, buffer, off, receipt);
-        channel.write(out, channel.voidPromise());
+        if (batch.append(frame, buffer, off, receipt)) {
+            channel.eventLoop().execute(writeTask);
+        }
+    }
+
+    /** Event loop: writes and flushes what the batch holds. */
+    private void writeBatch() {
+        ByteBuf out = batch.take(StompConnection.ALLOCATOR);
+        if (out != null) {
+            channel.writeAndFlush(out, channel.voidPromise());
+        }
     }
 
     private void checkOpen() throws IOException {
@@ -108,6 +121,7 @@ final class StompPublisher implements Publisher {
 
     @Override
     public void drain(long timeoutMs) throws IOException {
+        channel.eventLoop().execute(writeTask);
         boolean flushed = channel.writeAndFlush(Unpooled.EMPTY_BUFFER).awaitUninterruptibly(timeoutMs);
         if (window == null) {
             if (!flushed) {
@@ -157,7 +171,9 @@ final class StompPublisher implements Publisher {
 
     @Override
     public void close() {
-        channel.flush();
+        if (channel.isActive()) {
+            channel.eventLoop().submit(writeTask).awaitUninterruptibly(2_000);
+        }
         connection.close();
     }
 }
