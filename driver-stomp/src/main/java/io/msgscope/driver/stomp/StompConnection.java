@@ -125,7 +125,8 @@ final class StompConnection {
         }
         h.set(StompHeaders.HEART_BEAT, "0,0");
         channel.writeAndFlush(connect);
-        StompFrame reply = await(connected, "its CONNECTED frame");
+        StompFrame reply = await(connected, "its CONNECTED frame (a RabbitMQ at its socket limit takes the TCP "
+                + "connection and never answers: rabbitmqctl status shows Sockets and their limit)");
         server = header(reply, StompHeaders.SERVER);
         version = header(reply, StompHeaders.VERSION);
         reply.release();
