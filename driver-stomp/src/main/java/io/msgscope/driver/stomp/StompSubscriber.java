@@ -23,8 +23,7 @@ import java.util.function.Consumer;
  * One subscriber connection: one SUBSCRIBE to its destination, confirmed by a RECEIPT before the publisher is told
  * where to send (a topic keeps nothing for a subscription that does not exist yet). Each MESSAGE is handed over on the
  * event loop first thing ({@link HandOver}, Q2), its body copied into one reused buffer, then acknowledged as the ack
- * mode says: {@code auto} sends nothing; {@code client-individual} one ACK per MESSAGE; {@code client} one ACK, which
- * covers every earlier MESSAGE too, for the last MESSAGE of each read. The ACKs of a read leave in one flush.
+ * mode says ({@link StompAcks}).
  */
 final class StompSubscriber implements Subscriber {
     static final String SUBSCRIBED = "msgscope-subscribed";
@@ -32,17 +31,13 @@ final class StompSubscriber implements Subscriber {
     private final StompSettings settings;
     private final StompConnection connection;
     private final HandOver handOver = new HandOver();
-    private final boolean individual;
-    private final boolean cumulative;
+    private final StompAcks acks;
     private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
     private ByteBuffer receive;   // event loop only
-    private String lastAckId;     // event loop only: ack=client's latest unacknowledged MESSAGE
-    private long acksSent;        // event loop only; read after the run
 
     StompSubscriber(StompSettings s, int messageSize, ClientContext context) throws IOException {
         this.settings = s;
-        this.individual = s.ack().equals("client-individual");
-        this.cumulative = s.ack().equals("client");
+        this.acks = new StompAcks(s.ack());
         this.receive = ByteBuffer.allocate(Math.max(messageSize, 64)).order(ByteOrder.LITTLE_ENDIAN);
         this.connection = new StompConnection(s, new StompConnection.Frames() {
             @Override
@@ -59,7 +54,7 @@ final class StompSubscriber implements Subscriber {
 
             @Override
             public void onReadComplete(ChannelHandlerContext ctx) {
-                flushAcks(ctx);
+                acks.readComplete(ctx);
             }
 
             @Override
@@ -106,27 +101,7 @@ final class StompSubscriber implements Subscriber {
         content.getBytes(content.readerIndex(), b.array(), 0, n);
         b.limit(n);
         handOver.deliver(b);
-        if (individual) {
-            ctx.write(ack(StompConnection.header(frame, StompHeaders.ACK)));
-            acksSent++;
-        } else if (cumulative) {
-            lastAckId = StompConnection.header(frame, StompHeaders.ACK);
-        }
-    }
-
-    private void flushAcks(ChannelHandlerContext ctx) {
-        if (lastAckId != null) {
-            ctx.write(ack(lastAckId));
-            acksSent++;
-            lastAckId = null;
-        }
-        ctx.flush();
-    }
-
-    static StompFrame ack(String id) {
-        StompFrame f = new DefaultStompFrame(StompCommand.ACK);
-        f.headers().set(StompHeaders.ID, id);
-        return f;
+        acks.delivered(ctx, frame);
     }
 
     @Override
@@ -148,7 +123,7 @@ final class StompSubscriber implements Subscriber {
     public Map<String, Long> counters() {
         Map<String, Long> m = new HashMap<>();
         m.put("short_payloads", handOver.shortPayloads());
-        m.put("acks_sent", acksSent);
+        m.put("acks_sent", acks.sent());
         return Map.copyOf(m);
     }
 
