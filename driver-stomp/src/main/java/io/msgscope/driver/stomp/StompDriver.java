@@ -95,8 +95,9 @@ public final class StompDriver implements Driver {
 
     @Override
     public String failureNote(Map<String, String> options) {
-        return Boolean.parseBoolean(options.getOrDefault("durable", "false"))
-                ? "--opt durable=true queues (/queue/" + StompSettings.NAME_PREFIX + "...) outlive the run: delete them "
-                + "with rabbitmqctl delete_queue NAME (STOMP has no way to delete a queue)" : null;
+        boolean durable = new DriverSpec("", 0, "", 0, 0, options, "").boolOption("durable", false);
+        return durable ? "--opt durable=true queues (/queue/" + StompSettings.NAME_PREFIX + "... unless --opt name "
+                + "says otherwise) outlive the run: delete them with rabbitmqctl delete_queue NAME (STOMP has no way "
+                + "to delete a queue)" : null;
     }
 }

@@ -17,11 +17,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One publisher connection: a SEND frame per message ({@link StompSend}) to the subscriber's destination, framed on
- * the sending thread into a {@link SendBatch} that the event loop writes and flushes whole. With {@code --opt receipts=N} every
- * Nth SEND asks for a RECEIPT, counted as publisher confirms ({@link ReceiptWindow}: {@code messages_acked},
- * {@code messages_confirmed}, {@code messages_unconfirmed}) and bounded by {@code max_inflight}; without receipts
- * nothing is confirmed and the bound is the socket's writability (Netty's write buffer water marks) and
- * {@link SendBatch#HIGH_WATER} bytes framed and not yet written.
+ * the sending thread into a {@link SendBatch} that the event loop writes and flushes whole. With
+ * {@code --opt receipts=N} every Nth SEND asks for a RECEIPT, counted as publisher confirms ({@link ReceiptWindow}:
+ * {@code messages_acked}, {@code messages_confirmed}, {@code messages_unconfirmed}) and bounded by
+ * {@code max_inflight}; without receipts nothing is confirmed and the bound is the socket's writability (Netty's
+ * write buffer water marks) and {@link SendBatch#HIGH_WATER} bytes framed and not yet written.
  */
 final class StompPublisher implements Publisher {
     private static final long WRITABLE_PARK_NS = 50_000;

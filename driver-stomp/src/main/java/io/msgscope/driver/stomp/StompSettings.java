@@ -17,7 +17,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link StompDriver#checkOptions}: every bad value is a {@link SpecException} naming the option.
  *
  * @param uri         the broker: host, port, login, passcode and virtual host (the CONNECT frame's {@code host})
- * @param ack         the subscription's ack mode: {@code auto}, {@code client} (cumulative) or {@code client-individual}
+ * @param ack         the subscription's ack mode: {@code auto}, {@code client} (cumulative) or
+ *                    {@code client-individual}
  * @param receipts    a {@code receipt} header on every Nth SEND, each RECEIPT a publisher confirm; 0 = none
  * @param maxInflight SENDs awaiting their receipt before {@code send} waits (with receipts only)
  * @param kind        where messages go on RabbitMQ: {@code queue}, {@code topic}, {@code exchange} or {@code amq-queue}
@@ -51,7 +52,8 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
         int maxInflight = (int) spec.longOption("max_inflight", 1000, 1, 1_000_000);
         if (receipts > maxInflight) {
             throw new SpecException("--opt receipts", "must be at most max_inflight (" + maxInflight + "): a receipt "
-                    + "every " + receipts + " SENDs would never come with only " + maxInflight + " unconfirmed allowed");
+                    + "every " + receipts + " SENDs would never come with only " + maxInflight
+                    + " unconfirmed allowed");
         }
         boolean durable = spec.boolOption("durable", false);
         if (durable && !kind.equals("queue")) {
