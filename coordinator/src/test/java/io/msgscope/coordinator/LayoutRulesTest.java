@@ -43,7 +43,7 @@ class LayoutRulesTest {
     static final List<String> MODES = List.of("trace", "throughput", "scenario", "sweep", "batch", "capacity");
     /** The drivers' names, each at home in the module {@code driver-<name>}. */
     static final List<String> DRIVERS = List.of("tcp", "amqp", "amqp10", "mqtt", "nats", "zmq", "kafka", "redis",
-            "rabbitmq-stream");
+            "rabbitmq-stream", "stomp");
     /**
      * The places that may write a name outside its driver, relative to the repository, with the names they may
      * write: the default drivers, and three URI schemes or transports that are spelled like a driver. Keep it

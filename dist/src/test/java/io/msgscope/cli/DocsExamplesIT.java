@@ -440,6 +440,7 @@ class DocsExamplesIT {
                 case "mqtt" -> ScenarioIT.requireBroker(1883, "Mosquitto");
                 case "nats" -> ScenarioIT.requireBroker(4222, "nats-server");
                 case "redis" -> ScenarioIT.requireBroker(6379, "Redis");
+                case "stomp" -> RabbitStreams.requirePlugin("rabbitmq_stomp", 61613, "STOMP"); // enables it when off
                 case "kafka" -> args = toOwnKafka(args);
                 default -> { }
             }

@@ -12,6 +12,7 @@ import java.net.Socket;
  * The local RabbitMQ's stream plugin on 127.0.0.1:5552 (issue 35 item 1). {@link #require} skips the calling test
  * when RabbitMQ is absent (fails under CI=true) and enables {@code rabbitmq_stream} when nothing listens on 5552
  * (enabling is online, no restart), as the AMQP 1.0 tests enable theirs; under CI=true it fails when it cannot.
+ * {@link #requirePlugin} does the same for another plugin's port (STOMP's 61613).
  */
 final class RabbitStreams {
     static final String URI = "rabbitmq-stream://guest:guest@127.0.0.1:5552/%2f";
@@ -19,27 +20,36 @@ final class RabbitStreams {
     private RabbitStreams() {
     }
 
-    static synchronized String require() {
+    static String require() {
+        requirePlugin("rabbitmq_stream", 5552, "stream");
+        return URI;
+    }
+
+    /**
+     * RabbitMQ listens on 5672 and its plugin {@code plugin} on {@code port}, enabled here when nothing listens there
+     * yet (online, no restart); otherwise the calling test is skipped, or fails under CI=true. {@code what} names the
+     * port in messages ("stream", "STOMP").
+     */
+    static synchronized void requirePlugin(String plugin, int port, String what) {
         boolean ci = Ci.on();
         if (!listening(5672)) {
             if (ci) {
                 Assertions.fail("RabbitMQ must listen on 127.0.0.1:5672 (guest/guest) under CI=true");
             }
-            Assumptions.assumeTrue(false, "RabbitMQ is not listening on 127.0.0.1:5672: stream tests skipped (they "
-                    + "fail instead under CI=true)");
+            Assumptions.assumeTrue(false, "RabbitMQ is not listening on 127.0.0.1:5672: " + what + " tests skipped "
+                    + "(they fail instead under CI=true)");
         }
-        if (!listening(5552)) {
-            String why = enablePlugin();
-            if (!listening(5552)) {
-                String m = "RabbitMQ's stream port 127.0.0.1:5552 is closed and rabbitmq-plugins enable "
-                        + "rabbitmq_stream did not help: " + why;
+        if (!listening(port)) {
+            String why = io.msgscope.core.test.RabbitPlugins.enable(plugin, 100, () -> listening(port));
+            if (!listening(port)) {
+                String m = "RabbitMQ's " + what + " port 127.0.0.1:" + port + " is closed and rabbitmq-plugins enable "
+                        + plugin + " did not help: " + why;
                 if (ci) {
                     Assertions.fail(m);
                 }
                 Assumptions.assumeTrue(false, m);
             }
         }
-        return URI;
     }
 
     static boolean listening(int port) {
@@ -49,10 +59,6 @@ final class RabbitStreams {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    private static String enablePlugin() {
-        return io.msgscope.core.test.RabbitPlugins.enable("rabbitmq_stream", 100, () -> listening(5552));
     }
 
     /** The names of RabbitMQ's queues (streams among them), from rabbitmqctl. */

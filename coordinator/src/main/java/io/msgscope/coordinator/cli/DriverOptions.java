@@ -12,7 +12,8 @@ import java.util.Map;
 public final class DriverOptions {
     @Option(names = "--driver", paramLabel = "NAME", defaultValue = DefaultDrivers.MEASURING,
             description = "The messaging system (M10): tcp (raw TCP through the built-in relay, or straight to the "
-                    + "receiver with --opt via=direct; no broker), amqp (AMQP 0-9-1), amqp10 (AMQP 1.0), mqtt, nats, zmq, kafka, redis (Redis Streams or pub/sub) or rabbitmq-stream (RabbitMQ Streams) (default: ${DEFAULT-VALUE}).")
+                    + "receiver with --opt via=direct; no broker), amqp (AMQP 0-9-1), amqp10 (AMQP 1.0), mqtt, nats, zmq, kafka, redis (Redis Streams or pub/sub), rabbitmq-stream "
+                    + "(RabbitMQ Streams) or stomp (STOMP 1.2) (default: ${DEFAULT-VALUE}).")
     String driver;
 
     @Option(names = "--uri", paramLabel = "URI",
