@@ -35,9 +35,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# daemon ROLE LOG [SHIFT]: starts an agent daemon on a free loopback port; prints the port.
+# daemon ROLE LOG [SHIFT]: starts an agent daemon on a free loopback port, in this shell (not a subshell, so that
+# its pid is kept and the EXIT trap stops it); sets port.
+port=""
 daemon() {
-  local role="$1" log="$2" shift_env="${3:-}" port
+  local role="$1" log="$2" shift_env="${3:-}"
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   if [ -n "$shift_env" ]; then
     MSGSCOPE_TEST_CLOCK_SHIFT="$shift_env" java -jar "$jar" agent --role "$role" --listen "127.0.0.1:$port" \
@@ -50,16 +52,19 @@ daemon() {
     grep -q "listening on" "$log" 2>/dev/null && break
     sleep 0.1
   done
-  echo "$port"
 }
 
-shifted_pub="$(daemon publishers "$out/agent-publishers-shifted.log" "$shift_spec")"
-plain_pub="$(daemon publishers "$out/agent-publishers-plain.log")"
-sub="$(daemon subscribers "$out/agent-subscribers.log")"
+daemon publishers "$out/agent-publishers-plain.log"
+plain_pub="$port"
+daemon subscribers "$out/agent-subscribers.log"
+sub="$port"
 
 printf 'round\trun\texit\tload1_before\tload1_after\treceive_rate\tp50_us\tcorrected_p50_us\tbound_us\toffset_first_us\tdrift_ppm\tsteps_us\n' \
   > "$out/summary.tsv"
 for ((r = 0; r < rounds; r++)); do
+  # the hook's clock runs from the daemon's first stamp: a fresh daemon each round holds the step in its run
+  daemon publishers "$out/agent-publishers-shifted-$r.log" "$shift_spec"
+  shifted_pub="$port"
   for run in shifted plain; do
     d="$out/$run-$r"
     rm -rf "$d"
@@ -90,5 +95,6 @@ print("\t".join([r, run, rc, before, after, f(res.get("receive_rate")), f(res.ge
 EOF
     tail -1 "$out/summary.tsv"
   done
+  kill "${pids[-1]}" 2>/dev/null || true # this round's shifted daemon (started last)
 done
 echo "injected: $shift_spec; rows in $out/summary.tsv"
