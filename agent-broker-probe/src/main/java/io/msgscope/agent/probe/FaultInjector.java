@@ -73,6 +73,9 @@ final class FaultInjector {
 
     private void run(long originNs) {
         for (FaultStep s : plan.steps()) {
+            if (Thread.currentThread().isInterrupted()) {
+                return; // the run ended (during a restart command): a fault overdue by then is not applied after it
+            }
             long due = originNs + s.atNs();
             // everything but the action itself before its time (the first fault's record and target took 10-25 ms
             // to make, which it came late by)

@@ -133,4 +133,17 @@ class FaultInjectorTest {
         Thread.sleep(1_500);
         assertTrue(Files.exists(marker), "the command ran on after the run ended");
     }
+
+    /** A fault that fell due while a restart command ran is not applied once the run has ended. */
+    @Test
+    void aFaultOverdueWhenTheRunEndsIsNotAppliedAfterIt() throws Exception {
+        FaultInjector f = FaultInjector.of(FaultTargets.parse(List.of("node1=restart:sleep 2", "node2=" + pidFile)),
+                spec("10:restart:node1", "20:pause:node2"));
+        f.start(System.nanoTime());
+        Thread.sleep(300); // the pause is overdue, waiting behind the restart command
+        f.stop();
+        Thread.sleep(100);
+        assertEquals(1, f.applied().size(), f.applied()::toString);
+        assertTrue(state() != 'T', "the overdue pause was not sent: " + state());
+    }
 }
