@@ -54,7 +54,8 @@ import java.util.Set;
  *   <li>{@code spread} true/false (default false; a URI list): each new connection of an agent starts at the next
  *       server of the list in turn (netty; jnats: at a random one, its shuffle), so a scenario's connections spread
  *       over a cluster; without it every connection starts at the first server that answers, on both engines</li>
- *   <li>{@code ping_interval} a time (100ms to 10m; jnats engine; default jnats' own, 2 minutes): how often the
+ *   <li>{@code ping_interval} a time (100ms to 10m; both engines; default jnats' own, 2 minutes, and none on netty,
+ *       which then only answers the server's pings; netty: {@code netty.NatsKeepAlive}): how often the
  *       client pings the server; two unanswered pings declare the connection stale, and with {@code reconnect=true}
  *       it dials another server. A server cut off by a partition sends nothing and resets nothing, so only a ping
  *       tells (issue 32: jnats' default let a 10 s partition pass unnoticed)</li>

@@ -35,14 +35,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param spread  {@code --opt spread=true} (a list of servers): an agent's connections start at the servers of the
  *                list in turn (netty) or at random (jnats' shuffle) instead of all at the first, to spread them over a
  *                cluster (issue 32: more connections than one server's file limit)
- * @param pingInterval {@code --opt ping_interval} (jnats): how often the client pings the server, two unanswered
- *                declaring it stale; null: jnats' default (2 minutes)
+ * @param pingInterval {@code --opt ping_interval} (both engines): how often the client pings the server, two
+ *                unanswered declaring it stale; null: jnats' default (2 minutes), no pings of its own on netty
  */
 public record NatsSettings(String url, String host, int port, String address, boolean tls, TlsClient.Settings tlsOpts,
                     boolean netty, String subject, boolean jetStream, boolean memory, int maxInflight, String username,
                     String password, String token, String group, boolean pull, int socketBuffer, int replicas,
                     java.util.List<String> servers, boolean reconnect, boolean spread, Duration pingInterval) {
-    /** The option naming how often the jnats client pings the server. */
+    /** The option naming how often the client pings the server. */
     public static final String PING_INTERVAL = "ping_interval";
     static final String DEFAULT_URI = "nats://127.0.0.1:4222";
     static final io.msgscope.core.driver.BrokerUri.Schemes SCHEMES = new io.msgscope.core.driver.BrokerUri.Schemes(
@@ -123,10 +123,6 @@ public record NatsSettings(String url, String host, int port, String address, bo
                     + "more than one, e.g. --uri nats://127.0.0.1:4222,nats://127.0.0.1:4223");
         }
         Duration ping = pingInterval(spec);
-        if (ping != null && netty) {
-            throw new SpecException("--opt " + PING_INTERVAL, "applies to the jnats engine (--opt engine=jnats, or "
-                    + "JetStream): the netty engine answers the server's pings and sends none of its own");
-        }
         String address = uri.address();
         return new NatsSettings((tls ? "tls://" : "nats://") + address, uri.host(), port, address, tls, tlsOpts,
                 netty, subject, js, storage.equals("memory"), maxInflight, user, pass, token, queueGroup(spec),

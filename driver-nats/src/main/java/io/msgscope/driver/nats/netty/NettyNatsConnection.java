@@ -45,7 +45,8 @@ import java.util.function.BooleanSupplier;
  * server has processed everything sent before it), {@code -ERR 'Slow Consumer'} is counted, and any other
  * {@code -ERR} or a protocol error ends the connection with a one-line reason. A lost connection is reported to the
  * owner once ({@link Owner#onLost}); it never comes back: with {@code --opt reconnect=true} the owner dials a new one
- * ({@link NatsReconnect}). The set-up's TLS upgrade, CONNECT line and deadlines are
+ * ({@link NatsReconnect}). With {@code --opt ping_interval} the owner starts {@link NatsKeepAlive}, the client's own
+ * PINGs, which notice a silent server. The set-up's TLS upgrade, CONNECT line and deadlines are
  * {@link NatsHandshake}'s.
  */
 final class NettyNatsConnection implements NatsFramer.Listener {
@@ -57,7 +58,7 @@ final class NettyNatsConnection implements NatsFramer.Listener {
     interface Owner {
         /** One message for subscription {@code sid}: its payload is {@code in[at, at + length)}. */
         default void onMsg(NettyNatsConnection c, ByteBuf in, long sid, int at, int length) {
-            c.protocolError("sent a MSG (subscription id " + sid + ") to a connection that subscribed to nothing");
+            c.drop("sent a MSG (subscription id " + sid + ") to a connection that subscribed to nothing");
         }
 
         /** The server sent {@code -ERR 'Slow Consumer'}. */
@@ -204,8 +205,11 @@ final class NettyNatsConnection implements NatsFramer.Listener {
         lost(Fault.Kind.CONNECTION_LOST, "the server " + why);
     }
 
-    /** Event loop: the owner found the server breaking the protocol; the connection is closed with this reason. */
-    void protocolError(String why) {
+    /**
+     * Event loop: the owner found the server breaking the protocol, or the server answers no PING
+     * ({@link NatsKeepAlive}); the connection is closed with this reason ("the server " + why).
+     */
+    void drop(String why) {
         lost(Fault.Kind.CONNECTION_LOST, "the server " + why);
         channel.close();
     }
@@ -287,6 +291,11 @@ final class NettyNatsConnection implements NatsFramer.Listener {
         if (w != null) {
             throw new Fault(lostKind, "connection to NATS at " + settings.address() + " lost " + after + " (" + w + ")");
         }
+    }
+
+    /** Event loop: a PING on its own (the subscriber's keep-alive: it has nothing else queued to go before it). */
+    void writePing() {
+        channel.writeAndFlush(channel.alloc().buffer(PING.length).writeBytes(PING), channel.voidPromise());
     }
 
     /** A PING in a fresh buffer, for owners that write it themselves. */

@@ -92,6 +92,7 @@ public final class NettyNatsPublisher implements Publisher, NettyNatsConnection.
             conn.close();
             throw e;
         }
+        keepAlive(conn);
     }
 
     @Override
@@ -249,11 +250,12 @@ public final class NettyNatsPublisher implements Publisher, NettyNatsConnection.
         }
         synchronized (lock) {
             batch = null; // its buffer is free again (one reference): reused by the next frame
+            pings = 1;
+            channel = next.channel;
+            conn = next;
         }
-        pings = 1;
-        channel = next.channel;
-        conn = next;
         reconnects.incrementAndGet();
+        keepAlive(next);
     }
 
     /**
@@ -288,6 +290,18 @@ public final class NettyNatsPublisher implements Publisher, NettyNatsConnection.
         checkAlive();
         begunOn = conn;
         begun = ping();
+    }
+
+    /**
+     * {@code --opt ping_interval}: the keep-alive PINGs go through {@link #ping}, behind the frames queued before them,
+     * so the PONG counts {@link #drain} waits for stay in order; a tick of a connection since replaced sends nothing.
+     */
+    private void keepAlive(NettyNatsConnection c) {
+        NatsKeepAlive.start(c, () -> {
+            if (conn == c) {
+                ping();
+            }
+        });
     }
 
     /** Queues a PING behind everything sent and schedules the write; the PONG count that will answer it. */

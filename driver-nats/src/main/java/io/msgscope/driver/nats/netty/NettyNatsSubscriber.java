@@ -103,7 +103,10 @@ public final class NettyNatsSubscriber implements Subscriber, NettyNatsConnectio
         }
     }
 
-    /** SUB and a PING; returns once the PONG came, i.e. the server has the subscription. */
+    /**
+     * SUB and a PING; returns once the PONG came, i.e. the server has the subscription; then the keep-alive PINGs of
+     * {@code --opt ping_interval} begin.
+     */
     private void subscribe() throws IOException {
         NettyNatsConnection conn = this.conn;
         String sub = "SUB " + s.subject() + (s.group().isEmpty() ? "" : " " + s.group()) + " " + SID + "\r\nPING\r\n";
@@ -117,13 +120,14 @@ public final class NettyNatsSubscriber implements Subscriber, NettyNatsConnectio
             throw new Fault(Fault.Kind.CONNECT_FAILED, "NATS at " + s.address() + " did not confirm the subscription to '"
                     + s.subject() + "' within " + NatsSettings.CONNECT_TIMEOUT.toSeconds() + " s");
         }
+        NatsKeepAlive.start(conn, conn::writePing); // after the subscription's PONG, which its count waited for
     }
 
     /** Event loop: one message, handed on first thing. */
     @Override
     public void onMsg(NettyNatsConnection c, ByteBuf in, long sid, int at, int length) {
         if (sid != SID) {
-            c.protocolError("sent a MSG for subscription id " + sid + "; this connection made only id " + SID);
+            c.drop("sent a MSG for subscription id " + sid + "; this connection made only id " + SID);
             return;
         }
         delivery.deliver(payload(in, at, length));

@@ -55,6 +55,10 @@ class NettyReconnectFakeServerTest {
         final List<Integer> pinged = new CopyOnWriteArrayList<>();
         /** Each SUB as it arrived: "connection:SUB line". */
         final List<String> subscribed = new CopyOnWriteArrayList<>();
+        /** Connections the server has gone silent on (a paused node): their PINGs go unanswered, PUBs nowhere. */
+        final java.util.Set<Integer> silent = ConcurrentHashMap.newKeySet();
+        /** The connection of each PING that came while it was silent. */
+        final List<Integer> unanswered = new CopyOnWriteArrayList<>();
         /** The live subscriptions: connection number to its socket's stream and subscription id. */
         private final Map<Integer, Object[]> subs = new ConcurrentHashMap<>();
 
@@ -73,7 +77,11 @@ class NettyReconnectFakeServerTest {
                     switch (w[0].toUpperCase()) {
                         case "PING" -> {
                             pinged.add(conn);
-                            write(out, "PONG\r\n");
+                            if (silent.contains(conn)) {
+                                unanswered.add(conn);
+                            } else {
+                                write(out, "PONG\r\n");
+                            }
                         }
                         case "SUB" -> {
                             subscribed.add(conn + ":" + line);
@@ -83,6 +91,9 @@ class NettyReconnectFakeServerTest {
                             int len = Integer.parseInt(w[w.length - 1]);
                             byte[] p = new byte[len + 2]; // the payload and its CRLF
                             in.readFully(p);
+                            if (silent.contains(conn)) {
+                                continue;
+                            }
                             published.add(conn + ":" + WireHeader.sequence(ByteBuffer.wrap(p, 0, len).slice()
                                     .order(ByteOrder.LITTLE_ENDIAN), 0));
                             for (Object[] sub : subs.values()) {
@@ -119,16 +130,21 @@ class NettyReconnectFakeServerTest {
         }
     }
 
-    private static DriverSpec spec(String uri, boolean reconnect) {
-        return new DriverSpec("", 0, uri, SIZE, 0, Map.of("subject", "t", "reconnect", "" + reconnect), "");
+    private static DriverSpec spec(String uri, boolean reconnect, String... more) {
+        Map<String, String> o = new java.util.HashMap<>(Map.of("subject", "t", "reconnect", "" + reconnect));
+        for (int i = 0; i < more.length; i += 2) {
+            o.put(more[i], more[i + 1]);
+        }
+        return new DriverSpec("", 0, uri, SIZE, 0, o, "");
     }
 
-    private static NettyNatsPublisher publisher(String uri, boolean reconnect) throws IOException {
-        return (NettyNatsPublisher) new NatsDriver().openPublisher(spec(uri, reconnect).withDestination("t"), CONTEXT);
+    private static NettyNatsPublisher publisher(String uri, boolean reconnect, String... more) throws IOException {
+        return (NettyNatsPublisher) new NatsDriver().openPublisher(spec(uri, reconnect, more).withDestination("t"),
+                CONTEXT);
     }
 
-    private static NettyNatsSubscriber subscriber(String uri, boolean reconnect) throws IOException {
-        return (NettyNatsSubscriber) new NatsDriver().openSubscriber(spec(uri, reconnect), CONTEXT);
+    private static NettyNatsSubscriber subscriber(String uri, boolean reconnect, String... more) throws IOException {
+        return (NettyNatsSubscriber) new NatsDriver().openSubscriber(spec(uri, reconnect, more), CONTEXT);
     }
 
     private static void send(NettyNatsPublisher p, long from, long to) throws IOException {
@@ -187,6 +203,50 @@ class NettyReconnectFakeServerTest {
                 assertEquals(Map.of("errors", 0L, "short_payloads", 0L, "slow_consumer_events", 0L,
                         Reconnects.SUBSCRIBER_RECONNECTS, 1L), sub.counters());
                 assertNull(sub.closeReason());
+            }
+        }
+    }
+
+    private static final String SILENCE_NOTICED = "the server answered none of the last 2 PINGs sent 100 ms apart "
+            + "(--opt ping_interval)";
+
+    /**
+     * {@code --opt ping_interval} on the lean engine (issue 32): a server gone silent on both connections (a paused
+     * node: no PONG, nothing forwarded, the sockets open) is noticed by the clients' own PINGs, exactly two unanswered
+     * on each before it is dropped as lost, and with reconnect=true both dial again and nothing after is missing.
+     */
+    @Test
+    void aSilentServerIsNoticedByTwoUnansweredPingsAndLeft() throws Exception {
+        try (MiniNats nats = new MiniNats("mini-nats")) {
+            List<Long> seqs = new CopyOnWriteArrayList<>();
+            MessageHandler h = (b, off) -> seqs.add(WireHeader.sequence(b, off));
+            try (NettyNatsSubscriber sub = subscriber(nats.uri(), true, "ping_interval", "100ms");
+                 NettyNatsPublisher pub = publisher(nats.uri(), true, "ping_interval", "100ms")) {
+                sendAndReceive(pub, sub, h, seqs, 0, 5);
+                nats.silent.addAll(List.of(1, 2));
+                awaitLoss(sub, pub);
+                assertEquals(SILENCE_NOTICED, pub.connection().lostWhy());
+                sendAndReceive(pub, sub, h, seqs, 5, 10);
+                assertEquals(range(0, 10), seqs);
+                assertEquals(List.of("1:SUB t 1", "3:SUB t 1"), nats.subscribed);
+                // after the last PONG each client sent two more PINGs, then left (its keep-alive ends with it)
+                assertEquals(List.of(2, 2), List.of(count(nats.unanswered, 1), count(nats.unanswered, 2)));
+                assertEquals(1L, pub.counters().get(Reconnects.PUBLISHER_RECONNECTS));
+                assertEquals(1L, sub.counters().get(Reconnects.SUBSCRIBER_RECONNECTS));
+                assertNull(sub.closeReason());
+            }
+        }
+    }
+
+    /** Without reconnect the silence ends the delivery, with the reason naming the option. */
+    @Test
+    void withoutReconnectASilentServerEndsTheSubscriptionNamingTheOption() throws Exception {
+        try (MiniNats nats = new MiniNats("mini-nats")) {
+            try (NettyNatsSubscriber sub = subscriber(nats.uri(), false, "ping_interval", "100ms")) {
+                nats.silent.add(1);
+                NettyEngineFakeServerTest.await(() -> sub.closeReason() != null, "the silence noticed");
+                assertTrue(sub.closeReason().contains(SILENCE_NOTICED), sub::closeReason);
+                assertEquals(2, count(nats.unanswered, 1));
             }
         }
     }
