@@ -7,38 +7,19 @@ import io.msgscope.core.clock.OffsetFit;
  * offset sender − receiver on the receiver's clock ({@link ClockTracker#monotonic}); a send stamp O_n becomes
  * O_n − offset(t_n), t_n the message's receive stamp I_n (the latency I_n − O_n then gains the offset: the true
  * latency when the offset is right), or for a message that never arrived its own send time on the receiver's clock.
- * The bound at t is the wider of the fit's (half the best round trip plus the segment's residual) and the segment's
- * envelope — the largest distance of one of its samples from the line plus half that sample's own round trip: each
- * sample lies within half its round trip of the truth, so a line that stays within that of every sample stays
- * within the envelope between them, however few samples there are (with three, the robust residual can be 0) —
- * plus, between the two probes either side of a step, the step's size: there the fit cannot tell on which side of
- * the step a message lies.
+ * The bound at t is the fit's ({@link OffsetFit#errorAt}: half the best round trip plus the segment's residual, or
+ * the segment's envelope where wider) plus, between the two probes either side of a step, the step's size: there the
+ * fit cannot tell on which side of the step a message lies.
  */
 public final class ClockStampCorrection {
     /** Marks a missing stamp in the trace's arrays. */
     static final long ABSENT = Long.MIN_VALUE;
 
     private final OffsetFit fit;
-    /** Per segment of the fit, the largest |sample − line| + the sample's half round trip, ns. */
-    private final double[] envelope;
 
-    /** The correction by {@code fit}, fitted from {@code samples} (after the min-RTT filter). */
-    public ClockStampCorrection(OffsetFit fit, java.util.List<OffsetFit.Sample> samples) {
+    /** The correction by {@code fit}. */
+    public ClockStampCorrection(OffsetFit fit) {
         this.fit = fit;
-        this.envelope = new double[fit.segments().size()];
-        for (OffsetFit.Sample x : samples) {
-            int k = segmentOf(x.tNs());
-            envelope[k] = Math.max(envelope[k], Math.abs(x.offsetNs() - fit.offsetAt(x.tNs())) + x.rttNs() / 2.0);
-        }
-    }
-
-    /** The index of the fit's segment holding {@code t} (before a step's time, the one before it). */
-    private int segmentOf(long t) {
-        int k = 0;
-        while (k < fit.steps().size() && t >= fit.steps().get(k).atNs()) {
-            k++;
-        }
-        return k;
     }
 
     /** The offset sender − receiver at receiver time {@code recvNs}, ns. */
@@ -53,12 +34,9 @@ public final class ClockStampCorrection {
         return senderNs - Math.round(fit.offsetAt(t));
     }
 
-    /**
-     * The bound on {@link #offsetAt} at {@code recvNs}: the wider of the fit's and its segment's envelope, plus a
-     * step's size between the probes around it.
-     */
+    /** The bound on {@link #offsetAt} at {@code recvNs}: the fit's, plus a step's size between the probes around it. */
     public double errorAt(long recvNs) {
-        double e = Math.max(fit.errorAt(recvNs), envelope[segmentOf(recvNs)]);
+        double e = fit.errorAt(recvNs);
         for (int k = 0; k < fit.steps().size(); k++) {
             if (recvNs > fit.segments().get(k).toNs() && recvNs < fit.segments().get(k + 1).fromNs()) {
                 e += Math.abs(fit.steps().get(k).sizeNs());

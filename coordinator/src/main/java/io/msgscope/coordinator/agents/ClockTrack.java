@@ -73,7 +73,7 @@ public record ClockTrack(Map<String, OffsetFit> fits, int allPairs, long anchorN
         p.put("steps", steps);
         p.put("best_rtt_us", f.bestRttNs() / 1e3);
         p.put("residual_us", f.residualNs() / 1e3);
-        p.put("error_bound_us", (f.bestRttNs() / 2.0 + f.residualNs()) / 1e3);
+        p.put("error_bound_us", f.errorBoundNs() / 1e3);
         return p;
     }
 }

@@ -82,7 +82,7 @@ record TraceClocks(ClockTrack track, String why, double errorBoundNs, SeriesStat
             return new TraceClocks(track, why, Double.NaN, raw);
         }
         OffsetFit fit = track.fits().values().iterator().next();
-        ClockStampCorrection c = new ClockStampCorrection(fit, tracker.fitted().values().iterator().next());
+        ClockStampCorrection c = new ClockStampCorrection(fit);
         ClockStampCorrection.Moved moved = c.moveSends(out.sendNs, out.intendedNs, out.recvNs);
         for (Series own : new Series[] {Series.SENDER_SAMPLE_NS, Series.CONFIRM_SAMPLE_NS}) { // the sender's clock too
             long[] times = out.samples.get(own);

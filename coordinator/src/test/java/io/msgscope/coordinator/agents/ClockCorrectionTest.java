@@ -11,6 +11,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ClockCorrectionTest {
     private static final long MS = 1_000_000L;
@@ -42,6 +43,25 @@ class ClockCorrectionTest {
         ClockCorrection.Shift s = ClockCorrection.over(track(1), 1_004_600, 1_005_600);
         assertEquals(-3_802_000, s.offsetNs(), 1);
         assertEquals(100_000 + 2_000_000 + 10_000, s.errorNs(), 1); // the far end: 5.6 s, −5.812 ms
+    }
+
+    /**
+     * Few probes, one of them delayed (ClockStampCorrectionTest's case): probes at 0, 1 and 2 s, the first two exact
+     * in 200 µs, the third 2.5 ms high in 6 ms; true offset 0. The line is 1,250 ppm through the first and the third,
+     * residual 0, so half the best round trip (100 µs) alone would bound the 0.5-1.5 s interval by 100 + 625 µs (the
+     * drift's move either side of its midpoint) and miss the truth, 1.25 ms away. The envelope (the third probe's
+     * half round trip, 3 ms) widens it to 3.625 ms, which holds it (issue 33: scenario mode as trace mode).
+     */
+    @Test
+    void aDelayedProbeAmongFewWidensTheIntervalBoundToItsEnvelope() {
+        List<OffsetFit.Sample> s = List.of(new OffsetFit.Sample(0, 0, 200_000),
+                new OffsetFit.Sample(1_000 * MS, 0, 200_000), new OffsetFit.Sample(2_000 * MS, 2_500_000, 6_000_000));
+        ClockTrack t = new ClockTrack(Map.of("p -> s", OffsetFit.of(s, 100_000)), 1, 0, 1_000_000, List.of(),
+                ClockErrorLimit.DEFAULT);
+        ClockCorrection.Shift shift = ClockCorrection.over(t, 1_000_500, 1_001_500);
+        assertEquals(1_250_000, shift.offsetNs(), 1);
+        assertEquals(3_000_000 + 625_000, shift.errorNs(), 1);
+        assertTrue(Math.abs(shift.offsetNs() - 0) <= shift.errorNs(), "the truth (0) lies within the bound");
     }
 
     @Test

@@ -35,7 +35,7 @@ class ClockStampCorrectionTest {
         for (long t = T0; t <= T0 + 10 * S; t += 250 * MS) {
             s.add(new OffsetFit.Sample(t, Math.round(offset(t)), 200_000));
         }
-        return new ClockStampCorrection(OffsetFit.of(s, 100_000), s);
+        return new ClockStampCorrection(OffsetFit.of(s, 100_000));
     }
 
     @Test
@@ -104,8 +104,9 @@ class ClockStampCorrectionTest {
         OffsetFit fit = OffsetFit.of(s, 100_000);
         assertEquals(1_250, fit.driftPpm(), 1e-6);
         assertEquals(0, fit.residualNs(), 1e-9);
-        assertEquals(100_000, fit.errorAt(T0 + S), 1e-9);
-        ClockStampCorrection c = new ClockStampCorrection(fit, s);
+        assertEquals(3_000_000, fit.errorAt(T0 + S), 1e-3); // the fit's own bound holds the envelope (issue 33)
+        assertEquals(3_000_000, fit.errorBoundNs(), 1e-3);
+        ClockStampCorrection c = new ClockStampCorrection(fit);
         assertEquals(1_250_000, c.offsetAt(T0 + S), 1e-3);
         assertEquals(3_000_000, c.errorAt(T0 + S), 1e-3);
         assertTrue(Math.abs(c.offsetAt(T0 + S) - 0) <= c.errorAt(T0 + S), "the truth (0) lies within the bound");

@@ -16,8 +16,11 @@ import java.util.List;
  * delayed probe, whose offset can be off by up to half its round trip — move neither medians nor slopes.
  *
  * <p>The error of {@link #offsetAt} is half the best round trip (the most a min-RTT probe can be wrong by on a
- * symmetric link) plus the segment's residual (3 × 1.4826 × the median absolute residual); a link whose two
- * directions differ in delay shifts every probe alike, which no fit can see.
+ * symmetric link) plus the segment's residual (3 × 1.4826 × the median absolute residual), or the segment's envelope
+ * where that is wider: the largest distance of one of its samples from the line plus half that sample's own round
+ * trip. Each sample lies within half its round trip of the truth, so where the truth is a line the fitted line stays
+ * within the envelope between them, however few samples there are (with three, the robust residual can be 0). A link
+ * whose two directions differ in delay shifts every probe alike, which no fit can see.
  */
 public final class OffsetFit {
     /** Samples either side of a candidate step whose medians are compared. */
@@ -29,8 +32,12 @@ public final class OffsetFit {
     public record Sample(long tNs, long offsetNs, long rttNs) {
     }
 
-    /** A line from {@code fromNs} to {@code toNs}: offset {@code atFromNs + slope·(t − fromNs)}. */
-    public record Segment(long fromNs, long toNs, double atFromNs, double slope, double residualNs, int samples) {
+    /**
+     * A line from {@code fromNs} to {@code toNs}: offset {@code atFromNs + slope·(t − fromNs)}; {@code envelopeNs} the
+     * largest distance of one of its samples from the line plus half that sample's own round trip.
+     */
+    public record Segment(long fromNs, long toNs, double atFromNs, double slope, double residualNs, double envelopeNs,
+                          int samples) {
         public double at(long tNs) {
             return atFromNs + slope * (tNs - fromNs);
         }
@@ -226,11 +233,13 @@ public final class OffsetFit {
             icpt[i] = s[from + i].offsetNs() - slope * (s[from + i].tNs() - t0);
         }
         double a = median(icpt.clone());
+        double envelope = 0;
         for (int i = 0; i < n; i++) {
             icpt[i] = Math.abs(icpt[i] - a);
+            envelope = Math.max(envelope, icpt[i] + s[from + i].rttNs() / 2.0);
         }
-        double residual = n < 2 ? 0 : 3 * 1.4826 * median(icpt);
-        return new Segment(t0, s[to - 1].tNs(), a, slope, residual, n);
+        double residual = n < 2 ? 0 : 3 * 1.4826 * median(icpt); // sorts icpt
+        return new Segment(t0, s[to - 1].tNs(), a, slope, residual, envelope, n);
     }
 
     static double median(double[] v) {
@@ -244,9 +253,19 @@ public final class OffsetFit {
         return segmentAt(tNs).at(tNs);
     }
 
-    /** The bound on {@link #offsetAt}: half the best round trip plus the segment's residual. */
+    /** The bound on {@link #offsetAt}: the segment's (see the class's note). */
     public double errorAt(long tNs) {
-        return bestRttNs / 2.0 + segmentAt(tNs).residualNs();
+        return errorOf(segmentAt(tNs));
+    }
+
+    /** The widest bound over the run's segments, ns. */
+    public double errorBoundNs() {
+        return segments.stream().mapToDouble(this::errorOf).max().orElse(0);
+    }
+
+    /** Half the best round trip plus the segment's residual, or its envelope where that is wider. */
+    private double errorOf(Segment g) {
+        return Math.max(bestRttNs / 2.0 + g.residualNs(), g.envelopeNs());
     }
 
     private Segment segmentAt(long tNs) {
