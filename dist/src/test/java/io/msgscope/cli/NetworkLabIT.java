@@ -62,6 +62,8 @@ class NetworkLabIT {
         startAgent("client", "subscribers", "10.77.0.1:7605");
         // a second load box (issue 13): another publishers agent, playing a box of its own for the clocks
         startAgent("client2", "publishers", "10.77.1.1:7604", "publishers-2", Map.of("MSGSCOPE_BOOT_ID", "lab-client2"));
+        // and a third box for the subscribers (issue 33 item 4): every publishers -> subscribers pair crosses hosts
+        startAgent("client3", "subscribers", "10.77.2.1:7605", "subscribers-3", Map.of("MSGSCOPE_BOOT_ID", "lab-client3"));
     }
 
     @AfterAll
@@ -247,9 +249,11 @@ class NetworkLabIT {
 
     /**
      * Issue 13: two publishers agents on two load boxes (namespaces client and client2) and a subscribers
-     * agent, against a broker on a third (the broker namespace): the connections split between the two
-     * publishers agents, their figures add up, and since client2 plays a box of its own (another boot id)
-     * the run is marked cross-host with each agent's clock offset to the subscribers' box and its bound (R1).
+     * agent on a third (client3), against a broker on a fourth (the broker namespace): the connections split between
+     * the two publishers agents, their figures add up, and since client2 and client3 play boxes of their own (other
+     * boot ids) the run is marked cross-host with each agent's clock offset to the subscribers' box and its bound
+     * (R1), and both pairs' clocks are tracked through the run (issue 33 item 4): one kernel underneath, so the
+     * truth is 0, and it must lie within each pair's bound.
      */
     @Test
     void twoPublishersAgentsOnTwoBoxesShareOneScenario() throws Exception {
@@ -260,7 +264,7 @@ class NetworkLabIT {
                 MsgscopeProcess.jar().toString(), "scenario", "--driver", "nats", "--uri", "nats://10.77.0.2:4222",
                 "--scenario", "fan-in", "--publishers", "6", "--rate", "100", "--duration", "2", "--warmup", "1",
                 "--agent", "publishers=10.77.0.1:7604", "--agent", "publishers=10.77.1.1:7604",
-                "--agent", "subscribers=10.77.0.1:7605", "--secret-file", secret.toString(), "--out", out.toString());
+                "--agent", "subscribers=10.77.2.1:7605", "--secret-file", secret.toString(), "--out", out.toString());
         Path log = work.resolve("scenario-two-boxes.txt");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "scenario did not finish");
@@ -279,6 +283,13 @@ class NetworkLabIT {
             // one kernel underneath: the true offset is 0, and it must lie within the reported bound
             assertTrue(Math.abs(o.get("offset_us").asDouble()) <= o.get("error_bound_us").asDouble() + 50,
                     () -> offsets.toString());
+        });
+        JsonNode pairs = s.get("clock_tracking").get("pairs");
+        assertEquals(2, pairs.size(), pairs::toString);
+        pairs.forEach(pair -> {
+            double bound = pair.get("error_bound_us").asDouble();
+            assertTrue(Math.abs(pair.get("offset_at_first_probe_us").asDouble()) <= bound, pairs::toString);
+            assertTrue(Math.abs(pair.get("offset_at_last_probe_us").asDouble()) <= bound, pairs::toString);
         });
     }
 

@@ -45,8 +45,9 @@ public record ClockTrack(Map<String, OffsetFit> fits, int allPairs, long anchorN
         m.put("error_bound_us", errorBoundNs / 1e3);
         m.put("max_clock_error", limit.toString());
         m.put("max_clock_error_us", limitNs == null ? null : limitNs / 1e3);
-        m.put("not_covered", "the bound takes each probe's two directions as equally long; a link slower one way than "
-                + "the other shifts every probe by half the difference, which no probe can see");
+        m.put("not_covered", "a link slower one way than the other shifts every probe, and so the offset, by half the "
+                + "difference: never more than half the probe's round trip, which the bound holds, but no probe can tell "
+                + "it from a true offset, so more probes do not narrow it");
         if (!testHookAgents.isEmpty()) {
             m.put("test_hook_agents", testHookAgents);
         }
