@@ -10,11 +10,8 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
-import javax.net.ssl.X509ExtendedTrustManager;
-import java.net.Socket;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -155,7 +152,7 @@ public final class ControlTls {
     static SslContext unverifiedClientContext() {
         try {
             return SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols(PROTOCOLS)
-                    .trustManager(new AcceptAny()).endpointIdentificationAlgorithm(null).build();
+                    .trustManager(new io.msgscope.core.AcceptAnyCertificate()).endpointIdentificationAlgorithm(null).build();
         } catch (SSLException e) {
             throw new IllegalStateException("cannot set up TLS: " + e.getMessage(), e);
         }
@@ -263,37 +260,5 @@ public final class ControlTls {
 
     static String day(Date d) {
         return DAY.format(d.toInstant());
-    }
-
-    /** Trusts any server certificate: for the shared-secret mode, whose proofs are bound to it. */
-    static final class AcceptAny extends X509ExtendedTrustManager {
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-            return new X509Certificate[0];
-        }
     }
 }

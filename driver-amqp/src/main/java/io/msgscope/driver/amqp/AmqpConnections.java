@@ -99,25 +99,26 @@ final class AmqpConnections {
         io.msgscope.core.Secrets.requireStrictUri("--uri", uri);
         ConnectionFactory f = new ConnectionFactory();
         try {
-            f.setUri(uri); // user, password, host, port, vhost; amqps:// switches TLS on (trusting any certificate)
+            f.setUri(uri); // user, password, host, port, vhost; amqps:// switches TLS on (what it trusts: below)
         } catch (URISyntaxException | IllegalArgumentException e) {
             throw new SpecException("--uri", "is not an AMQP URI such as " + DEFAULT_URI + " or amqps://...: '"
                     + redact(uri) + "' (" + e.getMessage() + ")");
         } catch (GeneralSecurityException e) {
             throw new SpecException("--uri", "cannot set up TLS for '" + redact(uri) + "': " + e.getMessage());
         }
-        if (o.tlsVerify()) {
-            if (!f.isSSL()) {
-                throw new SpecException("--opt " + AmqpOptions.TLS_VERIFY, "applies to amqps:// URIs only; got '"
-                        + redact(uri) + "'");
-            }
+        if (f.isSSL()) {
             try {
-                f.useSslProtocol(SSLContext.getDefault()); // the JVM's default trust store
-            } catch (GeneralSecurityException e) {
-                throw new SpecException("--opt " + AmqpOptions.TLS_VERIFY, "the JVM's default TLS context is not "
-                        + "available: " + e.getMessage());
+                f.useSslProtocol(AmqpTls.context(o)); // what it trusts: AmqpTls, not amqp-client's default of the day
+            } catch (GeneralSecurityException | java.io.IOException e) {
+                throw new SpecException("--opt " + AmqpOptions.TLS_CA, "is not a usable PEM certificate file ('"
+                        + o.tlsCa() + "'): " + e.getMessage());
             }
-            f.enableHostnameVerification();
+            if (o.tlsVerify()) {
+                f.enableHostnameVerification();
+            }
+        } else if (o.tlsVerify() || o.tlsCa() != null) {
+            throw new SpecException("--opt " + (o.tlsCa() != null ? AmqpOptions.TLS_CA : AmqpOptions.TLS_VERIFY),
+                    "applies to amqps:// URIs only; got '" + redact(uri) + "'");
         }
         f.setAutomaticRecoveryEnabled(false); // a measurement must see a broken connection, not paper over it
         f.setTopologyRecoveryEnabled(false);

@@ -28,7 +28,7 @@ import java.util.concurrent.ExecutorService;
  *
  * <p>Address: {@code --uri amqp://user:password@host:port/vhost} (vhost "/" is written {@code %2f}),
  * default {@value AmqpConnections#DEFAULT_URI}; {@code amqps://} for TLS, which trusts any certificate
- * unless {@code --opt tls_verify=true}. Options: see {@link AmqpOptions}.
+ * unless {@code --opt tls_ca} or {@code --opt tls_verify=true} ({@link AmqpTls}). Options: see {@link AmqpOptions}.
  *
  * <p>Threads (issue 13): amqp-client runs in NIO mode on the pools of {@link AmqpShared}, kept once per
  * {@link ClientContext}: the context's I/O threads read and write every connection, a shared dispatch pool

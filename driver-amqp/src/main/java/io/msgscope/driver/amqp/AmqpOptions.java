@@ -24,8 +24,9 @@ import java.util.Set;
  *                    (the publisher waits when the window is full; drain waits for every confirm); 0 = off
  * @param prefetch    {@code prefetch}: basic.qos prefetch count of the consumer; 0 = unlimited
  * @param multiAck    {@code multi_ack}: acknowledge every K deliveries with multiple=true; 1 = each one
- * @param tlsVerify   {@code tls_verify}: for amqps:// URIs, check the broker's certificate against the JVM's
- *                    default trust store and its host name; false (the default) trusts any certificate
+ * @param tlsVerify   {@code tls_verify}: for amqps:// URIs, check the broker's certificate (against {@code tls_ca}, or
+ *                    the JVM's default trust store) and its host name; false (the default) trusts any certificate
+ *                    unless {@code tls_ca} is given ({@link AmqpTls})
  * @param topic       {@code topic}: route through {@code exchange} with this routing key instead of the default
  *                    exchange and the queue's name: the subscriber binds its queue to the exchange with it, the
  *                    publisher publishes to the exchange with it (scenario mode sets it per connection); empty = off
@@ -47,10 +48,12 @@ import java.util.Set;
  *                    confirms did not confirm published again; false (the default) ends the run as before. The
  *                    subscriber's queue is then named by msgscope (the publisher must find it again), not auto-delete
  *                    (a lost consumer would delete it) and durable when messages are {@code persistent}
+ * @param tlsCa       {@code tls_ca}: for amqps:// URIs, a PEM file of the certificates the broker's must chain to;
+ *                    null when not given ({@link AmqpTls})
  */
 public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
                           int confirm, int prefetch, int multiAck, boolean tlsVerify, String topic, String exchange,
-                          String group, boolean nio, QueueType queueType, boolean reconnect) {
+                          String group, boolean nio, QueueType queueType, boolean reconnect, String tlsCa) {
 
     /** The queue types of RabbitMQ's {@code x-queue-type}: what a queue keeps and how it is read. */
     public enum QueueType {
@@ -80,6 +83,7 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String PREFETCH = "prefetch";
     public static final String MULTI_ACK = "multi_ack";
     public static final String TLS_VERIFY = "tls_verify";
+    public static final String TLS_CA = "tls_ca";
     public static final String TOPIC = "topic";
     public static final String EXCHANGE = "exchange";
     public static final String GROUP = "group";
@@ -88,7 +92,7 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String RECONNECT = io.msgscope.core.driver.Reconnects.OPTION;
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TLS_CA, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT);
 
     /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
     public static final String DEFAULT_EXCHANGE = "amq.topic";
@@ -192,7 +196,16 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
                     + TOPIC + "; docs/limits.md): drop one of them");
         }
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
-                tlsVerify, topic, exchange, group, nio, queueType, reconnect);
+                tlsVerify, topic, exchange, group, nio, queueType, reconnect, tlsCa(spec));
+    }
+
+    /** {@code --opt tls_ca}: a readable file, or null when not given. */
+    private static String tlsCa(DriverSpec spec) {
+        String ca = spec.option(TLS_CA, null);
+        if (ca != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(ca))) {
+            throw new SpecException("--opt " + TLS_CA, "cannot read the CA file '" + ca + "'");
+        }
+        return ca;
     }
 
     private static QueueType queueType(String v) {

@@ -26,7 +26,7 @@ class AmqpOptionsTest {
     @Test
     void defaultsAreTheSeedsPlainSetUp() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of()));
-        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", false, AmqpOptions.QueueType.CLASSIC, false), o);
+        assertEquals(new AmqpOptions(false, 0, false, false, false, 0, 0, 1, false, "", "amq.topic", "", false, AmqpOptions.QueueType.CLASSIC, false, null), o);
         assertFalse(o.routed(), "run and throughput modes: the default exchange and the queue's name (A1)");
     }
 
@@ -45,7 +45,7 @@ class AmqpOptionsTest {
     void everyOptionIsRead() {
         AmqpOptions o = AmqpOptions.of(spec(Map.of("tx_size", "10", "mandatory", "true", "immediate", "yes",
                 "persistent", "on", "prefetch", "50", "multi_ack", "10")));
-        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", false, AmqpOptions.QueueType.CLASSIC, false), o);
+        assertEquals(new AmqpOptions(false, 10, true, true, true, 0, 50, 10, false, "", "amq.topic", "", false, AmqpOptions.QueueType.CLASSIC, false, null), o);
         assertEquals(100, AmqpOptions.of(spec(Map.of("confirm", "100"))).confirm());
         assertTrue(AmqpOptions.of(spec(Map.of("auto_ack", "true"))).autoAck());
     }
