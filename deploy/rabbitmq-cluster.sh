@@ -26,7 +26,9 @@
 # Plugins: RABBITMQ_CLUSTER_PLUGINS (unset: "rabbitmq_stream rabbitmq_management"; empty: none); a node's rabbitmq.conf sets the
 # listeners of the plugins enabled only (RabbitMQ refuses keys of a disabled plugin). With rabbitmq_mqtt, node N's
 # MQTT listener is BASEPORT+200+N-1 (never the default 1883, Mosquitto's). RABBITMQ_CLUSTER_NODES (1-3, default 3):
-# fewer nodes, e.g. the one MQTT node of deploy/rabbitmq-mqtt.sh. Needs the Debian package rabbitmq-server (3.10.8
+# fewer nodes, e.g. the one MQTT node of deploy/rabbitmq-mqtt.sh. RABBITMQ_CLUSTER_TLS_DIR=DIR (a folder with ca.pem,
+# cert.pem and key.pem, e.g. from `msgscope certs issue`): node N also takes AMQP over TLS (amqps://) on
+# BASEPORT+300+N-1, no client certificate asked (benchmarks/scripts/tls-cost.sh). Needs the Debian package rabbitmq-server (3.10.8
 # here) and its Erlang; run as any user that can write DIR.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/cluster-lib.sh"
@@ -129,6 +131,16 @@ node_conf() {
     if has_plugin rabbitmq_mqtt; then
         echo "mqtt.listeners.tcp.local = $h:$((BASE + 200 + n - 1))"
     fi
+    if [ -n "${RABBITMQ_CLUSTER_TLS_DIR:-}" ]; then
+        local t
+        t=$(readlink -f "$RABBITMQ_CLUSTER_TLS_DIR")
+        echo "listeners.ssl.local = $h:$((BASE + 300 + n - 1))"
+        echo "ssl_options.cacertfile = $t/ca.pem"
+        echo "ssl_options.certfile = $t/cert.pem"
+        echo "ssl_options.keyfile = $t/key.pem"
+        echo "ssl_options.verify = verify_none"
+        echo "ssl_options.fail_if_no_peer_cert = false"
+    fi
     echo "log.file.level = info"
     # netns mode: the clients and the scripts come from the bridge (10.79.0.254), not loopback, where RabbitMQ lets
     # guest in by default; this private cluster lets it in from there too
@@ -140,6 +152,7 @@ ports() {
     local n=$1
     if has_plugin rabbitmq_stream; then printf ' stream :%s' $((BASE + 100 + n - 1)); fi
     if has_plugin rabbitmq_mqtt; then printf ' mqtt://%s:%s' "$(host "$n")" $((BASE + 200 + n - 1)); fi
+    if [ -n "${RABBITMQ_CLUSTER_TLS_DIR:-}" ]; then printf ' amqps://%s:%s' "$(host "$n")" $((BASE + 300 + n - 1)); fi
     if has_plugin rabbitmq_management; then printf ' management http://%s:%s' "$(host "$n")" $((BASE + 10000 + n - 1)); fi
     if [ -f "$DIR/netns" ]; then printf ' netns %s' "$NS$n/eth0"; fi
 }

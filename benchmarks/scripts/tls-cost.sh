@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Issue 35 item 6: what TLS on the data path costs, the same workload plain and with TLS, side by side. For each
+# system the script starts private brokers of its own (never the shared ones) with certificates from `msgscope certs`
+# (a private CA, a key and certificate for 127.0.0.1/localhost):
+#   nats  two nats-server processes: plain, and TLS required (tls://, --opt tls_ca; the netty engine);
+#   mqtt  one mosquitto with two listeners: plain, and TLS (mqtts://, --opt tls_ca; QoS QOS), so both runs measure
+#         the same broker process;
+#   amqp  one private RabbitMQ node (deploy/rabbitmq-cluster.sh, RABBITMQ_CLUSTER_TLS_DIR) with an AMQP and an AMQPS
+#         listener (amqps://, --opt tls_ca; a classic queue, CONFIRM publisher confirms in flight), one broker process
+#         for both; its boot takes about a minute.
+# ROUNDS rounds alternate plain and TLS per system; each run is `msgscope run` at RATE msg/s for COUNT messages of
+# SIZE bytes with --broker-pid, so summary.json holds the CPU per message of the sending and receiving threads, their
+# processes and the broker. Reports per run the received rate, latency p50/p99 and those CPU figures, with the load
+# average before and after; then per system the medians over the rounds and the TLS/plain ratios.
+#
+#   benchmarks/scripts/tls-cost.sh [OUT]           (default results/tls-cost)
+#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp"
+# Needs nats-server, mosquitto and rabbitmq-server (the shared brokers are never used). Writes OUT/summary.tsv (one row per run), OUT/ratios.tsv and each run's folder.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+out="$(mkdir -p "${1:-$root/results/tls-cost}" && cd "${1:-$root/results/tls-cost}" && pwd)"
+rounds="${ROUNDS:-3}"
+rate="${RATE:-20000}"
+count="${COUNT:-200000}"
+size="${SIZE:-64}"
+qos="${QOS:-0}"
+confirm="${CONFIRM:-100}"
+systems="${SYSTEMS:-nats mqtt amqp}"
+if missing "$jar"; then package -pl dist -am; fi
+
+pids=()
+rabbit=""
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -n "$rabbit" ]; then "$root/deploy/rabbitmq-cluster.sh" stop "$rabbit" > /dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+rm -rf "$out/ca"
+java -jar "$jar" certs init "$out/ca" > /dev/null
+java -jar "$jar" certs issue --ca "$out/ca" --host 127.0.0.1 --host localhost > /dev/null
+certs="$out/ca/127.0.0.1"
+
+# free_port: a free loopback port.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# listening PORT: waits until something accepts on 127.0.0.1:PORT (10 s at most).
+listening() {
+  for _ in $(seq 100); do
+    (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "tls-cost: nothing listens on 127.0.0.1:$1" >&2
+  exit 1
+}
+
+declare -A uri pid opts
+for sys in $systems; do
+  case "$sys" in
+    nats)
+      p="$(free_port)"
+      nats-server -a 127.0.0.1 -p "$p" > "$out/nats-plain.log" 2>&1 &
+      pids+=("$!"); pid[nats-plain]="$!"; uri[nats-plain]="nats://127.0.0.1:$p"; listening "$p"
+      t="$(free_port)"
+      nats-server -a 127.0.0.1 -p "$t" --tls --tlscert "$certs/cert.pem" --tlskey "$certs/key.pem" \
+        > "$out/nats-tls.log" 2>&1 &
+      pids+=("$!"); pid[nats-tls]="$!"; uri[nats-tls]="tls://127.0.0.1:$t"; listening "$t"
+      opts[nats-plain]="--opt engine=netty"
+      opts[nats-tls]="--opt engine=netty --opt tls_ca=$certs/ca.pem"
+      ;;
+    mqtt)
+      p="$(free_port)"
+      t="$(free_port)"
+      # mosquitto started as root runs as its own user: a copy of the test's key and certificates it can read
+      m="$out/mosquitto-tls"
+      mkdir -p "$m" && chmod 755 "$m" && install -m 644 "$certs/ca.pem" "$certs/cert.pem" "$certs/key.pem" "$m/"
+      cat > "$out/mosquitto.conf" <<EOF
+allow_anonymous true
+listener $p 127.0.0.1
+listener $t 127.0.0.1
+cafile $m/ca.pem
+certfile $m/cert.pem
+keyfile $m/key.pem
+EOF
+      mosquitto -c "$out/mosquitto.conf" > "$out/mosquitto.log" 2>&1 &
+      pids+=("$!"); pid[mqtt-plain]="$!"; pid[mqtt-tls]="$!"
+      uri[mqtt-plain]="tcp://127.0.0.1:$p"; uri[mqtt-tls]="mqtts://127.0.0.1:$t"
+      listening "$p"; listening "$t"
+      opts[mqtt-plain]="--opt qos=$qos"
+      opts[mqtt-tls]="--opt qos=$qos --opt tls_ca=$certs/ca.pem"
+      ;;
+    amqp)
+      rabbit="$out/rabbitmq"
+      rm -rf "$rabbit"
+      b=5750 # its Erlang distribution port BASE+20000 stays below the ephemeral range (32768 up)
+      RABBITMQ_CLUSTER_NODES=1 RABBITMQ_CLUSTER_PLUGINS="" RABBITMQ_CLUSTER_TLS_DIR="$certs" \
+        "$root/deploy/rabbitmq-cluster.sh" start "$rabbit" "$b" > "$out/rabbitmq.log" 2>&1
+      pid[amqp-plain]="$(cat "$rabbit/node1/rabbitmq.pid")"; pid[amqp-tls]="${pid[amqp-plain]}"
+      uri[amqp-plain]="amqp://guest:guest@127.0.0.1:$b/%2f"; uri[amqp-tls]="amqps://guest:guest@127.0.0.1:$((b + 300))/%2f"
+      opts[amqp-plain]="--opt confirm=$confirm"
+      opts[amqp-tls]="--opt confirm=$confirm --opt tls_ca=$certs/ca.pem"
+      ;;
+    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp)" >&2; exit 2 ;;
+  esac
+done
+
+printf 'round\tsystem\tmode\texit\tload1_before\tload1_after\treceive_rate\tp50_us\tp99_us\tsender_work_ns\treceiver_thread_ns\tsender_process_ns\treceiver_process_ns\tbroker_ns\n' \
+  > "$out/summary.tsv"
+for ((r = 0; r < rounds; r++)); do
+  for sys in $systems; do
+    for mode in plain tls; do
+      k="$sys-$mode"
+      d="$out/$k-$r"
+      rm -rf "$d"
+      read -ra extra <<< "${opts[$k]}"
+      before="$(load1)"
+      rc=0
+      java -jar "$jar" run --driver "$sys" --uri "${uri[$k]}" "${extra[@]}" --rate "$rate" --count "$count" \
+        --size "$size" --warmup 20000 --broker-pid "${pid[$k]}" --out "$d" > "$d.log" 2>&1 || rc=$?
+      after="$(load1)"
+      python3 - "$d/summary.json" "$r" "$sys" "$mode" "$rc" "$before" "$after" >> "$out/summary.tsv" <<'EOF'
+import json, sys
+path, *head = sys.argv[1:]
+try:
+    s = json.load(open(path))
+except OSError:
+    print("\t".join(head + ["NaN"] * 8))
+    sys.exit(0)
+def f(v):
+    return "NaN" if v is None else "%.1f" % v
+def tw(side, key="cpu_ns_per_message", process=False):
+    c = (s.get("cpu") or {}).get(side) or {}
+    if process:
+        c = c.get("process") or {}
+    return (c.get("time_weighted") or {}).get(key)
+lat = s.get("latency") or {}
+thr = s.get("throughput") or {}
+print("\t".join(head + [f(thr.get("receive_msg_s")), f(lat.get("latency_p50_us")), f(lat.get("latency_p99_us")),
+                        f(tw("sender", "work_ns_per_message")), f(tw("receiver")), f(tw("sender", process=True)),
+                        f(tw("receiver", process=True)), f(tw("broker"))]))
+EOF
+      tail -1 "$out/summary.tsv"
+    done
+  done
+done
+python3 - "$out/summary.tsv" > "$out/ratios.tsv" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+cols = ["receive_rate", "p50_us", "p99_us", "sender_work_ns", "receiver_thread_ns", "sender_process_ns",
+        "receiver_process_ns", "broker_ns"]
+def med(sys_, mode, c):
+    v = [float(r[c]) for r in rows if r["system"] == sys_ and r["mode"] == mode and r[c] != "NaN"]
+    return statistics.median(v) if v else None
+print("\t".join(["system", "figure", "plain_median", "tls_median", "tls_over_plain"]))
+for sys_ in dict.fromkeys(r["system"] for r in rows):
+    for c in cols:
+        p, t = med(sys_, "plain", c), med(sys_, "tls", c)
+        ratio = "NaN" if p in (None, 0) or t is None else "%.2f" % (t / p)
+        print("\t".join([sys_, c, "NaN" if p is None else "%.1f" % p, "NaN" if t is None else "%.1f" % t, ratio]))
+EOF
+cat "$out/ratios.tsv"
