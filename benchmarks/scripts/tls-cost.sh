@@ -7,15 +7,16 @@
 #         the same broker process;
 #   amqp  one private RabbitMQ node (deploy/rabbitmq-cluster.sh, RABBITMQ_CLUSTER_TLS_DIR) with an AMQP and an AMQPS
 #         listener (amqps://, --opt tls_ca; a classic queue, CONFIRM publisher confirms in flight), one broker process
-#         for both; its boot takes about a minute.
+#         for both; its boot takes about a minute;
+#   redis one redis-server with a plain and a TLS port (rediss://, --opt tls_ca; Redis Streams).
 # ROUNDS rounds alternate plain and TLS per system; each run is `msgscope run` at RATE msg/s for COUNT messages of
 # SIZE bytes with --broker-pid, so summary.json holds the CPU per message of the sending and receiving threads, their
 # processes and the broker. Reports per run the received rate, latency p50/p99 and those CPU figures, with the load
 # average before and after; then per system the medians over the rounds and the TLS/plain ratios.
 #
 #   benchmarks/scripts/tls-cost.sh [OUT]           (default results/tls-cost)
-#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp"
-# Needs nats-server, mosquitto and rabbitmq-server (the shared brokers are never used). Writes OUT/summary.tsv (one row per run), OUT/ratios.tsv and each run's folder.
+#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp redis"
+# Needs nats-server, mosquitto, rabbitmq-server and redis-server (the shared brokers are never used). Writes OUT/summary.tsv (one row per run), OUT/ratios.tsv and each run's folder.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 out="$(mkdir -p "${1:-$root/results/tls-cost}" && cd "${1:-$root/results/tls-cost}" && pwd)"
@@ -25,7 +26,7 @@ count="${COUNT:-200000}"
 size="${SIZE:-64}"
 qos="${QOS:-0}"
 confirm="${CONFIRM:-100}"
-systems="${SYSTEMS:-nats mqtt amqp}"
+systems="${SYSTEMS:-nats mqtt amqp redis}"
 if missing "$jar"; then package -pl dist -am; fi
 
 pids=()
@@ -103,7 +104,19 @@ EOF
       opts[amqp-plain]="--opt confirm=$confirm"
       opts[amqp-tls]="--opt confirm=$confirm --opt tls_ca=$certs/ca.pem"
       ;;
-    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp)" >&2; exit 2 ;;
+    redis)
+      p="$(free_port)"
+      t="$(free_port)"
+      redis-server --port "$p" --tls-port "$t" --bind 127.0.0.1 --tls-cert-file "$certs/cert.pem" \
+        --tls-key-file "$certs/key.pem" --tls-ca-cert-file "$certs/ca.pem" --tls-auth-clients no --save "" \
+        --appendonly no --dir "$out" > "$out/redis.log" 2>&1 &
+      pids+=("$!"); pid[redis-plain]="$!"; pid[redis-tls]="$!"
+      uri[redis-plain]="redis://127.0.0.1:$p"; uri[redis-tls]="rediss://127.0.0.1:$t"
+      listening "$p"; listening "$t"
+      opts[redis-plain]=""
+      opts[redis-tls]="--opt tls_ca=$certs/ca.pem"
+      ;;
+    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp, redis)" >&2; exit 2 ;;
   esac
 done
 

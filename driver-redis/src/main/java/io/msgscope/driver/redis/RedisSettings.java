@@ -21,10 +21,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param maxlen      streams publisher: XADD's approximate MAXLEN trimming, 0 = none
  * @param count       streams subscriber: XREADGROUP COUNT, the most entries one read returns
  * @param maxInflight publisher: commands sent and not yet answered before {@code send} waits
+ * @param tlsCa       rediss:// only: {@code --opt tls_ca}, a PEM file of the certificates to trust; null: the JVM's
+ *                    trust store
+ * @param tlsVerify   rediss:// only: {@code --opt tls_verify} (default true): check the server's certificate and that
+ *                    it names the host; false accepts any (a test server only), as on the other drivers
  */
 record RedisSettings(String uri, boolean streams, String key, String group, long maxlen, int count,
-                     int maxInflight) {
-    static final Set<String> OPTIONS = Set.of("mode", "key", "group", "maxlen", "count", "max_inflight");
+                     int maxInflight, String tlsCa, boolean tlsVerify) {
+    static final Set<String> OPTIONS = Set.of("mode", "key", "group", "maxlen", "count", "max_inflight", "tls_ca",
+            "tls_verify");
     /** Every key and channel msgscope chooses begins with this; {@code msgscope clean} looks for it. */
     static final String KEY_PREFIX = "msgscope:";
     static final String DEFAULT_URI = "redis://127.0.0.1:6379";
@@ -64,7 +69,17 @@ record RedisSettings(String uri, boolean streams, String key, String group, long
         long maxlen = spec.longOption("maxlen", 0, 0, Long.MAX_VALUE);
         int count = (int) spec.longOption("count", 100, 1, 100_000);
         int maxInflight = (int) spec.longOption("max_inflight", 1000, 1, 1_000_000);
-        return new RedisSettings(uri, streams, key, group, maxlen, count, maxInflight);
+        boolean tls = uri.startsWith("rediss:");
+        String tlsCa = spec.option("tls_ca", null);
+        if (!tls && (tlsCa != null || spec.options().containsKey("tls_verify"))) {
+            throw new SpecException("--opt " + (tlsCa != null ? "tls_ca" : "tls_verify"), "applies to TLS only: use a "
+                    + "rediss:// URI");
+        }
+        if (tlsCa != null && !java.nio.file.Files.isReadable(java.nio.file.Path.of(tlsCa))) {
+            throw new SpecException("--opt tls_ca", "cannot read the CA file '" + tlsCa + "'");
+        }
+        return new RedisSettings(uri, streams, key, group, maxlen, count, maxInflight, tlsCa,
+                spec.boolOption("tls_verify", true));
     }
 
     /** The URI with a redis or rediss scheme and a host; empty = {@link #DEFAULT_URI}. */

@@ -18,6 +18,7 @@ final class RedisShared implements AutoCloseable {
     private final ClientResources resources;
     private final RedisClient client;
     private io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> admin; // guarded by this
+    private String trusted; // the tls_ca the client's options trust; guarded by this
 
     /**
      * A consumer leaves its group; the group goes once no consumer is left and the stream key once no group is
@@ -54,6 +55,21 @@ final class RedisShared implements AutoCloseable {
         return context.resource(RedisShared.class, () -> new RedisShared(context.ioThreads()));
     }
 
+    /** The client, its TLS trust set to {@code s}'s {@code tls_ca} first (every connection of a run has the same). */
+    private static RedisClient client(RedisSettings s, ClientContext context) {
+        RedisShared shared = of(context);
+        if (s.tlsCa() != null) {
+            synchronized (shared) {
+                if (!s.tlsCa().equals(shared.trusted)) {
+                    shared.client.setOptions(shared.client.getOptions().mutate().sslOptions(io.lettuce.core.SslOptions
+                            .builder().jdkSslProvider().trustManager(new java.io.File(s.tlsCa())).build()).build());
+                    shared.trusted = s.tlsCa();
+                }
+            }
+        }
+        return shared.client;
+    }
+
     RedisClient client() {
         return client;
     }
@@ -64,7 +80,7 @@ final class RedisShared implements AutoCloseable {
     static io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> connect(RedisSettings s, ClientContext context)
             throws java.io.IOException {
         try {
-            return of(context).client().connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE, uri(s));
+            return client(s, context).connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE, uri(s));
         } catch (RuntimeException e) {
             throw new java.io.IOException("cannot connect to Redis at " + s.address() + ": " + e.getMessage(), e);
         }
@@ -74,7 +90,7 @@ final class RedisShared implements AutoCloseable {
     static io.lettuce.core.pubsub.StatefulRedisPubSubConnection<byte[], byte[]> connectPubSub(RedisSettings s,
             ClientContext context) throws java.io.IOException {
         try {
-            return of(context).client().connectPubSub(io.lettuce.core.codec.ByteArrayCodec.INSTANCE, uri(s));
+            return client(s, context).connectPubSub(io.lettuce.core.codec.ByteArrayCodec.INSTANCE, uri(s));
         } catch (RuntimeException e) {
             throw new java.io.IOException("cannot connect to Redis at " + s.address() + ": " + e.getMessage(), e);
         }
@@ -83,6 +99,9 @@ final class RedisShared implements AutoCloseable {
     static RedisURI uri(RedisSettings s) {
         RedisURI u = RedisURI.create(s.uri());
         u.setTimeout(Duration.ofSeconds(30));
+        if (u.isSsl()) { // the chain and the host name, or nothing with tls_verify=false
+            u.setVerifyPeer(s.tlsVerify() ? io.lettuce.core.SslVerifyMode.FULL : io.lettuce.core.SslVerifyMode.NONE);
+        }
         return u;
     }
 
