@@ -4,6 +4,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.test.Ci;
+import io.msgscope.core.test.TestCertificates;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +13,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,34 +42,17 @@ class AmqpTlsTest {
     static Path dir;
     private static SSLContext server;
 
-    private static void run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("openssl.log").toFile()).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", cmd) + " failed: " + Files.readString(dir.resolve("openssl.log")));
-        }
-    }
 
     @BeforeAll
     static void certificates() throws Exception {
-        String path = System.getenv("PATH");
-        boolean openssl = path != null && Arrays.stream(path.split(":")).anyMatch(d -> Files.isExecutable(Path.of(d,
-                "openssl")));
+        boolean openssl = TestCertificates.onPath("openssl");
         if (!openssl && Ci.on()) {
             fail("openssl must be on PATH under CI=true");
         }
         assumeTrue(openssl, "openssl is not on PATH: amqps trust tests skipped");
-        run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=msgscope test CA");
-        run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                "server.key", "-out", "server.csr", "-subj", "/CN=msgscope test broker");
-        Files.writeString(dir.resolve("san.cnf"), "subjectAltName=IP:127.0.0.1\n");
-        run("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                "-out", "server.pem", "-days", "2", "-extfile", "san.cnf");
-        run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                "-keyout", "other.key", "-out", "other.pem", "-days", "2", "-subj", "/CN=another CA");
-        run("openssl", "pkcs12", "-export", "-in", "server.pem", "-inkey", "server.key", "-out", "server.p12",
-                "-passout", "pass:test");
+        TestCertificates.make(dir);
+        TestCertificates.run(dir, "openssl", "pkcs12", "-export", "-in", "server.pem", "-inkey", "server.key", "-out",
+                "server.p12", "-passout", "pass:test");
         KeyStore ks = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(dir.resolve("server.p12"))) {
             ks.load(in, "test".toCharArray());

@@ -1,6 +1,7 @@
 package io.msgscope.driver.mqtt;
 
 import io.msgscope.core.test.Ci;
+import io.msgscope.core.test.TestCertificates;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.Drivers;
 import io.msgscope.core.driver.Fault;
@@ -18,7 +19,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,33 +45,16 @@ class MqttTlsTest {
     private static int port;
     private static String ca;
 
-    private static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        return path != null && Arrays.stream(path.split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, tool)));
-    }
 
-    private static void run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("openssl.log").toFile()).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", cmd) + " failed: " + Files.readString(dir.resolve("openssl.log")));
-        }
-    }
 
     @BeforeAll
     static void start() throws Exception {
-        boolean tools = onPath("mosquitto") && onPath("openssl");
+        boolean tools = TestCertificates.onPath("mosquitto") && TestCertificates.onPath("openssl");
         if (!tools && Ci.on()) {
             fail("mosquitto and openssl must be on PATH under CI=true");
         }
         assumeTrue(tools, "mosquitto or openssl is not on PATH: TLS tests skipped");
-        run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=msgscope test CA");
-        run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                "server.key", "-out", "server.csr", "-subj", "/CN=msgscope test broker");
-        Files.writeString(dir.resolve("san.cnf"), "subjectAltName=IP:127.0.0.1\n");
-        run("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                "-out", "server.pem", "-days", "2", "-extfile", "san.cnf");
+        TestCertificates.make(dir);
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
