@@ -45,7 +45,8 @@ import java.util.Set;
  * @param reconnect   {@code reconnect} (issue 32 item 3, {@link io.msgscope.core.driver.Reconnects}): a lost connection
  *                    is opened again (each side on its own), the queue declared again and consumed, and what publisher
  *                    confirms did not confirm published again; false (the default) ends the run as before. The
- *                    subscriber's queue is then named by msgscope (the publisher must find it again), not auto-delete
+ *                    subscriber's queue is then named by msgscope (the publisher must find it again; routed, the
+ *                    group's name or {@code msgscope-TYPE-RANDOM}, bound again after each reconnect), not auto-delete
  *                    (a lost consumer would delete it) and durable when messages are {@code persistent}
  */
 public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolean immediate, boolean persistent,
@@ -186,10 +187,6 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
         if (reconnect && txSize > 0) {
             throw new SpecException("--opt " + RECONNECT, "=true does not resume transactions yet (docs/limits.md): drop "
                     + "--opt " + TX_SIZE + " (publisher confirms, --opt " + CONFIRM + "=N, are what it republishes by)");
-        }
-        if (reconnect && !topic.isEmpty()) {
-            throw new SpecException("--opt " + RECONNECT, "=true does not route by topic yet (scenario mode, --opt "
-                    + TOPIC + "; docs/limits.md): drop one of them");
         }
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
                 tlsVerify, topic, exchange, group, nio, queueType, reconnect);
