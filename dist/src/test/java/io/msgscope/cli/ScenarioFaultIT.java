@@ -197,10 +197,12 @@ class ScenarioFaultIT {
      * 9-20 s here). The subscriber's msgscope-named queue survives the restart, both sides come back on their own
      * (one reconnect each), what the kill left unconfirmed is published again, and nothing is lost: each window's loss
      * by sequence is 0 and every message sent arrived (duplicates allowed: a redelivery whose ack died with the node).
+     * Then {@code msgscope clean} finds, through the node's management API, a msgscope-named queue left behind (not
+     * the run's own, which its subscriber deleted, nor another's queue) and removes it.
      */
     @Test
     void anAmqpNodeKilledAndRestartedInAScenarioLosesNothingAndBothSidesComeBack() throws Exception {
-        try (PrivateRabbitNode rabbit = PrivateRabbitNode.start(tmp.resolve("rabbit"))) {
+        try (PrivateRabbitNode rabbit = PrivateRabbitNode.start(tmp.resolve("rabbit"), "rabbitmq_management")) {
             Path out = tmp.resolve("run");
             MsgscopeProcess p = MsgscopeProcess.start(tmp, "scenario", "--driver", "amqp", "--uri",
                     rabbit.uri() + "/%2f", "--opt", "reconnect=true", "--opt", "confirm=100", "--opt", "queue_type=quorum",
@@ -234,6 +236,24 @@ class ScenarioFaultIT {
             List<double[]> rows = rows(out);
             assertEquals(r.get("messages_sent").asLong(), rows.stream().mapToLong(x -> (long) x[2]).sum());
             assertTrue(console.contains("fault 1s:kill:node1") && console.contains("fault 1.5s:restart:node1"), console);
+
+            int management = rabbit.port + 10_000;
+            for (String q : List.of("msgscope-classic-left", "orders")) {
+                RabbitClusterFaultIT.http("PUT", management, "/api/queues/%2F/" + q, "{\"durable\":false}");
+            }
+            String[] clean = {"clean", "--driver", "amqp", "--uri", rabbit.uri() + "/%2f", "--opt",
+                    "management=http://127.0.0.1:" + management};
+            MsgscopeProcess dry = MsgscopeProcess.start(tmp, java.util.stream.Stream.concat(Arrays.stream(clean),
+                    java.util.stream.Stream.of("--dry-run")).toArray(String[]::new));
+            assertEquals(0, dry.waitFor(60), () -> TraceRunIT.safe(dry::err));
+            assertEquals("would delete queue msgscope-classic-left at amqp://127.0.0.1:" + rabbit.port + "/%2f",
+                    dry.out().trim(), "the run's own queue was deleted by its subscriber");
+            MsgscopeProcess real = MsgscopeProcess.start(tmp, clean);
+            assertEquals(0, real.waitFor(60), () -> TraceRunIT.safe(real::err));
+            String removed = real.out();
+            assertTrue(removed.contains("deleted queue msgscope-classic-left"), removed);
+            String left = RabbitClusterFaultIT.http("GET", management, "/api/queues/%2F?columns=name", null);
+            assertTrue(left.contains("\"orders\"") && !left.contains("msgscope"), left);
         }
     }
 

@@ -98,6 +98,12 @@ public final class AmqpDriver implements Driver {
                 + "broker confirmed may be lost)";
     }
 
+    /** The named queues runs left (issue 16, issue 32 item 3), through RabbitMQ's management API: {@link AmqpClean}. */
+    @Override
+    public java.util.List<String> clean(DriverSpec spec, boolean dryRun) throws IOException {
+        return AmqpClean.clean(spec, dryRun);
+    }
+
     /** Heap and little-endian: amqp-client publishes a byte[], so the array goes out without a copy. */
     @Override
     public ByteBuffer allocatePayload(int capacity) {

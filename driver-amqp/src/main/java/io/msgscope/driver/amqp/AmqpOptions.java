@@ -87,9 +87,11 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String IO = "io";
     public static final String QUEUE_TYPE = "queue_type";
     public static final String RECONNECT = io.msgscope.core.driver.Reconnects.OPTION;
+    /** {@code msgscope clean} only: RabbitMQ's management API, http://HOST:PORT ({@link AmqpClean}). */
+    public static final String MANAGEMENT = "management";
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT, MANAGEMENT);
 
     /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
     public static final String DEFAULT_EXCHANGE = "amq.topic";
