@@ -293,6 +293,10 @@ final class AmqpSubscriber implements Subscriber, Consumer, ShutdownListener {
         AmqpReconnect.abandon(connection);
         try {
             AmqpReconnect.Link l = reopen.open();
+            if (closing) { // closed while this attempt connected (the retry thread): nothing may outlive close
+                AmqpReconnect.abandon(l.connection());
+                return false;
+            }
             connection = l.connection();
             channel = l.channel();
             l.channel().addShutdownListener(this); // one lost already is called at once: LOST stays, and so we fail
