@@ -233,11 +233,6 @@ class LayoutRulesTest {
      * off the list), fails the test as much as an unlisted one over the limit.
      */
     static final Map<String, Integer> KNOWN_LONG_DRIVER_CLASSES = Map.of(
-            // split on 2026-11-27 and put back: the split publisher fell behind 5,000 msg/s with confirms on a stream
-            // queue on a quiet box in AmqpRunIT (4,592 and 4,078 of 5,000), the unsplit one passed beside it; to redo.
-            // 633 when listed; its reconnect=true queue went to Resends on 2026-11-29 (the send path untouched)
-            "driver-amqp/src/main/java/io/msgscope/driver/amqp/AmqpPublisher.java", 623,
-            "driver-amqp/src/main/java/io/msgscope/driver/amqp/AmqpSubscriber.java", 551,
             // 453 when listed; 458 since its start commit retries a wake-up meant for the poll (ScenarioBacklogIT)
             "driver-kafka/src/main/java/io/msgscope/driver/kafka/KafkaSubscriber.java", 449,
             "driver-nats/src/main/java/io/msgscope/driver/nats/jnats/JnatsSubscriber.java", 435);

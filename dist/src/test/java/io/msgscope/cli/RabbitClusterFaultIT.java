@@ -145,7 +145,7 @@ class RabbitClusterFaultIT {
         return DeployScripts.run("rabbitmq-cluster.sh", timeoutS, args);
     }
 
-    private static String http(String method, int port, String path, String body) throws Exception {
+    static String http(String method, int port, String path, String body) throws Exception {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("guest:guest".getBytes(
                         StandardCharsets.US_ASCII)))

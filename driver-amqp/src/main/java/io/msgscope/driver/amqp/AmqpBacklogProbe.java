@@ -23,7 +23,7 @@ final class AmqpBacklogProbe implements BacklogProbe {
     AmqpBacklogProbe(DriverSpec spec, String queue) throws IOException {
         AmqpOptions o = AmqpOptions.of(spec);
         this.prefetch = o.prefetch();
-        Connection owner = AmqpSubscriber.exclusiveOwner(queue);
+        Connection owner = SubscriberQueues.exclusiveOwner(queue);
         if (owner != null) {
             try {
                 this.connection = null;

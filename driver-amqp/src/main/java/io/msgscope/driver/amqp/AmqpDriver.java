@@ -84,15 +84,24 @@ public final class AmqpDriver implements Driver {
         return null;
     }
 
-    /** Kill and restart need {@code --opt reconnect=true} (issue 32 item 3). */
+    /**
+     * Kill and restart need {@code --opt reconnect=true} (issue 32 item 3), in run and scenario mode alike; AmqpOptions
+     * refuses what it cannot resume (tx_size), AmqpScenarios what cannot be read across a reconnect (streams).
+     */
     @Override
     public String whyClientsCannotReconnect(Map<String, String> options) {
         if (io.msgscope.core.driver.Reconnects.on(options)) {
-            return null; // AmqpOptions refuses the combinations it cannot resume (tx_size, topic)
+            return null;
         }
         return "the amqp clients do not reconnect without --opt " + AmqpOptions.RECONNECT + "=true (with --opt "
                 + AmqpOptions.CONFIRM + "=N, --opt " + AmqpOptions.PERSISTENT + "=true and manual acks nothing the "
                 + "broker confirmed may be lost)";
+    }
+
+    /** The named queues runs left (issue 16, issue 32 item 3), through RabbitMQ's management API: {@link AmqpClean}. */
+    @Override
+    public java.util.List<String> clean(DriverSpec spec, boolean dryRun) throws IOException {
+        return AmqpClean.clean(spec, dryRun);
     }
 
     /** Heap and little-endian: amqp-client publishes a byte[], so the array goes out without a copy. */
@@ -140,8 +149,9 @@ public final class AmqpDriver implements Driver {
         String address = AmqpConnections.address(f);
         AmqpDispatch dispatch = new AmqpDispatch(shared.dispatch());
         Connection c = null;
-        // reconnect=true: a queue of msgscope's naming, declared again under that name after each reconnect
-        String named = o.reconnect() ? QueueTypes.ownName(o.queueType()) : null;
+        // reconnect=true: a queue of msgscope's naming (routed and shared: the group's), declared (and bound) again
+        // under that name after each reconnect (issue 32 item 3)
+        String named = !o.reconnect() ? null : o.group().isEmpty() ? QueueTypes.ownName(o.queueType()) : o.group();
         AmqpReconnect.Nodes nodes = new AmqpReconnect.Nodes(AmqpConnections.nodes(spec, o));
         AmqpReconnect.Opener opener = () -> {
             Connection oc = shared.open(f, nodes.next(), dispatch, "msgscope-subscriber", false).connection();
@@ -155,7 +165,15 @@ public final class AmqpDriver implements Driver {
                     ch.basicQos(prefetch);
                 }
                 QueueTypes.require(o.queueType(), oc, address);
-                if (named != null) {
+                if (named != null && o.routed()) {
+                    ensureExchange(oc, o, address); // msgscope's own exchange does not outlive a broker restart
+                    if (o.group().isEmpty()) {
+                        QueueTypes.declare(ch, named, o.queueType(), o.persistent());
+                    } else {
+                        declareGroupQueue(ch, o, address);
+                    }
+                    ch.queueBind(named, o.exchange(), o.topic());
+                } else if (named != null) {
                     QueueTypes.declare(ch, named, o.queueType(), o.persistent());
                 }
                 return new AmqpReconnect.Link(oc, ch, null);
@@ -183,11 +201,11 @@ public final class AmqpDriver implements Driver {
                         ? declareGroupQueue(ch, o, address)
                         : o.queueType() == AmqpOptions.QueueType.CLASSIC
                         // its own: server-named, exclusive (gone with the connection), auto-delete
-                        ? AmqpSubscriber.exclusive(ch.queueDeclare("", false, true, true, null).getQueue(), c)
+                        ? SubscriberQueues.exclusive(ch.queueDeclare("", false, true, true, null).getQueue(), c)
                         : QueueTypes.declareOwn(ch, o.queueType());
                 ch.queueBind(queue, o.exchange(), o.topic());
             }
-            return new AmqpSubscriber(o, address, c, ch, dispatch, queue, spec.messageSize(), opener);
+            return new AmqpSubscriber(o, address, c, ch, dispatch, queue, spec.messageSize(), opener, shared.retries());
         } catch (IOException | ShutdownSignalException e) {
             abort(c, dispatch);
             if (e instanceof IOException io && io.getMessage() != null && io.getMessage().startsWith("amqp: ")) {
@@ -231,9 +249,16 @@ public final class AmqpDriver implements Driver {
         }
     }
 
+    /**
+     * The group's shared queue, named by the scenario. With reconnect=true it is not auto-delete (a lost connection
+     * would leave it without consumers, and delete it), durable as a subscriber's own named queue, and expires once
+     * unused ({@link QueueTypes#declare}); the last subscriber to leave deletes it either way.
+     */
     private static String declareGroupQueue(Channel ch, AmqpOptions o, String address) throws IOException {
         try {
-            return o.queueType() == AmqpOptions.QueueType.CLASSIC
+            return o.reconnect() ? GroupDeclares.oneAtATime(address + " " + o.group(),
+                    () -> QueueTypes.declare(ch, o.group(), o.queueType(), o.persistent()))
+                    : o.queueType() == AmqpOptions.QueueType.CLASSIC
                     ? ch.queueDeclare(o.group(), false, false, true, null).getQueue()
                     : GroupDeclares.oneAtATime(address + " " + o.group(), () -> ch.queueDeclare(o.group(), true,
                             false, false, QueueTypes.arguments(o.queueType())).getQueue());
@@ -264,6 +289,9 @@ public final class AmqpDriver implements Driver {
         AmqpReconnect.Opener opener = () -> {
             AmqpShared.Opened opened = shared.open(f, nodes.next(), shared.dispatch(), "msgscope-publisher", true);
             try {
+                if (o.reconnect() && o.routed()) {
+                    ensureExchange(opened.connection(), o, address); // a restart drops an exchange msgscope declared
+                }
                 return new AmqpReconnect.Link(opened.connection(), opened.connection().createChannel(),
                         opened.writeQueue());
             } catch (IOException | RuntimeException e) {

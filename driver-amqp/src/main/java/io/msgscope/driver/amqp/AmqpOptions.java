@@ -46,7 +46,8 @@ import java.util.Set;
  * @param reconnect   {@code reconnect} (issue 32 item 3, {@link io.msgscope.core.driver.Reconnects}): a lost connection
  *                    is opened again (each side on its own), the queue declared again and consumed, and what publisher
  *                    confirms did not confirm published again; false (the default) ends the run as before. The
- *                    subscriber's queue is then named by msgscope (the publisher must find it again), not auto-delete
+ *                    subscriber's queue is then named by msgscope (the publisher must find it again; routed, the
+ *                    group's name or {@code msgscope-TYPE-RANDOM}, bound again after each reconnect), not auto-delete
  *                    (a lost consumer would delete it) and durable when messages are {@code persistent}
  * @param tlsCa       {@code tls_ca}: for amqps:// URIs, a PEM file of the certificates the broker's must chain to;
  *                    null when not given ({@link AmqpTls})
@@ -90,9 +91,11 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
     public static final String IO = "io";
     public static final String QUEUE_TYPE = "queue_type";
     public static final String RECONNECT = io.msgscope.core.driver.Reconnects.OPTION;
+    /** {@code msgscope clean} only: RabbitMQ's management API, http://HOST:PORT ({@link AmqpClean}). */
+    public static final String MANAGEMENT = "management";
 
     public static final Set<String> KEYS = Set.of(AUTO_ACK, TX_SIZE, MANDATORY, IMMEDIATE, PERSISTENT, CONFIRM,
-            PREFETCH, MULTI_ACK, TLS_VERIFY, TLS_CA, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT);
+            PREFETCH, MULTI_ACK, TLS_VERIFY, TLS_CA, TOPIC, EXCHANGE, GROUP, IO, QUEUE_TYPE, RECONNECT, MANAGEMENT);
 
     /** Predeclared by every AMQP 0-9-1 broker (RabbitMQ, Qpid Broker-J). */
     public static final String DEFAULT_EXCHANGE = "amq.topic";
@@ -190,10 +193,6 @@ public record AmqpOptions(boolean autoAck, int txSize, boolean mandatory, boolea
         if (reconnect && txSize > 0) {
             throw new SpecException("--opt " + RECONNECT, "=true does not resume transactions yet (docs/limits.md): drop "
                     + "--opt " + TX_SIZE + " (publisher confirms, --opt " + CONFIRM + "=N, are what it republishes by)");
-        }
-        if (reconnect && !topic.isEmpty()) {
-            throw new SpecException("--opt " + RECONNECT, "=true does not route by topic yet (scenario mode, --opt "
-                    + TOPIC + "; docs/limits.md): drop one of them");
         }
         return new AmqpOptions(autoAck, txSize, mandatory, immediate, persistent, confirm, prefetch, multiAck,
                 tlsVerify, topic, exchange, group, nio, queueType, reconnect, tlsCa(spec));

@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code msgscope-amqp-dispatch-N}: the consumer callbacks of every connection (amqp-client's consumer work
  *       service; one channel is served by one thread at a time, in delivery order), {@code ioThreads} of them.</li>
  *   <li>{@code msgscope-amqp-heartbeat}: one thread sending every connection's heartbeats.</li>
+ *   <li>{@code msgscope-amqp-retry-1}: the attempts of scenario subscribers to get a lost connection back
+ *       ({@code --opt reconnect=true}, issue 32 item 3), one thread, created at the first loss; never amqp-client's
+ *       own threads, which the connection being opened needs.</li>
  *   <li>{@code msgscope-amqp-closing-N}: what amqp-client runs when connections close (channel shutdown, its
  *       shutdown monitors, the wait for a broker-closed socket, the NIO loop's connection shutdown). None while
  *       nothing closes; grows only while many connections close at once (e.g. a broker killed mid-run) and shrinks
@@ -63,6 +66,7 @@ final class AmqpShared implements AutoCloseable {
     private final ThreadPoolExecutor dispatch;
     private final ScheduledThreadPoolExecutor heartbeats;
     private final ThreadPoolExecutor closing;
+    private final ScheduledThreadPoolExecutor retries;
     private final Map<String, ConnectionFactory> factories = new HashMap<>();
     private final Map<String, AtomicInteger> openTo = new ConcurrentHashMap<>();
     /** The write queue amqp-client creates for a connection, made and caught on the thread that opens it. */
@@ -89,11 +93,17 @@ final class AmqpShared implements AutoCloseable {
         heartbeats.setRemoveOnCancelPolicy(true); // a closed connection's heartbeat task leaves at once
         closing = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 named("msgscope-amqp-closing-"));
+        retries = new ScheduledThreadPoolExecutor(1, named("msgscope-amqp-retry-"));
     }
 
     /** The context's shared AMQP pieces, made on first use. */
     static AmqpShared of(ClientContext context) {
         return context.resource(AmqpShared.class, () -> new AmqpShared(context));
+    }
+
+    /** Where push-mode subscribers make their reconnect attempts (see the class comment). */
+    java.util.concurrent.ScheduledExecutorService retries() {
+        return retries;
     }
 
     /** The consumer-callback executor every connection of this agent shares. */
@@ -239,6 +249,7 @@ final class AmqpShared implements AutoCloseable {
     public void close() {
         dispatch.shutdownNow();
         heartbeats.shutdownNow();
+        retries.shutdownNow();
         io.shutdownNow(); // the NIO loops stop on the interrupt
         closing.shutdown(); // lets a closing connection finish; idle threads end within 5 s
     }
@@ -313,6 +324,33 @@ final class AmqpShared implements AutoCloseable {
         /** Frames the NIO loop has written out of the queue (copied into its socket buffer) so far. */
         long written() {
             return written;
+        }
+
+        /**
+         * Waits, woken by the I/O loop after each frame it writes, until the queue has room for a message, holding at
+         * most {@code room} frames ({@code body} false), or until it has written {@code until} frames, freeing a body
+         * array ({@code body} true); throws what {@code lost} returns once it returns one. Waiting here rather than in
+         * amqp-client matters: amqp-client waits for room in the queue holding the channel's lock, which the I/O loop
+         * needs to finish reading an RPC reply on that channel; the two stalled each other (seen with a full queue
+         * right after channel.open-ok, until amqp-client's 10 s enqueuing timeout).
+         */
+        void await(boolean body, long until, int room,
+                   java.util.function.Supplier<com.rabbitmq.client.ShutdownSignalException> lost) {
+            final Thread me = Thread.currentThread();
+            try {
+                while (body ? written() < until : size() > room) {
+                    com.rabbitmq.client.ShutdownSignalException s = lost.get();
+                    if (s != null) {
+                        throw s;
+                    }
+                    waiter(me, body ? until : Long.MAX_VALUE, body ? -1 : room);
+                    if (body ? written() < until : size() > room) { // not reached meanwhile
+                        java.util.concurrent.locks.LockSupport.parkNanos(this, 1_000_000);
+                    }
+                }
+            } finally {
+                waiter(null, Long.MAX_VALUE, -1);
+            }
         }
 
         /**

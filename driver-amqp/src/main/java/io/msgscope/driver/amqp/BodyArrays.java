@@ -90,4 +90,13 @@ final class BodyArrays {
         slot = n;
         return n;
     }
+
+    /**
+     * Frames amqp-client writes for one message of {@code size} bytes: basic.publish, the content header, and the
+     * body cut into frames of at most frameMax - 8 bytes (frameMax 0 = no limit).
+     */
+    static int frames(int size, int frameMax) {
+        int bodyFrame = frameMax > 8 ? frameMax - 8 : Integer.MAX_VALUE;
+        return 2 + (size == 0 ? 0 : (int) ((size + (long) bodyFrame - 1) / bodyFrame));
+    }
 }

@@ -139,12 +139,12 @@ class AmqpOptionsTest {
     /** basic.publish, the content header, and the body in frames of frameMax - 8 bytes. */
     @Test
     void framesPerMessage() {
-        assertEquals(3, AmqpPublisher.frames(64, 131_072));
-        assertEquals(3, AmqpPublisher.frames(131_064, 131_072));
-        assertEquals(4, AmqpPublisher.frames(131_065, 131_072));
-        assertEquals(2, AmqpPublisher.frames(0, 131_072));
-        assertEquals(3, AmqpPublisher.frames(64 << 20, 0), "frameMax 0: no limit");
-        assertEquals(514, AmqpPublisher.frames(64 << 20, 131_072 + 8), "64 MiB in 512 bodies of 131,072 bytes");
+        assertEquals(3, BodyArrays.frames(64, 131_072));
+        assertEquals(3, BodyArrays.frames(131_064, 131_072));
+        assertEquals(4, BodyArrays.frames(131_065, 131_072));
+        assertEquals(2, BodyArrays.frames(0, 131_072));
+        assertEquals(3, BodyArrays.frames(64 << 20, 0), "frameMax 0: no limit");
+        assertEquals(514, BodyArrays.frames(64 << 20, 131_072 + 8), "64 MiB in 512 bodies of 131,072 bytes");
     }
 
     @Test

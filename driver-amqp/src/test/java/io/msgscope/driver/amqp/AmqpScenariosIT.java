@@ -86,6 +86,57 @@ class AmqpScenariosIT {
         }
     }
 
+    /**
+     * Issue 32 item 3: with reconnect=true a scenario subscriber's queue is msgscope's (its own
+     * {@code msgscope-quorum-RANDOM}, the group's for round-robin), not exclusive (another connection can look it up:
+     * a reconnected subscriber must declare it again), delivers, and is deleted when the run closes. RabbitMQ only
+     * (quorum queues).
+     */
+    @org.junit.jupiter.api.Test
+    void withReconnectEachQueueIsNamedByMsgscopeSharedWithLaterConnectionsAndDeletedAtTheEnd() throws Exception {
+        String uri = Broker.RABBITMQ.uri();
+        String t = topic("reconnect");
+        String group = "msgscope-it-group-" + UUID.randomUUID();
+        Map<String, String> user = Map.of("confirm", "100", "reconnect", "true", "queue_type", "quorum");
+        DriverSpec fanOut = base(uri, Scenario.FAN_OUT, user);
+        DriverSpec roundRobin = base(uri, Scenario.ROUND_ROBIN, user);
+        List<String> queues = new ArrayList<>();
+        try (ClientContext ctx = new ClientContext(2, List.of())) {
+            List<Subscriber> subs = new ArrayList<>();
+            try {
+                subs.add(driver.openSubscriber(scenarios.subscriber(fanOut, t, ""), ctx));
+                subs.add(driver.openSubscriber(scenarios.subscriber(roundRobin, t, group), ctx));
+                List<Recording> got = new ArrayList<>();
+                for (Subscriber s : subs) {
+                    queues.add(((AmqpSubscriber) s).queue());
+                    Recording r = new Recording(100);
+                    got.add(r);
+                    s.start(r, reason -> { });
+                }
+                assertTrue(queues.get(0).startsWith(QueueTypes.PREFIX + "quorum-"), queues::toString);
+                assertEquals(group, queues.get(1));
+                for (String q : queues) {
+                    assertTrue(!gone(uri, q, false), q + " is there for another connection (not exclusive)");
+                }
+                try (Publisher p = driver.openPublisher(scenarios.publisher(fanOut, t), ctx)) {
+                    send(p, 0, 100);
+                    p.drain(30_000);
+                }
+                for (Recording r : got) {
+                    r.await(30);
+                    assertEquals(100, r.sequences().size());
+                }
+            } finally {
+                for (Subscriber s : subs) {
+                    s.close();
+                }
+            }
+        }
+        for (String q : queues) {
+            await(() -> gone(uri, q, false), 10, "queue " + q + " deleted after the run");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Broker.class)
     void roundRobinGivesEachMessageToExactlyOneSubscriberAndDeletesTheSharedQueue(Broker broker) throws Exception {
