@@ -162,7 +162,8 @@ public final class Amqp10Driver implements Driver {
             if (o.durableRunQueue()) {
                 so.targetOptions().durabilityMode(DurabilityMode.CONFIGURATION); // as the subscriber declared it
             }
-            String capability = routingCapability(o, serverInfo(op.connection()));
+            // the broker's open frame is read only for a scenario's topic: other publishers are set up as before
+            String capability = o.topic().isEmpty() ? null : routingCapability(o, serverInfo(op.connection()));
             if (capability != null) {
                 so.targetOptions().capabilities(capability);
             }
