@@ -43,18 +43,21 @@ class LayoutRulesTest {
     static final List<String> MODES = List.of("trace", "throughput", "scenario", "sweep", "batch", "capacity");
     /** The drivers' names, each at home in the module {@code driver-<name>}. */
     static final List<String> DRIVERS = List.of("tcp", "amqp", "amqp10", "mqtt", "nats", "zmq", "kafka", "redis",
-            "rabbitmq-stream", "stomp");
+            "rabbitmq-stream", "stomp", "artemis");
     /**
      * The places that may write a name outside its driver, relative to the repository, with the names they may
-     * write: the default drivers, and three URI schemes or transports that are spelled like a driver. Keep it
-     * short; a name test anywhere else belongs behind {@code Driver}.
+     * write: the default drivers, URI schemes or transports and one broker that are spelled like a driver.
+     * Keep it short; a name test anywhere else belongs behind {@code Driver}.
      */
     static final Map<String, Set<String>> MAY_NAME_A_DRIVER = Map.of(
             "core/src/main/java/io/msgscope/core/driver/DefaultDrivers.java", Set.copyOf(DRIVERS),
-            // the URI schemes tcp:// and amqp://, ZeroMQ's tcp transport
+            // the URI schemes tcp:// (MQTT, Artemis core) and amqp://, ZeroMQ's tcp transport
             "driver-mqtt/src/main/java/io/msgscope/driver/mqtt/MqttSettings.java", Set.of("tcp"),
             "driver-zmq/src/main/java/io/msgscope/driver/zmq/ZmqEndpoints.java", Set.of("tcp"),
-            "driver-amqp10/src/main/java/io/msgscope/driver/amqp10/Amqp10Connections.java", Set.of("amqp"));
+            "driver-artemis/src/main/java/io/msgscope/driver/artemis/ArtemisSettings.java", Set.of("tcp"),
+            "driver-amqp10/src/main/java/io/msgscope/driver/amqp10/Amqp10Connections.java", Set.of("amqp"),
+            // the stomp driver's broker=artemis: ActiveMQ Artemis the broker's destinations
+            "driver-stomp/src/main/java/io/msgscope/driver/stomp/StompSettings.java", Set.of("artemis"));
     static final int MAX_LINES = 400;
 
     private static JavaClasses coordinator;

@@ -13,7 +13,7 @@ public final class DriverOptions {
     @Option(names = "--driver", paramLabel = "NAME", defaultValue = DefaultDrivers.MEASURING,
             description = "The messaging system (M10): tcp (raw TCP through the built-in relay, or straight to the "
                     + "receiver with --opt via=direct; no broker), amqp (AMQP 0-9-1), amqp10 (AMQP 1.0), mqtt, nats, zmq, kafka, redis (Redis Streams or pub/sub), rabbitmq-stream "
-                    + "(RabbitMQ Streams) or stomp (STOMP 1.2) (default: ${DEFAULT-VALUE}).")
+                    + "(RabbitMQ Streams), stomp (STOMP 1.2) or artemis (ActiveMQ Artemis core) (default: ${DEFAULT-VALUE}).")
     String driver;
 
     @Option(names = "--uri", paramLabel = "URI",

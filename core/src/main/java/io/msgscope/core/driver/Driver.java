@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * One messaging system behind one interface (M10): raw TCP, AMQP 0-9-1, AMQP 1.0, MQTT, NATS, ZeroMQ,
- * Kafka, Redis, RabbitMQ streams and STOMP. Drivers register through {@link java.util.ServiceLoader} and never depend on each other or on the
+ * Kafka, Redis, RabbitMQ streams, STOMP and ActiveMQ Artemis core. Drivers register through {@link java.util.ServiceLoader} and never depend on each other or on the
  * agents.
  * The receiver opens its subscriber first (it may create the destination, e.g. a server-named AMQP
  * queue, and reports {@link Subscriber#destination()}); the sender then opens its publisher to that

@@ -122,6 +122,10 @@ public final class Amqp10Driver implements Driver {
                         + "that outlives the link (a dynamic node would be another one after a reconnect): give --opt "
                         + Amqp10Options.ADDRESS + "=NAME of a queue at " + op.address());
             }
+            String capability = routingCapability(o, info);
+            if (capability != null) {
+                ro.sourceOptions().capabilities(capability);
+            }
             Receiver r = dynamic ? c.openDynamicReceiver(ro) : c.openReceiver(source, ro);
             String what = dynamic ? "a dynamic node" : "'" + source + "'";
             await(r.openFuture(), o, "subscriber", what, op.address());
@@ -158,6 +162,11 @@ public final class Amqp10Driver implements Driver {
             if (o.durableRunQueue()) {
                 so.targetOptions().durabilityMode(DurabilityMode.CONFIGURATION); // as the subscriber declared it
             }
+            // the broker's open frame is read only for a scenario's topic: other publishers are set up as before
+            String capability = o.topic().isEmpty() ? null : routingCapability(o, serverInfo(op.connection()));
+            if (capability != null) {
+                so.targetOptions().capabilities(capability);
+            }
             Sender s = op.connection().openSender(node, so);
             await(s.openFuture(), o, "publisher", "'" + node + "'", op.address());
             return new Amqp10Publisher(o, op, s, node, spec.messageSize());
@@ -190,6 +199,24 @@ public final class Amqp10Driver implements Driver {
             Thread.currentThread().interrupt();
             throw new Fault(Fault.Kind.OTHER, "amqp10: interrupted while opening the " + side + "'s link", e);
         }
+    }
+
+    /**
+     * The terminus capability that gives a topic's address its routing type on ActiveMQ Artemis, or null: Artemis
+     * makes an address it does not know multicast unless the link asks for {@code queue} (anycast), so round-robin's
+     * shared {@code /queue/TOPIC} would hand every message to every receiver. {@code topic} (multicast: a
+     * subscription queue per receiver) for the other scenarios. Other brokers route by the address's form.
+     */
+    static String routingCapability(Amqp10Options o, Map<String, String> info) {
+        if (o.topic().isEmpty() || !artemis(info)) {
+            return null;
+        }
+        return o.shared() ? "queue" : "topic";
+    }
+
+    /** True when the broker announced itself as ActiveMQ Artemis in its open frame ("apache-activemq-artemis"). */
+    static boolean artemis(Map<String, String> info) {
+        return info.getOrDefault("product", "").toLowerCase(java.util.Locale.ROOT).contains("activemq-artemis");
     }
 
     /** True when the broker announced itself as RabbitMQ in its open frame. */

@@ -116,4 +116,16 @@ class Amqp10OptionsTest {
         assertThrows(SpecException.class, () -> driver.checkTopicPrefix("a/b"));
         assertThrows(SpecException.class, () -> driver.checkTopicPrefix("a.*"));
     }
+
+    @Test
+    void onArtemisATopicsLinksAskForItsRoutingType() {
+        Map<String, String> artemis = Map.of("product", "apache-activemq-artemis");
+        Amqp10Options fan = Amqp10Options.of(spec("", Map.of("topic", "t.1")));
+        Amqp10Options rr = Amqp10Options.of(spec("", Map.of("topic", "t.1", "shared", "true")));
+        assertEquals("topic", Amqp10Driver.routingCapability(fan, artemis));
+        assertEquals("queue", Amqp10Driver.routingCapability(rr, artemis));
+        assertNull(Amqp10Driver.routingCapability(Amqp10Options.of(spec("", Map.of())), artemis), "a dynamic node");
+        assertNull(Amqp10Driver.routingCapability(rr, Map.of("product", "RabbitMQ")), "routes by the address's form");
+        assertNull(Amqp10Driver.routingCapability(rr, Map.of()));
+    }
 }

@@ -31,6 +31,8 @@ import java.util.Set;
  *   <li>{@code persistent} SEND's persistent header (default: as durable)</li>
  *   <li>{@code prefetch} RabbitMQ's prefetch-count on SUBSCRIBE, with client acks; 0 = none (default 0)</li>
  *   <li>{@code username}, {@code password} win over the URI's user info</li>
+ *   <li>{@code broker} rabbitmq (default) or artemis: ActiveMQ Artemis' addresses, named as they are, the routing
+ *       type in SUBSCRIBE's {@code subscription-type} and SEND's {@code destination-type} headers</li>
  * </ul>
  */
 public final class StompDriver implements Driver {

@@ -60,7 +60,8 @@ final class StompScenarios implements ScenarioSupport {
 
     @Override
     public DriverSpec publisher(DriverSpec base, String topic) {
+        boolean artemis = StompSettings.ARTEMIS.equalsIgnoreCase(base.option("broker", "rabbitmq").trim());
         return base.withDestination(StompSettings.publishDestination(
-                StompSettings.destination(base.option("kind", "topic"), topic)));
+                StompSettings.destination(base.option("kind", "topic"), topic, artemis), artemis));
     }
 }

@@ -22,8 +22,8 @@ final class StompSend {
 
     StompSend(StompSettings s, int bodySize) {
         this.bodySize = bodySize;
-        this.fixed = ("SEND\ndestination:" + StompSettings.publishDestination(s.destination())
-                + "\ncontent-length:" + bodySize + "\n" + (s.persistent() ? "persistent:true\n" : ""))
+        this.fixed = ("SEND\ndestination:" + StompSettings.publishDestination(s.destination(), s.artemis())
+                + "\ncontent-length:" + bodySize + "\n" + s.sendHeaders())
                 .getBytes(StandardCharsets.UTF_8);
     }
 

@@ -26,11 +26,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param durable     {@code kind=queue}: the queue survives a broker restart and the run (not auto-deleted)
  * @param persistent  SEND's {@code persistent:true}: RabbitMQ writes each message to disk in a durable queue
  * @param prefetch    RabbitMQ's {@code prefetch-count} SUBSCRIBE header, 0 = not sent (no limit)
+ * @param artemis     {@code broker=artemis}: ActiveMQ Artemis' destinations, an address named as it is, its routing
+ *                    type (anycast for {@code kind=queue}, multicast for {@code topic}) in a header of each frame
  */
 record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int maxInflight, String kind,
-                     String destination, boolean durable, boolean persistent, int prefetch) {
+                     String destination, boolean durable, boolean persistent, int prefetch, boolean artemis) {
     static final Set<String> OPTIONS = Set.of("ack", "receipts", "max_inflight", "kind", "name", "durable",
-            "persistent", "prefetch", "username", "password");
+            "persistent", "prefetch", "username", "password", "broker");
+    /** {@code broker=artemis}: ActiveMQ Artemis the broker (spelled as the artemis driver is: LayoutRulesTest allows it). */
+    static final String ARTEMIS = "artemis";
+    static final List<String> BROKERS = List.of("rabbitmq", ARTEMIS);
     static final String DEFAULT_URI = "stomp://guest:guest@127.0.0.1:61613";
     /** Every destination name msgscope chooses begins with this. */
     static final String NAME_PREFIX = "msgscope-stomp-";
@@ -48,6 +53,10 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
         }
         String ack = oneOf(spec, "ack", "client", ACKS);
         String kind = oneOf(spec, "kind", "queue", KINDS);
+        boolean artemis = oneOf(spec, "broker", "rabbitmq", BROKERS).equals(ARTEMIS);
+        if (artemis) {
+            refuseOnArtemis(spec, kind);
+        }
         int receipts = (int) spec.longOption("receipts", 0, 0, 1_000_000);
         int maxInflight = (int) spec.longOption("max_inflight", 1000, 1, 1_000_000);
         if (receipts > maxInflight) {
@@ -67,11 +76,26 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
                     + "ack=client-individual, not ack=auto");
         }
         String destination = publisher && !spec.destination().isEmpty() ? spec.destination()
-                : destination(kind, spec.option("name", null));
+                : destination(kind, spec.option("name", null), artemis);
         return new StompSettings(uri, vhost(raw), ack, receipts, maxInflight, kind, destination, durable, persistent,
-                prefetch);
+                prefetch, artemis);
     }
 
+    /** What RabbitMQ's destinations have and Artemis' do not: named, so that a user learns which option to drop. */
+    private static void refuseOnArtemis(DriverSpec spec, String kind) {
+        if (!kind.equals("queue") && !kind.equals("topic")) {
+            throw new SpecException("--opt kind", "must be queue (an anycast address) or topic (multicast) with "
+                    + "broker=artemis, got '" + kind + "' (a RabbitMQ destination)");
+        }
+        if (spec.boolOption("durable", false)) {
+            throw new SpecException("--opt durable", "is RabbitMQ's queue declaration: with broker=artemis the "
+                    + "broker creates the queue itself (durable, deleted once it is empty without consumers)");
+        }
+        if (spec.longOption("prefetch", 0, 0, 65_535) > 0) {
+            throw new SpecException("--opt prefetch", "is RabbitMQ's prefetch-count header, which Artemis ignores "
+                    + "(it limits a consumer by bytes, consumer-window-size); drop it with broker=artemis");
+        }
+    }
     private static String oneOf(DriverSpec spec, String key, String dflt, List<String> allowed) {
         String v = spec.option(key, dflt).trim().toLowerCase(Locale.ROOT);
         if (!allowed.contains(v)) {
@@ -85,9 +109,10 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
     /**
      * The STOMP destination of {@code kind} for {@code name}, or for a name of msgscope's own when null: RabbitMQ's
      * {@code /queue/NAME}, {@code /topic/KEY}, {@code /exchange/EXCHANGE/KEY} (default exchange {@code amq.topic})
-     * or {@code /amq/queue/NAME} (a queue that must exist: no default).
+     * or {@code /amq/queue/NAME} (a queue that must exist: no default); on Artemis the address's name itself (the
+     * routing type goes in a header, {@link #routingType}).
      */
-    static String destination(String kind, String name) {
+    static String destination(String kind, String name, boolean artemis) {
         if (name != null) {
             if (name.isEmpty() || name.chars().anyMatch(c -> c == ':' || c == '\\' || c < ' ')) {
                 throw new SpecException("--opt name", "must be a non-empty name without ':', '\\' or control "
@@ -101,6 +126,9 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
                     + "(/amq/queue/NAME: RabbitMQ does not create it)");
         }
         String n = name != null ? name : NAME_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        if (artemis) {
+            return n;
+        }
         return switch (kind) {
             case "queue" -> "/queue/" + n;
             case "topic" -> "/topic/" + n;
@@ -123,6 +151,9 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
      * transient and deleted with its last consumer; never exclusive (round-robin's subscribers share it).
      */
     String queueHeaders() {
+        if (artemis) {
+            return "subscription-type:" + routingType() + "\n";
+        }
         if (!kind.equals("queue")) {
             return "";
         }
@@ -135,8 +166,22 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
      * is sent to as {@code /amq/queue/NAME}, which declares nothing (a SEND to {@code /queue/NAME} would declare the
      * queue again, with RabbitMQ's defaults unless every header matched, and bring it back after the run).
      */
-    static String publishDestination(String destination) {
-        return destination.startsWith("/queue/") ? "/amq/queue/" + destination.substring(7) : destination;
+    static String publishDestination(String destination, boolean artemis) {
+        return !artemis && destination.startsWith("/queue/") ? "/amq/queue/" + destination.substring(7) : destination;
+    }
+
+    /**
+     * Artemis' routing type for {@code kind}: ANYCAST (one queue, each message to one consumer) for {@code queue},
+     * MULTICAST (a subscription queue per subscriber) for {@code topic}; sent as SUBSCRIBE's {@code subscription-type}
+     * and SEND's {@code destination-type}, so the address is made with it whichever side comes first.
+     */
+    String routingType() {
+        return kind.equals("queue") ? "ANYCAST" : "MULTICAST";
+    }
+
+    /** SEND's headers after the destination's: Artemis' routing type, and {@code persistent}. */
+    String sendHeaders() {
+        return (artemis ? "destination-type:" + routingType() + "\n" : "") + (persistent ? "persistent:true\n" : "");
     }
 
     /** Whether these settings promise delivery: receipts confirm every message and the subscriber acknowledges. */

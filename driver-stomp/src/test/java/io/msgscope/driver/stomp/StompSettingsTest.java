@@ -79,10 +79,31 @@ class StompSettingsTest {
 
     @Test
     void publishersSendToADeclaredQueueWithoutDeclaringItAgain() {
-        assertEquals("/amq/queue/q1", StompSettings.publishDestination("/queue/q1"));
-        assertEquals("/topic/t", StompSettings.publishDestination("/topic/t"));
+        assertEquals("/amq/queue/q1", StompSettings.publishDestination("/queue/q1", false));
+        assertEquals("/topic/t", StompSettings.publishDestination("/topic/t", false));
         StompSettings p = StompSettings.of(spec("", Map.of(), "/queue/from-subscriber"), true);
         assertEquals("/queue/from-subscriber", p.destination(), "the publisher takes the subscriber's destination");
+    }
+
+    @Test
+    void onArtemisTheAddressIsTheNameAndTheRoutingTypeAHeader() {
+        StompSettings q = StompSettings.of(spec("", opts("broker=artemis"), ""), false);
+        assertTrue(q.destination().startsWith(StompSettings.NAME_PREFIX), q.destination());
+        assertEquals("subscription-type:ANYCAST\n", q.queueHeaders());
+        assertEquals("destination-type:ANYCAST\n", q.sendHeaders());
+        assertEquals("q1", StompSettings.publishDestination("q1", true));
+        assertEquals("/queue/q1", StompSettings.publishDestination("/queue/q1", true), "no RabbitMQ rewriting");
+        StompSettings t = StompSettings.of(spec("", opts("broker=artemis", "kind=topic", "name=a.b",
+                "persistent=true"), ""), false);
+        assertEquals("a.b", t.destination());
+        assertEquals("subscription-type:MULTICAST\n", t.queueHeaders());
+        assertEquals("destination-type:MULTICAST\npersistent:true\n", t.sendHeaders());
+        assertEquals("persistent:true\n", StompSettings.of(spec("", opts("persistent=true"), ""), false)
+                .sendHeaders(), "RabbitMQ: no routing type");
+        StompScenarios sc = StompScenarios.INSTANCE;
+        DriverSpec rr = spec("", sc.options(Scenario.ROUND_ROBIN, Map.of("broker", "artemis")), "");
+        assertEquals("t.1", sc.publisher(rr, "t.1").destination());
+        assertEquals("t.1", StompSettings.of(sc.subscriber(rr, "t.1", "g"), false).destination());
     }
 
     @Test
@@ -118,6 +139,11 @@ class StompSettingsTest {
             "name=|--opt name|non-empty",
             "name=a/b|--opt name|no '/' with kind=queue",
             "kind=amq-queue|--opt name|needs the name of an existing queue",
+            "broker=activemq|--opt broker|must be rabbitmq or artemis",
+            "broker=artemis,kind=exchange|--opt kind|must be queue (an anycast address) or topic",
+            "broker=artemis,kind=amq-queue,name=q|--opt kind|a RabbitMQ destination",
+            "broker=artemis,durable=true|--opt durable|creates the queue itself",
+            "broker=artemis,prefetch=10|--opt prefetch|Artemis ignores",
             "colour=red|--opt colour|is not an option of the stomp driver"})
     void badOptionsAreNamed(String given, String option, String says) {
         Map<String, String> o = new HashMap<>();
