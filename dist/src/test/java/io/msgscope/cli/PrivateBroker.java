@@ -49,6 +49,34 @@ final class PrivateBroker implements AutoCloseable {
         return b;
     }
 
+    /**
+     * A redis-server on a free port, its append-only file in {@code dir} written and fsynced before each reply
+     * ({@code appendfsync always}: what it confirmed survives a SIGKILL), no RDB snapshots.
+     */
+    static PrivateBroker redis(Path dir) throws Exception {
+        requireBinary("redis-server");
+        Files.createDirectories(dir);
+        int port = freePort();
+        PrivateBroker b = new PrivateBroker(port, "redis", redisCommand(dir, port), dir.resolve("redis-server.log"));
+        b.startProcess();
+        return b;
+    }
+
+    /** The command line of {@link #redis}. */
+    static List<String> redisCommand(Path dir, int port) {
+        return List.of("redis-server", "--bind", "127.0.0.1", "--port", "" + port, "--dir", dir.toString(), "--save", "",
+                "--appendonly", "yes", "--appendfsync", "always");
+    }
+
+    /**
+     * A fault plan's restart command for {@link #redis}: the same server on the same files, in the background
+     * ({@code --daemonize}: the command returns once it is started), its pid in {@code pidFile}.
+     */
+    String redisRestartCommand(Path dir, Path pidFile) {
+        return String.join(" ", redisCommand(dir, port)).replace("--save  ", "--save '' ") + " --daemonize yes"
+                + " --pidfile " + pidFile + " --logfile " + dir.resolve("restarted.log");
+    }
+
     /** Starts mosquitto with {@code extraConfig} lines (e.g. {@code max_qos 1}) after the listener. */
     static PrivateBroker start(Path dir, String... extraConfig) throws Exception {
         requireBinary("mosquitto");

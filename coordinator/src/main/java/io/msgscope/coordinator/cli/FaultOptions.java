@@ -19,7 +19,7 @@ final class FaultOptions {
             description = "Faults on the run's clock (issue 32), applied by the broker-probe agent in sidecar mode: "
                     + "comma-separated TIME:ACTION:TARGET, a time from the measurement's start (500ms, 10s, 1.5s, 2m), "
                     + "pause (SIGSTOP) or resume (SIGCONT), kill (SIGKILL) or restart (a command) with clients "
-                    + "that reconnect (--opt reconnect=true: nats, mqtt, amqp, amqp10, kafka), partition, heal or degrade "
+                    + "that reconnect (--opt reconnect=true: nats, mqtt, amqp, amqp10, kafka, redis), partition, heal or degrade "
                     + "(TIME:degrade:TARGET:rate=1mbit) of a netns target, and a target the agent was given, e.g. "
                     + "'10s:pause:node1, 11s:resume:node1' (default: none).")
     String faults;

@@ -144,7 +144,7 @@ public interface Driver {
      */
     default String whyClientsCannotReconnect(java.util.Map<String, String> options) {
         return "the " + name() + " driver does not reconnect yet (docs/limits.md); --opt " + Reconnects.OPTION
-                + "=true is for the nats, mqtt, amqp, amqp10 and kafka drivers";
+                + "=true is for the nats, mqtt, amqp, amqp10, kafka and redis drivers";
     }
 
     /**

@@ -35,6 +35,9 @@ import java.util.Set;
  *   <li>{@code maxlen} streams publisher: XADD MAXLEN ~ N trimming, 0 = none (default 0)</li>
  *   <li>{@code count} streams subscriber: XREADGROUP COUNT, 1-100000 (default 100)</li>
  *   <li>{@code max_inflight} publisher: commands not yet answered before {@code send} waits, 1-1000000 (default 1000)</li>
+ *   <li>{@code reconnect} true/false (default false; issue 32 item 3): a lost connection is dialled again, streams
+ *       consumers read their pending entries again, pub/sub subscribers subscribe again, publishers send again
+ *       what had no reply, all counted ({@link RedisReconnect}); off, a lost connection ends the run</li>
  * </ul>
  */
 public final class RedisDriver implements Driver {
@@ -83,6 +86,15 @@ public final class RedisDriver implements Driver {
     @Override
     public ScenarioSupport scenarios() {
         return RedisScenarios.INSTANCE;
+    }
+
+    /** Kill and restart need {@code --opt reconnect=true}: without it a lost connection ends the run. */
+    @Override
+    public String whyClientsCannotReconnect(Map<String, String> options) {
+        if (io.msgscope.core.driver.Reconnects.on(options)) {
+            return null;
+        }
+        return "the redis driver's clients end at a lost connection without --opt reconnect=true";
     }
 
     @Override

@@ -25,11 +25,13 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    trust store
  * @param tlsVerify   rediss:// only: {@code --opt tls_verify} (default true): check the server's certificate and that
  *                    it names the host; false accepts any (a test server only), as on the other drivers
+ * @param reconnect   {@code --opt reconnect=true} (issue 32 item 3): a lost connection is dialled again, the
+ *                    subscription resumed and what had no reply sent again, counted; false: a loss ends the run
  */
 record RedisSettings(String uri, boolean streams, String key, String group, long maxlen, int count,
-                     int maxInflight, String tlsCa, boolean tlsVerify) {
+                     int maxInflight, String tlsCa, boolean tlsVerify, boolean reconnect) {
     static final Set<String> OPTIONS = Set.of("mode", "key", "group", "maxlen", "count", "max_inflight", "tls_ca",
-            "tls_verify");
+            "tls_verify", io.msgscope.core.driver.Reconnects.OPTION);
     /** Every key and channel msgscope chooses begins with this; {@code msgscope clean} looks for it. */
     static final String KEY_PREFIX = "msgscope:";
     static final String DEFAULT_URI = "redis://127.0.0.1:6379";
@@ -79,7 +81,7 @@ record RedisSettings(String uri, boolean streams, String key, String group, long
             throw new SpecException("--opt tls_ca", "cannot read the CA file '" + tlsCa + "'");
         }
         return new RedisSettings(uri, streams, key, group, maxlen, count, maxInflight, tlsCa,
-                spec.boolOption("tls_verify", true));
+                spec.boolOption("tls_verify", true), io.msgscope.core.driver.Reconnects.on(spec));
     }
 
     /** The URI with a redis or rediss scheme and a host; empty = {@link #DEFAULT_URI}. */

@@ -19,6 +19,7 @@ final class RedisShared implements AutoCloseable {
     private final RedisClient client;
     private io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> admin; // guarded by this
     private String trusted; // the tls_ca the client's options trust; guarded by this
+    private java.util.concurrent.ScheduledExecutorService retry; // reconnect=true subscribers' attempts; guarded by this
 
     /**
      * A consumer leaves its group; the group goes once no consumer is left and the stream key once no group is
@@ -46,7 +47,8 @@ final class RedisShared implements AutoCloseable {
                 .computationThreadPoolSize(2)
                 .commandLatencyRecorder(io.lettuce.core.metrics.CommandLatencyRecorder.disabled()).build();
         client = RedisClient.create(resources);
-        // no reconnect: a lost connection ends the run's connection, as with the other drivers
+        // no reconnect by Lettuce: a lost connection ends the connection, or with --opt reconnect=true msgscope dials
+        // again itself and counts what it sends again (RedisReconnect)
         client.setOptions(ClientOptions.builder().autoReconnect(false)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
     }
@@ -72,6 +74,21 @@ final class RedisShared implements AutoCloseable {
 
     RedisClient client() {
         return client;
+    }
+
+    /**
+     * The agent's one retry thread (made on first use), where subscribers with {@code --opt reconnect=true} dial again:
+     * Lettuce's connect blocks, which its event loops must not.
+     */
+    synchronized java.util.concurrent.ScheduledExecutorService retry() {
+        if (retry == null) {
+            retry = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "redis-reconnect");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return retry;
     }
 
     // Lettuce runs at least 2 I/O and 2 computation threads (it raises smaller sizes itself, with a log line)
@@ -126,6 +143,9 @@ final class RedisShared implements AutoCloseable {
         synchronized (this) {
             if (admin != null) {
                 admin.close();
+            }
+            if (retry != null) {
+                retry.shutdownNow();
             }
         }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

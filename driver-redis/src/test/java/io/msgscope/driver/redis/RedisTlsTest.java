@@ -4,7 +4,6 @@ import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.ClientContext;
 import io.msgscope.core.driver.DriverSpec;
 import io.msgscope.core.driver.RoundTrip;
-import io.msgscope.core.test.Ci;
 import io.msgscope.core.test.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,20 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * rediss:// (issue 35 item 6) against a PRIVATE redis-server with TLS only, on a free port, its certificate made here by
@@ -45,43 +37,18 @@ class RedisTlsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        boolean tools = TestCertificates.onPath("redis-server") && TestCertificates.onPath("openssl");
-        if (!tools && Ci.on()) {
-            fail("redis-server and openssl must be on PATH under CI=true");
-        }
-        assumeTrue(tools, "redis-server or openssl is not on PATH: rediss tests skipped");
+        PrivateRedis.require("redis-server", "openssl");
         TestCertificates.make(dir);
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        server = new ProcessBuilder("redis-server", "--port", "0", "--tls-port", "" + port, "--bind", "127.0.0.1",
+        port = PrivateRedis.freePort();
+        server = PrivateRedis.start(port, dir.resolve("redis.log"), "--port", "0", "--tls-port", "" + port,
                 "--tls-cert-file", dir.resolve("server.pem").toString(), "--tls-key-file",
                 dir.resolve("server.key").toString(), "--tls-ca-cert-file", dir.resolve("ca.pem").toString(),
-                "--tls-auth-clients", "no", "--save", "", "--appendonly", "no", "--dir", dir.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
-            } catch (IOException e) {
-                if (System.nanoTime() > deadline || !server.isAlive()) {
-                    throw new AssertionError("private redis-server did not start: "
-                            + Files.readString(dir.resolve("redis.log")));
-                }
-                Thread.sleep(50);
-            }
-        }
+                "--tls-auth-clients", "no", "--save", "", "--appendonly", "no", "--dir", dir.toString());
     }
 
     @AfterAll
     static void stop() throws InterruptedException {
-        if (server != null) {
-            server.destroy();
-            if (!server.waitFor(5, TimeUnit.SECONDS)) {
-                server.destroyForcibly();
-            }
-        }
+        PrivateRedis.stop(server);
     }
 
     private static String uri() {
