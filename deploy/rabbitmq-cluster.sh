@@ -25,10 +25,13 @@
 # mnesia/,log/,rabbitmq.pid (the node's beam.smp: the pid a fault target needs),wrapper.pid,console.log}.
 # Plugins: RABBITMQ_CLUSTER_PLUGINS (unset: "rabbitmq_stream rabbitmq_management"; empty: none); a node's rabbitmq.conf sets the
 # listeners of the plugins enabled only (RabbitMQ refuses keys of a disabled plugin). With rabbitmq_mqtt, node N's
-# MQTT listener is BASEPORT+200+N-1 (never the default 1883, Mosquitto's). RABBITMQ_CLUSTER_NODES (1-3, default 3):
+# MQTT listener is BASEPORT+200+N-1 (never the default 1883, Mosquitto's); with rabbitmq_stomp its STOMP listener is
+# BASEPORT+400+N-1 (never the default 61613). RABBITMQ_CLUSTER_NODES (1-3, default 3):
 # fewer nodes, e.g. the one MQTT node of deploy/rabbitmq-mqtt.sh. RABBITMQ_CLUSTER_TLS_DIR=DIR (a folder with ca.pem,
 # cert.pem and key.pem, e.g. from `msgscope certs issue`): node N also takes AMQP over TLS (amqps://) on
-# BASEPORT+300+N-1, no client certificate asked (benchmarks/scripts/tls-cost.sh). Needs the Debian package rabbitmq-server (3.10.8
+# BASEPORT+300+N-1, no client certificate asked (benchmarks/scripts/tls-cost.sh); with rabbitmq_stream also streams over
+# TLS (rabbitmq-stream+tls://) on BASEPORT+500+N-1 (and the node advertises its address, which the certificate must
+# name, to stream clients), with rabbitmq_stomp STOMP over TLS (stomps://) on BASEPORT+600+N-1. Needs the Debian package rabbitmq-server (3.10.8
 # here) and its Erlang; run as any user that can write DIR.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/cluster-lib.sh"
@@ -131,10 +134,21 @@ node_conf() {
     if has_plugin rabbitmq_mqtt; then
         echo "mqtt.listeners.tcp.local = $h:$((BASE + 200 + n - 1))"
     fi
+    if has_plugin rabbitmq_stomp; then
+        echo "stomp.listeners.tcp.local = $h:$((BASE + 400 + n - 1))"
+    fi
     if [ -n "${RABBITMQ_CLUSTER_TLS_DIR:-}" ]; then
         local t
         t=$(readlink -f "$RABBITMQ_CLUSTER_TLS_DIR")
         echo "listeners.ssl.local = $h:$((BASE + 300 + n - 1))"
+        if has_plugin rabbitmq_stream; then
+            echo "stream.listeners.ssl.local = $h:$((BASE + 500 + n - 1))"
+            # the host a stream client is sent to for a stream's leader: the address the certificate names
+            echo "stream.advertised_host = $h"
+        fi
+        if has_plugin rabbitmq_stomp; then
+            echo "stomp.listeners.ssl.local = $h:$((BASE + 600 + n - 1))"
+        fi
         echo "ssl_options.cacertfile = $t/ca.pem"
         echo "ssl_options.certfile = $t/cert.pem"
         echo "ssl_options.keyfile = $t/key.pem"
@@ -152,7 +166,12 @@ ports() {
     local n=$1
     if has_plugin rabbitmq_stream; then printf ' stream :%s' $((BASE + 100 + n - 1)); fi
     if has_plugin rabbitmq_mqtt; then printf ' mqtt://%s:%s' "$(host "$n")" $((BASE + 200 + n - 1)); fi
-    if [ -n "${RABBITMQ_CLUSTER_TLS_DIR:-}" ]; then printf ' amqps://%s:%s' "$(host "$n")" $((BASE + 300 + n - 1)); fi
+    if has_plugin rabbitmq_stomp; then printf ' stomp://%s:%s' "$(host "$n")" $((BASE + 400 + n - 1)); fi
+    if [ -n "${RABBITMQ_CLUSTER_TLS_DIR:-}" ]; then
+        printf ' amqps://%s:%s' "$(host "$n")" $((BASE + 300 + n - 1))
+        if has_plugin rabbitmq_stream; then printf ' rabbitmq-stream+tls://%s:%s' "$(host "$n")" $((BASE + 500 + n - 1)); fi
+        if has_plugin rabbitmq_stomp; then printf ' stomps://%s:%s' "$(host "$n")" $((BASE + 600 + n - 1)); fi
+    fi
     if has_plugin rabbitmq_management; then printf ' management http://%s:%s' "$(host "$n")" $((BASE + 10000 + n - 1)); fi
     if [ -f "$DIR/netns" ]; then printf ' netns %s' "$NS$n/eth0"; fi
 }
@@ -245,6 +264,7 @@ NODE_COUNT=$NODE_COUNT
 AMQP_PORTS="$(port_list - 0)"
 STREAM_PORTS="$(port_list rabbitmq_stream 100)"
 MQTT_PORTS="$(port_list rabbitmq_mqtt 200)"
+STOMP_PORTS="$(port_list rabbitmq_stomp 400)"
 MANAGEMENT_PORTS="$(port_list rabbitmq_management 10000)"
 NODE_NAMES="${names# }"
 EOF

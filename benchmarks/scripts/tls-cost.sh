@@ -8,14 +8,19 @@
 #   amqp  one private RabbitMQ node (deploy/rabbitmq-cluster.sh, RABBITMQ_CLUSTER_TLS_DIR) with an AMQP and an AMQPS
 #         listener (amqps://, --opt tls_ca; a classic queue, CONFIRM publisher confirms in flight), one broker process
 #         for both; its boot takes about a minute;
-#   redis one redis-server with a plain and a TLS port (rediss://, --opt tls_ca; Redis Streams).
+#   redis one redis-server with a plain and a TLS port (rediss://, --opt tls_ca; Redis Streams);
+#   stomp, amqp10, rabbitmq-stream  the same RabbitMQ node as amqp (one node for all four, started once with the
+#         rabbitmq_stomp, rabbitmq_stream and rabbitmq_amqp1_0 plugins when any of these is asked for): STOMP plain and
+#         over TLS (stomps://), AMQP 1.0 on the AMQP and AMQPS listeners (amqps://; unsettled, max_inflight 1000),
+#         streams plain and over TLS (rabbitmq-stream+tls://); each --opt tls_ca.
 # ROUNDS rounds alternate plain and TLS per system; each run is `msgscope run` at RATE msg/s for COUNT messages of
 # SIZE bytes with --broker-pid, so summary.json holds the CPU per message of the sending and receiving threads, their
 # processes and the broker. Reports per run the received rate, latency p50/p99 and those CPU figures, with the load
 # average before and after; then per system the medians over the rounds and the TLS/plain ratios.
 #
 #   benchmarks/scripts/tls-cost.sh [OUT]           (default results/tls-cost)
-#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp redis"
+#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 WARMUP=20000 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp redis"
+#   (also: stomp amqp10 rabbitmq-stream)
 # Needs nats-server, mosquitto, rabbitmq-server and redis-server (the shared brokers are never used). Writes OUT/summary.tsv (one row per run), OUT/ratios.tsv and each run's folder.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -24,6 +29,7 @@ rounds="${ROUNDS:-3}"
 rate="${RATE:-20000}"
 count="${COUNT:-200000}"
 size="${SIZE:-64}"
+warmup="${WARMUP:-20000}"
 qos="${QOS:-0}"
 confirm="${CONFIRM:-100}"
 systems="${SYSTEMS:-nats mqtt amqp redis}"
@@ -56,6 +62,30 @@ listening() {
   done
   echo "tls-cost: nothing listens on 127.0.0.1:$1" >&2
   exit 1
+}
+
+# rabbit_node: the one private RabbitMQ node of amqp, stomp, amqp10 and rabbitmq-stream, started on first use at
+# BASE b (AMQP b, stream b+100, AMQPS b+300, STOMP b+400, stream over TLS b+500, STOMP over TLS b+600).
+b=5750 # its Erlang distribution port BASE+20000 stays below the ephemeral range (32768 up)
+rabbit_node() {
+  if [ -n "$rabbit" ]; then return 0; fi
+  rabbit="$out/rabbitmq"
+  rm -rf "$rabbit"
+  local plugins=""
+  case " $systems " in *" stomp "*|*" amqp10 "*|*" rabbitmq-stream "*)
+    plugins="rabbitmq_stomp rabbitmq_stream rabbitmq_amqp1_0" ;;
+  esac
+  RABBITMQ_CLUSTER_NODES=1 RABBITMQ_CLUSTER_PLUGINS="$plugins" RABBITMQ_CLUSTER_TLS_DIR="$certs" \
+    "$root/deploy/rabbitmq-cluster.sh" start "$rabbit" "$b" > "$out/rabbitmq.log" 2>&1
+  rabbit_pid="$(cat "$rabbit/node1/rabbitmq.pid")"
+}
+
+# rabbit_system SYS PLAIN_URI TLS_URI: SYS plain and over TLS (--opt tls_ca) on the private RabbitMQ node
+rabbit_system() {
+  rabbit_node
+  pid[$1-plain]="$rabbit_pid"; pid[$1-tls]="$rabbit_pid"
+  uri[$1-plain]="$2"; uri[$1-tls]="$3"
+  opts[$1-plain]=""; opts[$1-tls]="--opt tls_ca=$certs/ca.pem"
 }
 
 declare -A uri pid opts
@@ -94,12 +124,8 @@ EOF
       opts[mqtt-tls]="--opt qos=$qos --opt tls_ca=$certs/ca.pem"
       ;;
     amqp)
-      rabbit="$out/rabbitmq"
-      rm -rf "$rabbit"
-      b=5750 # its Erlang distribution port BASE+20000 stays below the ephemeral range (32768 up)
-      RABBITMQ_CLUSTER_NODES=1 RABBITMQ_CLUSTER_PLUGINS="" RABBITMQ_CLUSTER_TLS_DIR="$certs" \
-        "$root/deploy/rabbitmq-cluster.sh" start "$rabbit" "$b" > "$out/rabbitmq.log" 2>&1
-      pid[amqp-plain]="$(cat "$rabbit/node1/rabbitmq.pid")"; pid[amqp-tls]="${pid[amqp-plain]}"
+      rabbit_node
+      pid[amqp-plain]="$rabbit_pid"; pid[amqp-tls]="$rabbit_pid"
       uri[amqp-plain]="amqp://guest:guest@127.0.0.1:$b/%2f"; uri[amqp-tls]="amqps://guest:guest@127.0.0.1:$((b + 300))/%2f"
       opts[amqp-plain]="--opt confirm=$confirm"
       opts[amqp-tls]="--opt confirm=$confirm --opt tls_ca=$certs/ca.pem"
@@ -116,7 +142,13 @@ EOF
       opts[redis-plain]=""
       opts[redis-tls]="--opt tls_ca=$certs/ca.pem"
       ;;
-    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp, redis)" >&2; exit 2 ;;
+    stomp) rabbit_system stomp "stomp://127.0.0.1:$((b + 400))" "stomps://127.0.0.1:$((b + 600))" ;;
+    amqp10)
+      rabbit_system amqp10 "amqp://guest:guest@127.0.0.1:$b" "amqps://guest:guest@127.0.0.1:$((b + 300))" ;;
+    rabbitmq-stream)
+      rabbit_system rabbitmq-stream "rabbitmq-stream://guest:guest@127.0.0.1:$((b + 100))/%2f" \
+        "rabbitmq-stream+tls://guest:guest@127.0.0.1:$((b + 500))/%2f" ;;
+    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp, redis, stomp, amqp10, rabbitmq-stream)" >&2; exit 2 ;;
   esac
 done
 
@@ -132,7 +164,7 @@ for ((r = 0; r < rounds; r++)); do
       before="$(load1)"
       rc=0
       java -jar "$jar" run --driver "$sys" --uri "${uri[$k]}" "${extra[@]}" --rate "$rate" --count "$count" \
-        --size "$size" --warmup 20000 --broker-pid "${pid[$k]}" --out "$d" > "$d.log" 2>&1 || rc=$?
+        --size "$size" --warmup "$warmup" --broker-pid "${pid[$k]}" --out "$d" > "$d.log" 2>&1 || rc=$?
       after="$(load1)"
       python3 - "$d/summary.json" "$r" "$sys" "$mode" "$rc" "$before" "$after" >> "$out/summary.tsv" <<'EOF'
 import json, sys

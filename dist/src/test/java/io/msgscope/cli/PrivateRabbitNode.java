@@ -23,7 +23,11 @@ final class PrivateRabbitNode implements AutoCloseable {
     private static final int[] BASE_PORTS = {0, 3, 20_000};
     /** The listener a plugin adds, as an offset from BASEPORT (rabbitmq-cluster.sh's layout). */
     private static final Map<String, Integer> PLUGIN_PORTS = Map.of("rabbitmq_stream", 100, "rabbitmq_mqtt", 200,
-            "rabbitmq_management", 10_000);
+            "rabbitmq_stomp", 400, "rabbitmq_management", 10_000);
+    /** With a TLS folder: amqps, stream over TLS and STOMP over TLS (rabbitmq-cluster.sh's layout). */
+    static final int AMQPS = 300;
+    static final int STREAM_TLS = 500;
+    static final int STOMP_TLS = 600;
 
     final Path dir;
     /** BASEPORT: the AMQP port. */
@@ -43,6 +47,22 @@ final class PrivateRabbitNode implements AutoCloseable {
         PrivateRabbitNode n = new PrivateRabbitNode(dir, freeBase(plugins));
         return n.started("", () -> DeployScripts.run("rabbitmq-cluster.sh", 300,
                 Map.of("RABBITMQ_CLUSTER_NODES", "1", "RABBITMQ_CLUSTER_PLUGINS", String.join(" ", plugins)),
+                "start", dir.toString(), "" + n.port));
+    }
+
+    /**
+     * Starts one node as {@link #start} does that also takes TLS with the certificate in {@code tlsDir} ({@code ca.pem},
+     * {@code cert.pem}, {@code key.pem}): amqps on BASEPORT+{@value #AMQPS}, with rabbitmq_stream streams over TLS on
+     * +{@value #STREAM_TLS}, with rabbitmq_stomp STOMP over TLS on +{@value #STOMP_TLS}.
+     */
+    static PrivateRabbitNode startTls(Path dir, Path tlsDir, String... plugins) throws Exception {
+        PrivateBroker.requireBinary("rabbitmq-server");
+        List<String> withTls = new java.util.ArrayList<>(List.of(plugins));
+        withTls.addAll(List.of("tls:" + AMQPS, "tls:" + STREAM_TLS, "tls:" + STOMP_TLS));
+        PrivateRabbitNode n = new PrivateRabbitNode(dir, freeBase(withTls.toArray(String[]::new)));
+        return n.started(" TLS", () -> DeployScripts.run("rabbitmq-cluster.sh", 300,
+                Map.of("RABBITMQ_CLUSTER_NODES", "1", "RABBITMQ_CLUSTER_PLUGINS", String.join(" ", plugins),
+                        "RABBITMQ_CLUSTER_TLS_DIR", tlsDir.toString()),
                 "start", dir.toString(), "" + n.port));
     }
 
@@ -121,6 +141,8 @@ final class PrivateRabbitNode implements AutoCloseable {
         for (String p : plugins) {
             if (PLUGIN_PORTS.containsKey(p)) {
                 offsets.add(PLUGIN_PORTS.get(p));
+            } else if (p.startsWith("tls:")) { // a TLS listener's offset
+                offsets.add(Integer.parseInt(p.substring(4)));
             }
         }
         return DeployScripts.freeBase(18_640, "a private RabbitMQ node",

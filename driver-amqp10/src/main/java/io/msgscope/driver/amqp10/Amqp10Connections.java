@@ -128,10 +128,10 @@ final class Amqp10Connections {
             c.transportOptions().sendBufferSize(spec.socketBuffer());
             c.transportOptions().receiveBufferSize(spec.socketBuffer());
         }
-        if (uri.tls()) {
+        if (o.tls() != null) {
             c.sslEnabled(true);
-            c.sslOptions().trustAll(!o.tlsVerify());
-            c.sslOptions().verifyHost(o.tlsVerify());
+            c.sslOptions().sslContextOverride(o.tls().sslContext()); // trusts what tls_ca/tls_verify say
+            c.sslOptions().verifyHost(o.tls().verify());
         }
         return c;
     }

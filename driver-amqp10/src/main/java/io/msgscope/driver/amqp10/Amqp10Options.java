@@ -2,6 +2,7 @@ package io.msgscope.driver.amqp10;
 
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.TlsOptions;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -33,15 +34,16 @@ import java.util.Set;
  * @param idleTimeoutMs {@code idle_timeout_ms}: the idle timeout announced in open (the peer must send something at
  *                     least this often, and heartbeats are sent at half of the peer's); 0 = none
  * @param openTimeoutMs {@code open_timeout_ms}: how long connecting, opening a link and closing may take
- * @param tlsVerify    {@code tls_verify}: for {@code amqps://}, check the broker's certificate and host name against the
- *                     JVM's trust store; false (the default) trusts any certificate
+ * @param tls          {@code tls_ca} and {@code tls_verify} ({@link TlsOptions}), read for an {@code amqps://} URI; null
+ *                     for {@code amqp://}. Without {@code tls_ca} the default trusts any certificate (as the amqp
+ *                     driver's); with it, the chain must end at one of its certificates and the host name is checked
  * @param reconnect    {@code reconnect} (issue 32 item 3, {@link io.msgscope.core.driver.Reconnects}): a lost
  *                     connection is got back with its links, unsettled transfers are sent again, every event counted
  *                     ({@link Amqp10Reconnect}); false (the default): a lost connection ends the run
  */
 public record Amqp10Options(boolean settled, int credit, int maxInflight, boolean durable, String address,
                             String topic, boolean shared, String containerId, long idleTimeoutMs, long openTimeoutMs,
-                            boolean tlsVerify, boolean reconnect) {
+                            TlsOptions tls, boolean reconnect) {
     public static final String SETTLED = "settled";
     public static final String CREDIT = "credit";
     public static final String MAX_INFLIGHT = "max_inflight";
@@ -52,13 +54,14 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
     public static final String CONTAINER_ID = "container_id";
     public static final String IDLE_TIMEOUT_MS = "idle_timeout_ms";
     public static final String OPEN_TIMEOUT_MS = "open_timeout_ms";
-    public static final String TLS_VERIFY = "tls_verify";
+    public static final String TLS_VERIFY = TlsOptions.VERIFY;
+    public static final String TLS_CA = TlsOptions.CA;
     public static final String USERNAME = "username";
     public static final String PASSWORD = "password";
     public static final String RECONNECT = io.msgscope.core.driver.Reconnects.OPTION;
 
     public static final Set<String> KEYS = Set.of(SETTLED, CREDIT, MAX_INFLIGHT, DURABLE, ADDRESS, TOPIC, SHARED,
-            CONTAINER_ID, IDLE_TIMEOUT_MS, OPEN_TIMEOUT_MS, TLS_VERIFY, USERNAME, PASSWORD, RECONNECT);
+            CONTAINER_ID, IDLE_TIMEOUT_MS, OPEN_TIMEOUT_MS, TLS_VERIFY, TLS_CA, USERNAME, PASSWORD, RECONNECT);
 
     static final int DEFAULT_CREDIT = 1_000;
     static final int MAX_CREDIT = 1_000_000;
@@ -99,7 +102,7 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
         String containerId = name(spec, CONTAINER_ID);
         long idle = spec.longOption(IDLE_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, 0, 3_600_000);
         long open = spec.longOption(OPEN_TIMEOUT_MS, DEFAULT_OPEN_TIMEOUT_MS, 100, 600_000);
-        boolean tlsVerify = spec.boolOption(TLS_VERIFY, false);
+        TlsOptions tls = TlsOptions.of(spec, Amqp10Connections.uri(spec).tls(), "an amqps://", false);
         boolean reconnect = spec.boolOption(RECONNECT, false);
         if (reconnect && !settled && (long) maxInflight * spec.messageSize() > MAX_KEPT_BYTES) {
             throw new SpecException("--opt " + MAX_INFLIGHT, "with --opt " + RECONNECT + "=true each unsettled transfer "
@@ -107,7 +110,7 @@ public record Amqp10Options(boolean settled, int credit, int maxInflight, boolea
                     + (MAX_KEPT_BYTES >> 20) + " MiB; give a smaller --opt " + MAX_INFLIGHT);
         }
         return new Amqp10Options(settled, credit, maxInflight, durable, address, topic, shared, containerId, idle, open,
-                tlsVerify, reconnect);
+                tls, reconnect);
     }
 
     /** A name option: absent = empty; given, 1 to 255 bytes of UTF-8 without control characters. */

@@ -42,8 +42,12 @@ final class RabbitQueues {
         f.setConnectionTimeout(5_000);
         f.setAutomaticRecoveryEnabled(false);
         try {
-            if (uri.tls()) {
-                f.useSslProtocol();
+            io.msgscope.core.driver.TlsOptions tls = io.msgscope.core.driver.TlsOptions.of(spec, uri.tls(), "", false);
+            if (tls != null) { // trusts what the run's connections trust
+                f.useSslProtocol(tls.sslContext());
+                if (tls.verify()) {
+                    f.enableHostnameVerification();
+                }
             }
             try (com.rabbitmq.client.Connection c = f.newConnection("msgscope-amqp10-cleanup")) {
                 Channel ch = c.createChannel();

@@ -46,6 +46,7 @@ class Amqp10OptionsTest {
             "idle_timeout_ms, -1, --opt idle_timeout_ms",
             "open_timeout_ms, 10, --opt open_timeout_ms",
             "tls_verify, sure, --opt tls_verify",
+            "tls_ca, /etc/hostname, --opt tls_ca",
             "topic, a/b, --opt topic",
             "no_such_option, 1, --opt no_such_option",
     })
@@ -127,5 +128,19 @@ class Amqp10OptionsTest {
         assertNull(Amqp10Driver.routingCapability(Amqp10Options.of(spec("", Map.of())), artemis), "a dynamic node");
         assertNull(Amqp10Driver.routingCapability(rr, Map.of("product", "RabbitMQ")), "routes by the address's form");
         assertNull(Amqp10Driver.routingCapability(rr, Map.of()));
+    }
+
+    @Test
+    void tlsTrustsAnythingUntilTlsCaOrTlsVerifyAsksForAChecksAndPlainAmqpTakesNeither() {
+        assertNull(Amqp10Options.of(spec("", Map.of())).tls());
+        assertFalse(Amqp10Options.of(spec("amqps://h", Map.of())).tls().verify(), "the earlier default kept");
+        assertTrue(Amqp10Options.of(spec("amqps://h", Map.of("tls_ca", "/etc/hostname"))).tls().verify());
+        assertTrue(Amqp10Options.of(spec("amqps://h", Map.of("tls_verify", "true"))).tls().verify());
+        SpecException e = assertThrows(SpecException.class,
+                () -> driver.checkOptions(spec("amqp://h", Map.of("tls_verify", "true"))));
+        assertEquals("--opt tls_verify", e.option());
+        assertTrue(e.getMessage().contains("amqps://"), e.getMessage());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class, () -> driver.checkOptions(
+                spec("amqps://h", Map.of("tls_ca", "/no/such.pem")))).option());
     }
 }

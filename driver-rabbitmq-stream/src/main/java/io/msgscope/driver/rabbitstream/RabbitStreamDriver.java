@@ -1,6 +1,7 @@
 package io.msgscope.driver.rabbitstream;
 
 import com.rabbitmq.stream.Environment;
+import com.rabbitmq.stream.EnvironmentBuilder;
 import com.rabbitmq.stream.StreamException;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.ClientContext;
@@ -10,6 +11,9 @@ import io.msgscope.core.driver.Fault;
 import io.msgscope.core.driver.Publisher;
 import io.msgscope.core.driver.ScenarioSupport;
 import io.msgscope.core.driver.Subscriber;
+import io.msgscope.core.driver.TlsOptions;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 
 import java.io.IOException;
 import java.net.URI;
@@ -50,7 +54,7 @@ public final class RabbitStreamDriver implements Driver {
     @Override
     public void checkOptions(DriverSpec spec) {
         RabbitStreamOptions.of(spec);
-        uri(spec);
+        tls(spec);
     }
 
     /** Heap and little-endian: the payload is copied into each message's byte[] body. */
@@ -83,11 +87,46 @@ public final class RabbitStreamDriver implements Driver {
 
     static Environment environment(DriverSpec spec) throws Fault {
         try {
-            return Environment.builder().uri(uri(spec)).build();
+            EnvironmentBuilder b = Environment.builder().uri(uri(spec));
+            TlsOptions tls = tls(spec);
+            if (tls != null) {
+                b.tls().sslContext(nettyContext(tls)).hostnameVerification(tls.verify());
+            }
+            return b.build();
         } catch (StreamException | IllegalStateException e) {
-            throw new Fault(Fault.Kind.REFUSED, NAME + ": connecting to " + display(spec) + " failed: " + describe(e),
-                    e);
+            throw new Fault(Fault.Kind.REFUSED, NAME + ": connecting to " + display(spec) + " failed: "
+                    + (tlsFailure(e) != null ? "TLS handshake: " + tlsFailure(e) : describe(e)), e);
         }
+    }
+
+    /**
+     * {@code tls_ca}/{@code tls_verify} for a {@code rabbitmq-stream+tls://} URI (default: the JVM's trust store and
+     * the host name checked, the client's own default), null for {@code rabbitmq-stream://}.
+     */
+    static TlsOptions tls(DriverSpec spec) {
+        return TlsOptions.of(spec, uri(spec).startsWith("rabbitmq-stream+tls:"), "a rabbitmq-stream+tls://", true);
+    }
+
+    /** The client's Netty context, trusting what {@code tls} says. */
+    private static SslContext nettyContext(TlsOptions tls) {
+        javax.net.ssl.TrustManager[] trust = tls.trustManagers();
+        try {
+            SslContextBuilder b = SslContextBuilder.forClient();
+            return (trust == null ? b : b.trustManager(trust[0])).build();
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IllegalStateException("no TLS context: " + e.getMessage(), e);
+        }
+    }
+
+    /** What the certificate check said when {@code e} comes from a failed TLS handshake, else null. */
+    static String tlsFailure(Throwable e) {
+        String why = null;
+        boolean tls = false;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            tls |= t instanceof javax.net.ssl.SSLException;
+            why = t.getMessage() != null ? t.getMessage() : why;
+        }
+        return tls ? why : null;
     }
 
     static String display(DriverSpec spec) {

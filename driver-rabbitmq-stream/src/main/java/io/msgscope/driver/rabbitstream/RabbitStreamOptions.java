@@ -40,7 +40,7 @@ public record RabbitStreamOptions(String offset, long timestampMs, int subEntryS
     public static final String STREAM = "stream";
 
     public static final Set<String> KEYS = Set.of(OFFSET, SUB_ENTRY_SIZE, BATCH_SIZE, DYNAMIC_BATCH, MAX_UNCONFIRMED,
-            CREDITS, SINGLE_ACTIVE, STREAM);
+            CREDITS, SINGLE_ACTIVE, STREAM, io.msgscope.core.driver.TlsOptions.CA, io.msgscope.core.driver.TlsOptions.VERIFY);
 
     static final int DEFAULT_BATCH_SIZE = 100;
     static final int DEFAULT_MAX_UNCONFIRMED = 10_000;

@@ -78,4 +78,20 @@ class RabbitStreamOptionsTest {
                 s.qosLabel(Scenario.FAN_OUT, Map.of("sub_entry_size", "10")));
         assertEquals("msgscope.t.0", s.subscriber(spec(Map.of()), "msgscope.t.0", "").destination());
     }
+
+    @Test
+    void tlsOptionsNeedTheTlsSchemeAndDefaultToVerifying() {
+        SpecException plain = assertThrows(SpecException.class, () -> new RabbitStreamDriver().checkOptions(
+                new DriverSpec("", 0, "rabbitmq-stream://h:5552/%2f", 64, 0, Map.of("tls_verify", "true"), "")));
+        assertEquals("--opt tls_verify", plain.option());
+        assertTrue(plain.getMessage().contains("rabbitmq-stream+tls://"), plain.getMessage());
+        DriverSpec tls = new DriverSpec("", 0, "rabbitmq-stream+tls://h/%2f", 64, 0, Map.of(), "");
+        new RabbitStreamDriver().checkOptions(tls);
+        assertTrue(RabbitStreamDriver.tls(tls).verify(), "the client's own default: verified");
+        assertFalse(RabbitStreamDriver.tls(new DriverSpec("", 0, "rabbitmq-stream+tls://h/%2f", 64, 0,
+                Map.of("tls_verify", "false"), "")).verify());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class, () -> new RabbitStreamDriver().checkOptions(
+                new DriverSpec("", 0, "rabbitmq-stream+tls://h/%2f", 64, 0, Map.of("tls_ca", "/no/such.pem"), "")))
+                .option());
+    }
 }

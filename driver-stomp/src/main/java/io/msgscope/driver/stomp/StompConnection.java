@@ -2,6 +2,7 @@ package io.msgscope.driver.stomp;
 
 import io.msgscope.core.driver.ClientContext;
 import io.msgscope.netty.NettyIo;
+import io.msgscope.netty.TlsClient;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -19,6 +20,7 @@ import io.netty.handler.codec.stomp.StompHeaders;
 import io.netty.handler.codec.stomp.StompSubframeAggregator;
 import io.netty.handler.codec.stomp.StompSubframeDecoder;
 import io.netty.handler.codec.stomp.StompSubframeEncoder;
+import io.netty.handler.ssl.SslHandler;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -82,11 +84,16 @@ final class StompConnection {
 
     /** Dials the broker and completes the STOMP handshake, or throws an IOException naming the broker. */
     void connect(ClientContext context, int maxBody) throws IOException {
+        SslHandler tls = settings.tls() == null ? null : TlsClient.handler(context, settings.tls(), ALLOCATOR,
+                settings.uri().host(), settings.uri().port());
         Bootstrap b = NettyIo.of(context).bootstrap(CONNECT_TIMEOUT_MS)
                 .option(ChannelOption.ALLOCATOR, ALLOCATOR)
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast("tls", tls);
+                        }
                         install(ch.pipeline(), maxBody);
                     }
                 });
@@ -98,7 +105,26 @@ final class StompConnection {
                     + " (RabbitMQ: rabbitmq-plugins enable rabbitmq_stomp)", c);
         }
         channel = f.channel();
+        if (tls != null) {
+            awaitTls(tls);
+        }
         handshake();
+    }
+
+    /** Waits for the TLS handshake; a failure is one line naming the broker and what the certificate check said. */
+    private void awaitTls(SslHandler tls) throws IOException {
+        io.netty.util.concurrent.Future<Channel> hs = tls.handshakeFuture();
+        if (!hs.awaitUninterruptibly(CONNECT_TIMEOUT_MS) || !hs.isSuccess()) {
+            channel.close();
+            Throwable c = hs.cause();
+            while (c != null && c.getCause() != null) {
+                c = c.getCause();
+            }
+            throw new IOException("TLS handshake with the STOMP broker at " + settings.address() + " failed: "
+                    + (c == null ? "no answer in " + CONNECT_TIMEOUT_MS + " ms" : String.valueOf(c.getMessage())
+                    .replace('\n', ' ')) + " (--opt tls_ca=PEMFILE trusts a private CA; tls_verify=false trusts any "
+                    + "certificate)", c);
+        }
     }
 
     /** The pipeline: the codec, then this connection's handler. */

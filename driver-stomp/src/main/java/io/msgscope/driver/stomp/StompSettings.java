@@ -3,6 +3,8 @@ package io.msgscope.driver.stomp;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.BrokerUri;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.TlsOptions;
+import io.msgscope.netty.TlsClient;
 
 import java.net.URI;
 import java.net.URLDecoder;
@@ -28,11 +30,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param prefetch    RabbitMQ's {@code prefetch-count} SUBSCRIBE header, 0 = not sent (no limit)
  * @param artemis     {@code broker=artemis}: ActiveMQ Artemis' destinations, an address named as it is, its routing
  *                    type (anycast for {@code kind=queue}, multicast for {@code topic}) in a header of each frame
+ * @param tls         {@code stomps://} or {@code stomp+ssl://} (issue 35 item 6): {@code tls_ca} and {@code tls_verify}
+ *                    (default true: the chain and the host name are checked, as the mqtt and nats drivers do); null
+ *                    for plain {@code stomp://}
  */
 record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int maxInflight, String kind,
-                     String destination, boolean durable, boolean persistent, int prefetch, boolean artemis) {
+                     String destination, boolean durable, boolean persistent, int prefetch, boolean artemis,
+                     TlsClient.Settings tls) {
     static final Set<String> OPTIONS = Set.of("ack", "receipts", "max_inflight", "kind", "name", "durable",
-            "persistent", "prefetch", "username", "password", "broker");
+            "persistent", "prefetch", "username", "password", "broker", TlsOptions.CA, TlsOptions.VERIFY);
     /** {@code broker=artemis}: ActiveMQ Artemis the broker (spelled as the artemis driver is: LayoutRulesTest allows it). */
     static final String ARTEMIS = "artemis";
     static final List<String> BROKERS = List.of("rabbitmq", ARTEMIS);
@@ -41,7 +47,8 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
     static final String NAME_PREFIX = "msgscope-stomp-";
     static final List<String> ACKS = List.of("auto", "client", "client-individual");
     static final List<String> KINDS = List.of("queue", "topic", "exchange", "amq-queue");
-    private static final BrokerUri.Schemes SCHEMES = new BrokerUri.Schemes(List.of("stomp"), List.of(), 61613, 61614);
+    private static final BrokerUri.Schemes SCHEMES = new BrokerUri.Schemes(List.of("stomp"),
+            List.of("stomps", "stomp+ssl"), 61613, 61614);
 
     static StompSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("stomp", OPTIONS);
@@ -51,6 +58,7 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
             uri = new BrokerUri(uri.scheme(), uri.tls(), uri.host(), uri.port(), "guest",
                     uri.password() == null ? "guest" : uri.password());
         }
+        TlsOptions t = TlsOptions.of(spec, uri.tls(), "a stomps:// or stomp+ssl://", true);
         String ack = oneOf(spec, "ack", "client", ACKS);
         String kind = oneOf(spec, "kind", "queue", KINDS);
         boolean artemis = oneOf(spec, "broker", "rabbitmq", BROKERS).equals(ARTEMIS);
@@ -78,7 +86,7 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
         String destination = publisher && !spec.destination().isEmpty() ? spec.destination()
                 : destination(kind, spec.option("name", null), artemis);
         return new StompSettings(uri, vhost(raw), ack, receipts, maxInflight, kind, destination, durable, persistent,
-                prefetch, artemis);
+                prefetch, artemis, t == null ? null : new TlsClient.Settings(t.caFile(), t.verify()));
     }
 
     /** What RabbitMQ's destinations have and Artemis' do not: named, so that a user learns which option to drop. */
@@ -189,8 +197,8 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
         return receipts > 0 && !ack.equals("auto");
     }
 
-    /** {@code stomp://host:port}, without credentials, for messages. */
+    /** {@code stomp://host:port} (the URI's scheme), without credentials, for messages. */
     String address() {
-        return "stomp://" + uri.address();
+        return uri.scheme() + "://" + uri.address();
     }
 }

@@ -193,4 +193,21 @@ class StompSettingsTest {
             assertEquals("--topic-prefix", assertThrows(SpecException.class, () -> d.checkTopicPrefix(bad)).option());
         }
     }
+
+    @Test
+    void stompsAndStompSslAreTlsWithTheNettyEnginesDefaultAndPlainStompTakesNoTlsOption() {
+        StompSettings s = StompSettings.of(spec("stomps://127.0.0.1", Map.of(), ""), false);
+        assertEquals(61614, s.uri().port());
+        assertTrue(s.tls().verify(), "verified by default, as mqtt and nats");
+        assertEquals("stomps://127.0.0.1:61614", s.address());
+        StompSettings ssl = StompSettings.of(spec("stomp+ssl://127.0.0.1:6360", opts("tls_verify=false"), ""), true);
+        assertFalse(ssl.tls().verify());
+        assertEquals(null, StompSettings.of(spec("stomp://127.0.0.1", Map.of(), ""), false).tls());
+        SpecException e = assertThrows(SpecException.class,
+                () -> StompSettings.of(spec("stomp://127.0.0.1", opts("tls_ca=/etc/hostname"), ""), false));
+        assertEquals("--opt tls_ca", e.option());
+        assertTrue(e.getMessage().contains("stomps://"), e.getMessage());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class,
+                () -> StompSettings.of(spec("stomps://127.0.0.1", opts("tls_ca=/no/such.pem"), ""), false)).option());
+    }
 }
