@@ -33,7 +33,8 @@ import java.util.UUID;
  * to it with confirms ({@code messages_acked}). Options: {@link RabbitStreamOptions}; scenarios:
  * {@link RabbitStreamScenarios}.
  *
- * <p>Threads: each side has an {@link Environment} of its own (a Netty event loop and the client's scheduler).
+ * <p>Threads: the clients of a scenario role share an {@link Environment} ({@link StreamEnvironments}: its Netty event
+ * loops and schedulers), each producer and consumer on a connection of its own; a trace run's side has its own.
  */
 public final class RabbitStreamDriver implements Driver {
     public static final String NAME = "rabbitmq-stream";
@@ -87,7 +88,9 @@ public final class RabbitStreamDriver implements Driver {
 
     static Environment environment(DriverSpec spec) throws Fault {
         try {
-            EnvironmentBuilder b = Environment.builder().uri(uri(spec));
+            // one connection per producer and per consumer, also when an environment is shared (StreamEnvironments)
+            EnvironmentBuilder b = Environment.builder().uri(uri(spec)).maxProducersByConnection(1)
+                    .maxConsumersByConnection(1).maxTrackingConsumersByConnection(1);
             TlsOptions tls = tls(spec);
             if (tls != null) {
                 b.tls().sslContext(nettyContext(tls)).hostnameVerification(tls.verify());
@@ -161,14 +164,14 @@ public final class RabbitStreamDriver implements Driver {
         boolean own = o.stream().isEmpty();
         String stream = !own ? o.stream() : !spec.destination().isEmpty() ? spec.destination()
                 : STREAM_PREFIX + UUID.randomUUID();
-        Environment env = environment(spec);
+        StreamEnvironments.Lease env = StreamEnvironments.lease(spec, context);
         try {
             if (own) {
-                create(env, stream);
+                create(env.env(), stream);
             }
             return new RabbitStreamSubscriber(o, env, stream, own, display(spec));
         } catch (StreamException | IllegalStateException e) {
-            env.close();
+            env.release();
             throw new Fault(Fault.Kind.REFUSED, NAME + ": the broker at " + display(spec) + " refused the subscriber "
                     + "on stream '" + stream + "': " + describe(e), e);
         }
@@ -182,14 +185,14 @@ public final class RabbitStreamDriver implements Driver {
             throw new SpecException("destination", "the " + NAME + " publisher needs the subscriber's stream (the "
                     + "receiver reports it) or --opt stream");
         }
-        Environment env = environment(spec);
+        StreamEnvironments.Lease env = StreamEnvironments.lease(spec, context);
         try {
             if (o.stream().isEmpty()) { // scenario mode may open a publisher before a subscriber made its topic
-                create(env, stream);
+                create(env.env(), stream);
             }
             return new RabbitStreamPublisher(o, env, stream, spec.messageSize(), display(spec));
         } catch (StreamException | IllegalStateException e) {
-            env.close();
+            env.release();
             throw new Fault(Fault.Kind.REFUSED, NAME + ": the broker at " + display(spec) + " refused the publisher on "
                     + "stream '" + stream + "': " + describe(e), e);
         }

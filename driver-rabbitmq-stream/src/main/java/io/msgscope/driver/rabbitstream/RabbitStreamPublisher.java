@@ -2,7 +2,6 @@ package io.msgscope.driver.rabbitstream;
 
 import com.rabbitmq.stream.ConfirmationStatus;
 import com.rabbitmq.stream.Constants;
-import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.Producer;
 import com.rabbitmq.stream.ProducerBuilder;
 import com.rabbitmq.stream.StreamException;
@@ -27,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RabbitStreamPublisher implements Publisher {
     private static final long WAIT_SLICE_MS = 50;
 
-    private final Environment env;
+    private final StreamEnvironments.Lease env;
     private final Producer producer;
     private final String stream;
     private final String address;
@@ -37,12 +36,12 @@ final class RabbitStreamPublisher implements Publisher {
     private final AtomicLong nacked = new AtomicLong();
     private long sent;
 
-    RabbitStreamPublisher(RabbitStreamOptions o, Environment env, String stream, int size, String address) {
+    RabbitStreamPublisher(RabbitStreamOptions o, StreamEnvironments.Lease env, String stream, int size, String address) {
         this.env = env;
         this.stream = stream;
         this.size = size;
         this.address = address;
-        ProducerBuilder b = env.producerBuilder().stream(stream).batchSize(o.batchSize()).dynamicBatch(o.dynamicBatch())
+        ProducerBuilder b = env.env().producerBuilder().stream(stream).batchSize(o.batchSize()).dynamicBatch(o.dynamicBatch())
                 .maxUnconfirmedMessages(o.maxUnconfirmed());
         if (o.subEntrySize() > 1) {
             b = b.subEntrySize(o.subEntrySize());
@@ -119,6 +118,6 @@ final class RabbitStreamPublisher implements Publisher {
         } catch (RuntimeException e) {
             // closing anyway
         }
-        env.close();
+        env.release();
     }
 }

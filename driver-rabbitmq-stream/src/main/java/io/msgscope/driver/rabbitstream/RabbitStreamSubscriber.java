@@ -2,7 +2,6 @@ package io.msgscope.driver.rabbitstream;
 
 import com.rabbitmq.stream.Consumer;
 import com.rabbitmq.stream.ConsumerBuilder;
-import com.rabbitmq.stream.Environment;
 import com.rabbitmq.stream.OffsetSpecification;
 import io.msgscope.core.driver.HandOver;
 import io.msgscope.core.driver.MessageHandler;
@@ -21,16 +20,16 @@ import java.util.Map;
  */
 final class RabbitStreamSubscriber implements Subscriber {
     private final HandOver delivery = new HandOver();
-    private final Environment env;
+    private final StreamEnvironments.Lease env;
     private final Consumer consumer;
     private final String stream;
     private final boolean own;
 
-    RabbitStreamSubscriber(RabbitStreamOptions o, Environment env, String stream, boolean own, String address) {
+    RabbitStreamSubscriber(RabbitStreamOptions o, StreamEnvironments.Lease env, String stream, boolean own, String address) {
         this.env = env;
         this.stream = stream;
         this.own = own;
-        ConsumerBuilder b = env.consumerBuilder().stream(stream).offset(offset(o))
+        ConsumerBuilder b = env.env().consumerBuilder().stream(stream).offset(offset(o))
                 .messageHandler((ctx, m) -> {
                     delivery.deliver(ByteBuffer.wrap(m.getBodyAsBinary()).order(ByteOrder.LITTLE_ENDIAN));
                 });
@@ -88,8 +87,8 @@ final class RabbitStreamSubscriber implements Subscriber {
             // closing anyway
         }
         if (own) {
-            RabbitStreamDriver.delete(env, stream);
+            RabbitStreamDriver.delete(env.env(), stream);
         }
-        env.close();
+        env.release();
     }
 }
