@@ -1,17 +1,12 @@
 package io.msgscope.driver.amqp;
 
 import io.msgscope.core.AcceptAnyCertificate;
+import io.msgscope.core.PemTrust;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * What an {@code amqps://} connection trusts (docs/drivers/amqp.md), set on the factory explicitly rather than left to
@@ -33,7 +28,7 @@ final class AmqpTls {
     static SSLContext context(AmqpOptions o) throws GeneralSecurityException, IOException {
         TrustManager[] trust;
         if (o.tlsCa() != null) {
-            trust = trusting(Path.of(o.tlsCa()));
+            trust = PemTrust.trusting(Path.of(o.tlsCa()));
         } else if (o.tlsVerify()) {
             trust = null; // the JVM's default trust managers
         } else {
@@ -42,23 +37,5 @@ final class AmqpTls {
         SSLContext c = SSLContext.getInstance("TLS");
         c.init(null, trust, null);
         return c;
-    }
-
-    /** Trust managers that accept chains ending at one of the PEM certificates in {@code pem}. */
-    static TrustManager[] trusting(Path pem) throws GeneralSecurityException, IOException {
-        KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-        ks.load(null, null);
-        int n = 0;
-        try (InputStream in = Files.newInputStream(pem)) {
-            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                ks.setCertificateEntry("ca-" + n++, c);
-            }
-        }
-        if (n == 0) {
-            throw new GeneralSecurityException("no certificate in it");
-        }
-        TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        f.init(ks);
-        return f.getTrustManagers();
     }
 }
