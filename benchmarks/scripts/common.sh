@@ -50,7 +50,8 @@ phase_runs() {
 # embedded_kafka OUT: starts the driver's in-process KRaft broker (io.msgscope.driver.kafka.EmbeddedKafka, from
 # driver-kafka's test classes and the kafka-tools classpath) on a free port, its console in OUT/broker.log, and sets
 # kafka_uri (kafka://127.0.0.1:PORT) and kafka_pid; stop it with `stop_embedded_kafka` (scripts trap it on EXIT).
-# Builds what it needs when missing. Exits 1 when the broker does not say "ready" within 60 s.
+# Builds what it needs when missing. Exits 1 when the broker does not say "ready" within 60 s. With
+# `embedded_kafka OUT SSLPORT CERTDIR` it has an SSL listener too (CERTDIR/server.pem and server.key, PEM).
 kafka_pid=""
 embedded_kafka() {
   local out="$1" port
@@ -59,7 +60,7 @@ embedded_kafka() {
     -Dmdep.outputFile="$out/kafka-tools.cp" >/dev/null)
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   java -cp "$root/driver-kafka/target/test-classes:$(cat "$out/kafka-tools.cp")" \
-    io.msgscope.driver.kafka.EmbeddedKafka "$port" > "$out/broker.log" 2>&1 &
+    io.msgscope.driver.kafka.EmbeddedKafka "$port" "${@:2}" > "$out/broker.log" 2>&1 &
   kafka_pid=$!
   for _ in $(seq 1 120); do grep -qs "ready" "$out/broker.log" && break; sleep 0.5; done
   grep -q "ready" "$out/broker.log" || { echo "$(basename "$0"): the Kafka broker did not start (see $out/broker.log)" >&2; exit 1; }

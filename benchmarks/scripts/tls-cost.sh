@@ -13,15 +13,21 @@
 #         rabbitmq_stomp, rabbitmq_stream and rabbitmq_amqp1_0 plugins when any of these is asked for): STOMP plain and
 #         over TLS (stomps://), AMQP 1.0 on the AMQP and AMQPS listeners (amqps://; unsettled, max_inflight 1000),
 #         streams plain and over TLS (rabbitmq-stream+tls://); each --opt tls_ca.
+#   kafka the driver's in-process KRaft broker (EmbeddedKafka, its own JVM) with a PLAINTEXT and an SSL listener
+#         (kafka+ssl://, --opt tls_ca; a PEM key store; linger_ms=0);
+#   artemis one private Artemis (deploy/artemis.sh) with its CORE and CORE over TLS acceptors (ssl://, --opt tls_ca
+#         its own CA, DIR/tls/ca.pem; confirm=none: blocking sends held one publisher below 10,000 msg/s here); its
+#         start takes 10-40 s.
 # ROUNDS rounds alternate plain and TLS per system; each run is `msgscope run` at RATE msg/s for COUNT messages of
 # SIZE bytes with --broker-pid, so summary.json holds the CPU per message of the sending and receiving threads, their
 # processes and the broker. Reports per run the received rate, latency p50/p99 and those CPU figures, with the load
 # average before and after; then per system the medians over the rounds and the TLS/plain ratios.
 #
 #   benchmarks/scripts/tls-cost.sh [OUT]           (default results/tls-cost)
-#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 WARMUP=20000 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp redis"
+#   ROUNDS=3 RATE=20000 COUNT=200000 SIZE=64 WARMUP=20000 QOS=0 CONFIRM=100 SYSTEMS="nats mqtt amqp redis kafka artemis"
 #   (also: stomp amqp10 rabbitmq-stream)
-# Needs nats-server, mosquitto, rabbitmq-server and redis-server (the shared brokers are never used). Writes OUT/summary.tsv (one row per run), OUT/ratios.tsv and each run's folder.
+# Needs nats-server, mosquitto, rabbitmq-server and redis-server (the shared brokers are never used); kafka and
+# artemis come through Maven. Writes OUT/summary.tsv (one row per run), OUT/ratios.tsv and each run's folder.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 out="$(mkdir -p "${1:-$root/results/tls-cost}" && cd "${1:-$root/results/tls-cost}" && pwd)"
@@ -32,15 +38,18 @@ size="${SIZE:-64}"
 warmup="${WARMUP:-20000}"
 qos="${QOS:-0}"
 confirm="${CONFIRM:-100}"
-systems="${SYSTEMS:-nats mqtt amqp redis}"
+systems="${SYSTEMS:-nats mqtt amqp redis kafka artemis}"
 if missing "$jar"; then package -pl dist -am; fi
 
 pids=()
 rabbit=""
+artemis=""
 cleanup() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   if [ -n "$rabbit" ]; then "$root/deploy/rabbitmq-cluster.sh" stop "$rabbit" > /dev/null 2>&1 || true; fi
+  if [ -n "$artemis" ]; then "$root/deploy/artemis.sh" stop "$artemis" > /dev/null 2>&1 || true; fi
+  stop_embedded_kafka
 }
 trap cleanup EXIT
 
@@ -148,7 +157,27 @@ EOF
     rabbitmq-stream)
       rabbit_system rabbitmq-stream "rabbitmq-stream://guest:guest@127.0.0.1:$((b + 100))/%2f" \
         "rabbitmq-stream+tls://guest:guest@127.0.0.1:$((b + 500))/%2f" ;;
-    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp, redis, stomp, amqp10, rabbitmq-stream)" >&2; exit 2 ;;
+    kafka)
+      k="$out/kafka-certs"
+      mkdir -p "$k" && cp "$certs/cert.pem" "$k/server.pem" && cp "$certs/key.pem" "$k/server.key"
+      t="$(free_port)"
+      embedded_kafka "$out" "$t" "$k"
+      pid[kafka-plain]="$kafka_pid"; pid[kafka-tls]="$kafka_pid"
+      uri[kafka-plain]="$kafka_uri"; uri[kafka-tls]="kafka+ssl://127.0.0.1:$t"
+      opts[kafka-plain]="--opt linger_ms=0"
+      opts[kafka-tls]="--opt linger_ms=0 --opt tls_ca=$certs/ca.pem"
+      ;;
+    artemis)
+      artemis="$out/artemis"
+      b=18616
+      "$root/deploy/artemis.sh" start "$artemis" "$b" > "$out/artemis.log" 2>&1
+      pid[artemis-plain]="$(cat "$artemis/artemis.pid")"; pid[artemis-tls]="${pid[artemis-plain]}"
+      uri[artemis-plain]="tcp://msgscope:msgscope@127.0.0.1:$b"; uri[artemis-tls]="ssl://msgscope:msgscope@127.0.0.1:$((b + 4))"
+      # confirm=block waits a round trip per send, which held one publisher below 10,000 msg/s here
+      opts[artemis-plain]="--opt confirm=none"
+      opts[artemis-tls]="--opt confirm=none --opt tls_ca=$artemis/tls/ca.pem"
+      ;;
+    *) echo "tls-cost: unknown system '$sys' (nats, mqtt, amqp, redis, stomp, amqp10, rabbitmq-stream, kafka, artemis)" >&2; exit 2 ;;
   esac
 done
 

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client acks) with every message received, and a scenario each — round-robin for amqp10 and stomp (one anycast queue
  * shared: each message to one subscriber) and fan-out for mqtt (every subscriber gets every message); the artemis core
  * driver's trace runs (anycast with blocking sends, every message confirmed; multicast) and both kinds of scenario;
- * and {@code msgscope clean --driver artemis} removing a queue a run left.
+ * the core driver over TLS; and {@code msgscope clean --driver artemis} removing a queue a run left.
  */
 class ArtemisIT {
     private static final int N = 1_000;
@@ -40,7 +40,7 @@ class ArtemisIT {
     @BeforeAll
     static void startBroker() throws Exception {
         dir = tmp.resolve("artemis");
-        base = DeployScripts.freeBase(16616, "a private Artemis", 0, 1, 2, 3);
+        base = DeployScripts.freeBase(16616, "a private Artemis", 0, 1, 2, 3, 4);
         long t0 = System.nanoTime();
         try {
             System.out.println(DeployScripts.run("artemis.sh", 300, "start", dir.toString(), "" + base));
@@ -58,7 +58,10 @@ class ArtemisIT {
         }
     }
 
-    /** The acceptor at {@code offset} from PORT_BASE (0 CORE, 1 AMQP, 2 MQTT, 3 STOMP) as {@code scheme://}. */
+    /**
+     * The acceptor at {@code offset} from PORT_BASE (0 CORE, 1 AMQP, 2 MQTT, 3 STOMP, 4 CORE over TLS) as
+     * {@code scheme://}.
+     */
     static String uri(String scheme, int offset) {
         return scheme + "://msgscope:msgscope@127.0.0.1:" + (base + offset);
     }
@@ -90,6 +93,24 @@ class ArtemisIT {
         assertAllDelivered("artemis", uri("tcp", 0), "routing=multicast", "confirm=none");
         assertScenarioDelivered("artemis", uri("tcp", 0), "fan-out");
         assertScenarioDelivered("artemis", uri("tcp", 0), "round-robin");
+    }
+
+    /**
+     * The core driver over the TLS acceptor (issue 35 item 6), whose certificate deploy/artemis.sh made with a CA of
+     * its own: trusted through {@code tls_ca}, every message arrives; with the JVM's trust store the run fails at once
+     * with the handshake's reason in one line, exit 1.
+     */
+    @Test
+    void theCoreDriverOverTlsTrustsTheCaItIsGiven() throws Exception {
+        assertAllDelivered("artemis", uri("ssl", 4), "tls_ca=" + dir.resolve("tls/ca.pem"));
+        Path out = tmp.resolve("artemis-untrusted");
+        MsgscopeProcess p = MsgscopeProcess.start(tmp.resolve("wd-untrusted"), "run", "--driver", "artemis", "--uri",
+                uri("ssl", 4), "--count", "1000", "--out", out.toString());
+        int code = p.waitFor(120);
+        String said = p.out() + p.err();
+        assertEquals(1, code, said);
+        assertTrue(said.contains("could not connect to ssl://127.0.0.1:" + (base + 4) + ": TLS handshake failed: "
+                + "unable to find valid certification path"), said);
     }
 
     /**

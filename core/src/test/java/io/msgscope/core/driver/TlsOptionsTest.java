@@ -38,12 +38,16 @@ class TlsOptionsTest {
     void theDriversDefaultHoldsUntilTlsCaIsGiven() throws Exception {
         assertFalse(TlsOptions.of(spec(Map.of()), true, "", false).verify());
         assertTrue(TlsOptions.of(spec(Map.of()), true, "", true).verify());
-        Path ca = Files.writeString(dir.resolve("ca.pem"), "");
+        io.msgscope.core.test.TestCertificates.make(dir);
+        Path ca = dir.resolve("ca.pem");
         TlsOptions withCa = TlsOptions.of(spec(Map.of("tls_ca", ca.toString())), true, "", false);
         assertTrue(withCa.verify(), "a CA file is checked against");
         TlsOptions off = TlsOptions.of(spec(Map.of("tls_ca", ca.toString(), "tls_verify", "false")), true, "", false);
         assertInstanceOf(AcceptAnyCertificate.class, off.trustManagers()[0]);
         assertNull(TlsOptions.of(spec(Map.of()), true, "", true).trustManagers(), "the JVM's trust store");
+        assertEquals(1, withCa.trustManagers().length, "the CA file's certificate");
+        assertEquals("verified (tls_ca)", withCa.label());
+        assertEquals("not verified (tls_verify=false)", off.label());
     }
 
     @Test
@@ -51,10 +55,13 @@ class TlsOptionsTest {
         assertEquals("--opt tls_ca", assertThrows(SpecException.class, () -> TlsOptions.of(
                 spec(Map.of("tls_ca", dir.resolve("nope.pem").toString())), true, "", true)).option());
         Path empty = Files.writeString(dir.resolve("empty.pem"), "");
-        TlsOptions o = TlsOptions.of(spec(Map.of("tls_ca", empty.toString())), true, "", true);
-        SpecException e = assertThrows(SpecException.class, o::trustManagers);
+        SpecException e = assertThrows(SpecException.class, () -> TlsOptions.of(
+                spec(Map.of("tls_ca", empty.toString())), true, "", true));
         assertEquals("--opt tls_ca", e.option());
+        assertTrue(e.getMessage().contains("holds no PEM certificate"), e.getMessage());
         assertFalse(e.getMessage().contains("\n"));
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class, () -> TlsOptions.of(
+                spec(Map.of("tls_ca", dir.toString())), true, "", true)).option(), "a folder is not a CA file");
         assertEquals("--opt tls_verify", assertThrows(SpecException.class, () -> TlsOptions.of(
                 spec(Map.of("tls_verify", "maybe")), true, "", true)).option());
     }

@@ -39,7 +39,7 @@ final class ArtemisSession implements AutoCloseable {
         ServerLocator locator = null;
         ClientSessionFactory factory = null;
         try {
-            locator = ActiveMQClient.createServerLocator(s.url());
+            locator = ActiveMQClient.createServerLocator(s.locatorUrl());
             locator.setReconnectAttempts(0).setInitialConnectAttempts(1).setCallTimeout(CALL_TIMEOUT_MS)
                     .setBlockOnDurableSend(s.block()).setBlockOnNonDurableSend(s.block())
                     .setConsumerWindowSize(s.consumerWindow()).setUseGlobalPools(true);
@@ -55,7 +55,10 @@ final class ArtemisSession implements AutoCloseable {
                 locator.close();
             }
             Fault.Kind kind = e instanceof ActiveMQSecurityException ? Fault.Kind.REFUSED : Fault.Kind.CONNECT_FAILED;
-            throw new Fault(kind, "artemis: the " + side + " could not connect to " + s.url() + ": " + describe(e), e);
+            String tls = kind == Fault.Kind.CONNECT_FAILED && s.tls() != null
+                    ? ArtemisTls.whyHandshakeFails(s.tls(), s.uri().host(), s.uri().port()) : null;
+            throw new Fault(kind, "artemis: the " + side + " could not connect to " + s.url() + ": "
+                    + (tls != null ? tls : describe(e)), e);
         }
     }
 
@@ -73,6 +76,9 @@ final class ArtemisSession implements AutoCloseable {
         m.put("protocol", "Artemis core");
         m.put("server_version", String.valueOf(session.getVersion()));
         m.put("routing", settings.routingName());
+        if (settings.tls() != null) {
+            m.put("tls", settings.tls().label());
+        }
         return Map.copyOf(m);
     }
 

@@ -3,6 +3,7 @@ package io.msgscope.driver.artemis;
 import io.msgscope.core.SpecException;
 import io.msgscope.core.driver.BrokerUri;
 import io.msgscope.core.driver.DriverSpec;
+import io.msgscope.core.driver.TlsOptions;
 
 import java.util.List;
 import java.util.Locale;
@@ -21,13 +22,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param block          {@code confirm=block}: each send waits for the broker's answer (blockOnDurableSend and
  *                       blockOnNonDurableSend), so a send that returned is confirmed; {@code none}: neither waits
  * @param consumerWindow the consumer's window in bytes: what the broker may push ahead of the consumer (-1 = no limit)
+ * @param tls            over {@code ssl://}: {@code tls_ca} and {@code tls_verify} ({@link ArtemisTls}); null over
+ *                       {@code tcp://}
  */
 record ArtemisSettings(BrokerUri uri, boolean multicast, String address, boolean durable, boolean block,
-                       int consumerWindow) {
+                       int consumerWindow, TlsOptions tls) {
     static final String ROUTING = "routing";
     static final String ADDRESS = "address";
     static final Set<String> OPTIONS = Set.of(ROUTING, ADDRESS, "durable", "confirm", "consumer_window", "username",
-            "password");
+            "password", TlsOptions.CA, TlsOptions.VERIFY);
     static final String DEFAULT_URI = "tcp://127.0.0.1:61616";
     /** Every address msgscope names itself begins with this; {@code msgscope clean} looks for it. */
     static final String NAME_PREFIX = "msgscope-artemis-";
@@ -35,7 +38,7 @@ record ArtemisSettings(BrokerUri uri, boolean multicast, String address, boolean
     static final List<String> CONFIRMS = List.of("block", "none");
     /** Artemis' own default consumer window, 1 MiB. */
     static final int DEFAULT_CONSUMER_WINDOW = 1024 * 1024;
-    private static final BrokerUri.Schemes SCHEMES = new BrokerUri.Schemes(List.of("tcp"), List.of(), 61616, 61617);
+    private static final BrokerUri.Schemes SCHEMES = new BrokerUri.Schemes(List.of("tcp"), List.of("ssl"), 61616, 61617);
 
     /** The settings of {@code spec}; a publisher takes the subscriber's address when it reported one. */
     static ArtemisSettings of(DriverSpec spec, boolean publisher) {
@@ -52,7 +55,8 @@ record ArtemisSettings(BrokerUri uri, boolean multicast, String address, boolean
         }
         String address = given != null ? given : publisher && !spec.destination().isEmpty() ? spec.destination()
                 : NAME_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong());
-        return new ArtemisSettings(uri, multicast, address, durable, block, window);
+        return new ArtemisSettings(uri, multicast, address, durable, block, window,
+                TlsOptions.of(spec, uri.tls(), "ssl://"));
     }
 
     private static String oneOf(DriverSpec spec, String key, String dflt, List<String> allowed) {
@@ -64,9 +68,14 @@ record ArtemisSettings(BrokerUri uri, boolean multicast, String address, boolean
         return v;
     }
 
-    /** The core client's URL, without credentials (they go in the session): {@code tcp://host:port}. */
+    /** The broker as the results and messages name it, without credentials: {@code tcp://host:port} or ssl://. */
     String url() {
-        return "tcp://" + uri.address();
+        return (tls != null ? "ssl://" : "tcp://") + uri.address();
+    }
+
+    /** The core client's URL (credentials go in the session): tcp://host:port, and the TLS parameters over ssl://. */
+    String locatorUrl() {
+        return "tcp://" + uri.address() + (tls != null ? ArtemisTls.query(tls) : "");
     }
 
     /** {@code ANYCAST} or {@code MULTICAST}, for the results. */

@@ -128,4 +128,27 @@ class ArtemisSettingsTest {
                         "ExpiryQueue", "msgscope-artemis-1", "activemq.notifications"}));
         assertEquals(List.of(), ArtemisClean.msgscopeNames(null));
     }
+
+    /** ssl:// (issue 35 item 6): the core client's TLS parameters from tls_ca and tls_verify; tcp:// refuses them. */
+    @Test
+    void sslUrisTakeTheTlsOptions(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        ArtemisSettings d = ArtemisSettings.of(spec("ssl://127.0.0.1", Map.of(), ""), false);
+        assertEquals("ssl://127.0.0.1:61617", d.url());
+        assertEquals("tcp://127.0.0.1:61617?sslEnabled=true&verifyHost=true", d.locatorUrl());
+        assertEquals("verified (the JVM's trust store)", d.tls().label());
+        ArtemisSettings any = ArtemisSettings.of(spec("ssl://h:1", Map.of("tls_verify", "false"), ""), false);
+        assertEquals("tcp://h:1?sslEnabled=true&trustAll=true&verifyHost=false", any.locatorUrl());
+        java.nio.file.Path ca = dir.resolve("my ca.pem");
+        java.nio.file.Files.writeString(ca, "not a certificate");
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class,
+                () -> ArtemisSettings.of(spec("ssl://h:1", Map.of("tls_ca", ca.toString()), ""), false)).option());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class,
+                () -> ArtemisSettings.of(spec("ssl://h:1", Map.of("tls_ca", dir.resolve("none").toString()), ""),
+                        false)).option());
+        assertEquals("--opt tls_verify", assertThrows(SpecException.class,
+                () -> ArtemisSettings.of(spec("tcp://h:1", Map.of("tls_verify", "true"), ""), false)).option());
+        assertEquals("--opt tls_ca", assertThrows(SpecException.class,
+                () -> ArtemisSettings.of(spec("tcp://h:1", Map.of("tls_ca", ca.toString()), ""), false)).option());
+        assertEquals("tcp://127.0.0.1:61616", ArtemisSettings.of(spec("", Map.of(), ""), false).locatorUrl());
+    }
 }

@@ -6,6 +6,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -89,6 +90,9 @@ final class KafkaClients {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrap());
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(REQUEST_TIMEOUT_MS));
+        if (s.tls() != null) {
+            s.tls().configure(p);
+        }
         return p;
     }
 
@@ -104,6 +108,9 @@ final class KafkaClients {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TopicExistsException) {
                 return false;
+            }
+            if (e.getCause() instanceof SslAuthenticationException) {
+                throw tlsFailed(s, e.getCause());
             }
             if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
                 // the admin client's own deadline came first: no broker answered, as below
@@ -176,6 +183,20 @@ final class KafkaClients {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while deleting consumer groups " + groups);
         }
+    }
+
+    /**
+     * A TLS handshake that failed (an untrusted certificate, a host name it does not name, a plain listener): one line
+     * with the JDK's reason, which kafka-clients keeps under its own "SSL handshake failed".
+     */
+    static Fault tlsFailed(KafkaSettings s, Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return new Fault(Fault.Kind.CONNECT_FAILED, "TLS with Kafka at " + s.address() + " failed: " + oneLine(root)
+                + (s.tls() != null && s.tls().ca() == null ? " (no --opt tls_ca: the JVM's trust store was used)" : ""),
+                t);
     }
 
     static String oneLine(Throwable t) {

@@ -34,7 +34,8 @@ import java.util.concurrent.TimeoutException;
  * {@link #clean} finds and deletes what a killed run left.
  *
  * <p>{@code --uri kafka://host:port[,host:port...]} (the bootstrap servers; default
- * {@value KafkaSettings#DEFAULT_URI}, port 9092 when left out); PLAINTEXT only. Options ({@code --opt key=value}):
+ * {@value KafkaSettings#DEFAULT_URI}, port 9092 when left out); {@code kafka+ssl://} for TLS (port 9093 when left
+ * out; {@link KafkaTls}). Options ({@code --opt key=value}):
  * <ul>
  *   <li>{@code acks} 0, 1 or all (default all); acks=0 promises nothing, so scenario losses do not fail it</li>
  *   <li>{@code idempotence} true/false (default true with acks=all, as kafka-clients; refused with acks 0 or 1)</li>
@@ -52,6 +53,8 @@ import java.util.concurrent.TimeoutException;
  *   <li>{@code reconnect} true/false (default false; issue 32 item 3): failed sends are sent again and counted
  *       ({@link KafkaPublisher}), a consumer commits its positions so that a new assignment resumes there; trace mode
  *       only</li>
+ *   <li>{@code tls_ca} a PEM file of the certificates to trust (default the JVM's trust store), {@code tls_verify}
+ *       true/false (default true; false accepts any certificate and host name): kafka+ssl:// only</li>
  * </ul>
  */
 public final class KafkaDriver implements Driver {

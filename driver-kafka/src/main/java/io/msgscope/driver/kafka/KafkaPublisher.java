@@ -151,6 +151,9 @@ final class KafkaPublisher implements Publisher {
             producer.partitionsFor(s.topic()); // and a missing topic is said here
         } catch (KafkaException e) {
             producer.close(Duration.ZERO);
+            if (e instanceof org.apache.kafka.common.errors.SslAuthenticationException) {
+                throw KafkaClients.tlsFailed(s, e);
+            }
             throw new Fault(Fault.Kind.CONNECT_FAILED, "Kafka at " + s.address() + " gave no metadata for topic '"
                     + s.topic() + "' within " + KafkaClients.MAX_BLOCK_MS / 1000 + " s: " + KafkaClients.oneLine(e), e);
         }

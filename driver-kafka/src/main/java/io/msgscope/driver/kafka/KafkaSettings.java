@@ -31,25 +31,31 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param classicGroups   group.protocol=classic instead of the consumer protocol (KIP-848, Kafka 4)
  * @param reconnect   {@code --opt reconnect=true} (issue 32 item 3): failed sends are sent again, not the end of the
  *                    run, and a consumer's group keeps committed positions to come back to ({@link KafkaPublisher})
+ * @param tls         over {@code kafka+ssl://}: what the TLS trusts ({@link KafkaTls}); null over PLAINTEXT
  */
 record KafkaSettings(String bootstrap, String address, String topic, boolean ownTopic, String group, int partitions,
                      short replication, String acks, boolean idempotence, int linger, int batchSize,
                      String compression, int maxInflight, int fetchMinBytes, int fetchMaxWaitMs,
-                     boolean classicGroups, boolean reconnect) {
+                     boolean classicGroups, boolean reconnect, KafkaTls tls) {
     static final String DEFAULT_URI = "kafka://127.0.0.1:9092";
     static final int DEFAULT_PORT = 9092;
+    /** The TLS scheme ({@code security.protocol=SSL}) and its default port. */
+    static final String TLS_SCHEME = "kafka+ssl://";
+    static final int DEFAULT_TLS_PORT = 9093;
     /** Every topic and consumer group msgscope names starts with this: {@code msgscope clean} finds leftovers by it. */
     static final String PREFIX = "msgscope";
     /** Kafka's limit on a topic name. */
     static final int MAX_TOPIC = 249;
     static final Set<String> KEYS = Set.of("topic", "group", "partitions", "replication", "acks", "idempotence",
             "linger_ms", "batch_size", "compression", "max_inflight", "fetch_min_bytes", "fetch_max_wait_ms",
-            "group_protocol", Reconnects.OPTION);
+            "group_protocol", Reconnects.OPTION, KafkaTls.CA, KafkaTls.VERIFY);
     static final List<String> CODECS = List.of("none", "gzip", "snappy", "lz4", "zstd");
 
     static KafkaSettings of(DriverSpec spec, boolean publisher) {
         spec.requireKnownOptions("kafka", KEYS);
-        List<String> servers = servers(spec.uri().isEmpty() ? DEFAULT_URI : spec.uri());
+        String uri = spec.uri().isEmpty() ? DEFAULT_URI : spec.uri();
+        List<String> servers = servers(uri);
+        KafkaTls tls = KafkaTls.of(spec, isTls(uri));
         String bootstrap = String.join(",", servers);
         String acks = spec.option("acks", "all").toLowerCase(Locale.ROOT);
         if (acks.equals("-1")) {
@@ -104,38 +110,44 @@ record KafkaSettings(String bootstrap, String address, String topic, boolean own
         }
         return new KafkaSettings(bootstrap, servers.get(0) + (servers.size() > 1 ? " (+" + (servers.size() - 1)
                 + " more)" : ""), topic, own, group, partitions, replication, acks, idempotence, linger, batch,
-                compression, maxInflight, fetchMin, fetchWait, protocol.equals("classic"), Reconnects.on(spec));
+                compression, maxInflight, fetchMin, fetchWait, protocol.equals("classic"), Reconnects.on(spec), tls);
+    }
+
+    /** Whether the URI asks for TLS ({@code kafka+ssl://}). */
+    static boolean isTls(String raw) {
+        return raw.toLowerCase(Locale.ROOT).startsWith(TLS_SCHEME);
     }
 
     /**
-     * Reads {@code kafka://host:port[,host:port...]}: the bootstrap servers, port 9092 when left out, nothing
-     * after them but an optional '/'. User info is refused (this driver speaks PLAINTEXT only), its password masked.
+     * Reads {@code kafka://host:port[,host:port...]} or {@code kafka+ssl://...}: the bootstrap servers, port 9092
+     * (9093 over TLS) when left out, nothing after them but an optional '/'. User info is refused (this driver does
+     * not authenticate), its password masked.
      */
     static List<String> servers(String raw) {
         String shown = Secrets.uri(raw);
-        String lower = raw.toLowerCase(Locale.ROOT);
-        if (!lower.startsWith("kafka://")) {
-            throw new SpecException("--uri", "must start with kafka://, got '" + shown + "'");
+        boolean tls = isTls(raw);
+        if (!tls && !raw.toLowerCase(Locale.ROOT).startsWith("kafka://")) {
+            throw new SpecException("--uri", "must start with kafka:// or kafka+ssl://, got '" + shown + "'");
         }
-        String rest = raw.substring("kafka://".length());
+        String rest = raw.substring(tls ? TLS_SCHEME.length() : "kafka://".length());
         if (rest.endsWith("/")) {
             rest = rest.substring(0, rest.length() - 1);
         }
         if (rest.indexOf('@') >= 0) {
-            throw new SpecException("--uri", "holds user info: the kafka driver connects over PLAINTEXT without "
-                    + "authentication, got '" + shown + "'");
+            throw new SpecException("--uri", "holds user info: the kafka driver connects over PLAINTEXT or SSL "
+                    + "without authentication, got '" + shown + "'");
         }
         if (rest.isEmpty()) {
             throw new SpecException("--uri", "names no broker: '" + shown + "'");
         }
         List<String> out = new ArrayList<>();
         for (String hp : rest.split(",", -1)) {
-            out.add(server(hp, shown));
+            out.add(server(hp, shown, tls ? DEFAULT_TLS_PORT : DEFAULT_PORT));
         }
         return out;
     }
 
-    private static String server(String hp, String shown) {
+    private static String server(String hp, String shown, int defaultPort) {
         String host;
         String port;
         if (hp.startsWith("[")) { // [IPv6]:port
@@ -156,9 +168,9 @@ record KafkaSettings(String bootstrap, String address, String topic, boolean own
         }
         if (host.isEmpty() || !host.matches("\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9.-]+")) {
             throw new SpecException("--uri", "names no valid host in '" + hp + "' of '" + shown
-                    + "' (kafka://host:port[,host:port...])");
+                    + "' (kafka://host:port[,host:port...] or kafka+ssl://...)");
         }
-        int p = DEFAULT_PORT;
+        int p = defaultPort;
         if (!port.isEmpty()) {
             try {
                 p = Integer.parseInt(port);
@@ -203,6 +215,19 @@ record KafkaSettings(String bootstrap, String address, String topic, boolean own
      */
     boolean keepsPositions() {
         return !group.isEmpty() || reconnect;
+    }
+
+    /** The results' broker section as far as these settings tell it: broker, protocol, topic, and tls over TLS. */
+    Map<String, String> serverInfo() {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("broker", "kafka " + bootstrap);
+        m.put("protocol", "Kafka (kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion()
+                + ", group protocol " + (classicGroups ? "classic" : "consumer") + (tls != null ? ", SSL" : "") + ")");
+        m.put("topic", topic);
+        if (tls != null) {
+            m.put("tls", tls.label());
+        }
+        return m;
     }
 
     /** The options as the map a spec holds (scenarios read them without a URI). */

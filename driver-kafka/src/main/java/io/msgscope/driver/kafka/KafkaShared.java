@@ -8,9 +8,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What the Kafka connections of one agent share: one Admin client per bootstrap list (topic creation and deletion
- * for every subscriber of a scenario), closed with the {@link ClientContext}. Producers and consumers are not
- * shared: kafka-clients runs a network thread per producer and per consumer, which no option changes.
+ * What the Kafka connections of one agent share: one Admin client per bootstrap list and TLS setting (topic creation
+ * and deletion for every subscriber of a scenario), closed with the {@link ClientContext}. Producers and consumers
+ * are not shared: kafka-clients runs a network thread per producer and per consumer, which no option changes.
  */
 final class KafkaShared implements AutoCloseable {
     private final Map<String, Admin> admins = new HashMap<>();
@@ -20,7 +20,7 @@ final class KafkaShared implements AutoCloseable {
     }
 
     synchronized Admin admin(KafkaSettings s) {
-        return admins.computeIfAbsent(s.bootstrap(), b -> Admin.create(KafkaClients.admin(s)));
+        return admins.computeIfAbsent(s.bootstrap() + " " + s.tls(), b -> Admin.create(KafkaClients.admin(s)));
     }
 
     @Override

@@ -399,11 +399,7 @@ final class KafkaSubscriber implements Subscriber {
 
     @Override
     public Map<String, String> serverInfo() {
-        Map<String, String> m = new java.util.LinkedHashMap<>();
-        m.put("broker", "kafka " + settings.bootstrap());
-        m.put("protocol", "Kafka (kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion()
-                + ", group protocol " + (settings.classicGroups() ? "classic" : "consumer") + ")");
-        m.put("topic", settings.topic());
+        Map<String, String> m = settings.serverInfo();
         m.put("partitions", Integer.toString(settings.partitions()));
         m.put("consumer_group", group);
         return m;

@@ -30,13 +30,15 @@ import java.util.Map;
  */
 public final class EmbeddedKafka implements AutoCloseable {
     private final int port;
+    private final int sslPort;
     private final Path dir;
     private final KafkaRaftServer server;
     private org.apache.kafka.clients.admin.Admin admin;
     private boolean stopped;
 
-    private EmbeddedKafka(int port, Path dir, KafkaRaftServer server) {
+    private EmbeddedKafka(int port, int sslPort, Path dir, KafkaRaftServer server) {
         this.port = port;
+        this.sslPort = sslPort;
         this.dir = dir;
         this.server = server;
     }
@@ -48,7 +50,17 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** A broker on {@code port} (0 = a free one). */
     public static EmbeddedKafka start(int port) throws Exception {
+        return start(port, 0, null);
+    }
+
+    /**
+     * A broker on {@code port} with an SSL listener as well on {@code sslPort} (0 = a free one) when {@code certs} is
+     * not null: a folder of {@code TestCertificates} whose {@code server.pem} and {@code server.key} it presents (a
+     * PEM keystore: {@code ssl.keystore.type=PEM}, the chain and the key inline).
+     */
+    public static EmbeddedKafka start(int port, int sslPort, Path certs) throws Exception {
         int p = port == 0 ? freePort() : port;
+        int ssl = certs == null ? -1 : sslPort == 0 ? freePort() : sslPort;
         int controller = freePort();
         Path dir = Files.createTempDirectory("msgscope-kafka");
         try {
@@ -56,11 +68,17 @@ public final class EmbeddedKafka implements AutoCloseable {
             props.put("process.roles", "broker,controller");
             props.put("node.id", "1");
             props.put("controller.quorum.voters", "1@127.0.0.1:" + controller);
-            props.put("listeners", "PLAINTEXT://127.0.0.1:" + p + ",CONTROLLER://127.0.0.1:" + controller);
-            props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + p);
+            String tls = certs == null ? "" : ",SSL://127.0.0.1:" + ssl;
+            props.put("listeners", "PLAINTEXT://127.0.0.1:" + p + tls + ",CONTROLLER://127.0.0.1:" + controller);
+            props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + p + tls);
             props.put("controller.listener.names", "CONTROLLER");
             props.put("inter.broker.listener.name", "PLAINTEXT");
-            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL,CONTROLLER:PLAINTEXT");
+            if (certs != null) {
+                props.put("ssl.keystore.type", "PEM");
+                props.put("ssl.keystore.certificate.chain", Files.readString(certs.resolve("server.pem")));
+                props.put("ssl.keystore.key", Files.readString(certs.resolve("server.key")));
+            }
             props.put("log.dirs", dir.toString());
             props.put("auto.create.topics.enable", "false");
             props.put("offsets.topic.replication.factor", "1");
@@ -79,8 +97,11 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .setReleaseVersion(MetadataVersion.latestProduction()).run();
             KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
             server.startup();
-            EmbeddedKafka k = new EmbeddedKafka(p, dir, server);
-            k.awaitListening();
+            EmbeddedKafka k = new EmbeddedKafka(p, ssl, dir, server);
+            awaitListening(p);
+            if (certs != null) {
+                awaitListening(ssl);
+            }
             return k;
         } catch (Exception | Error e) {
             delete(dir);
@@ -88,7 +109,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private void awaitListening() throws IOException {
+    private static void awaitListening(int port) throws IOException {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (true) {
             try (java.net.Socket s = new java.net.Socket()) {
@@ -110,6 +131,15 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** The driver's URI for this broker. */
     public String uri() {
         return "kafka://127.0.0.1:" + port;
+    }
+
+    /** The driver's URI for the SSL listener (a broker started with certificates only). */
+    public String sslUri() {
+        return "kafka+ssl://127.0.0.1:" + sslPort;
+    }
+
+    public int sslPort() {
+        return sslPort;
     }
 
     public String bootstrap() {
@@ -164,9 +194,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    /** Runs a broker on the port given (default 9092) until the process is killed; prints its URI. */
+    /**
+     * Runs a broker on the port given (default 9092) until the process is killed; prints its URI. With two more
+     * arguments, {@code SSLPORT CERTDIR}, an SSL listener too on SSLPORT with CERTDIR's {@code server.pem} and
+     * {@code server.key} (PEM, the key unencrypted PKCS#8).
+     */
     public static void main(String[] args) throws Exception {
-        EmbeddedKafka k = start(args.length > 0 ? Integer.parseInt(args[0]) : 9092);
+        EmbeddedKafka k = args.length > 2 ? start(Integer.parseInt(args[0]), Integer.parseInt(args[1]), Path.of(args[2]))
+                : start(args.length > 0 ? Integer.parseInt(args[0]) : 9092);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 k.close();
@@ -174,7 +209,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 // exiting anyway
             }
         }));
-        System.out.println("kafka broker ready at " + k.uri());
+        System.out.println("kafka broker ready at " + k.uri() + (k.sslPort > 0 ? " and " + k.sslUri() : ""));
         System.out.flush();
         Thread.currentThread().join();
     }

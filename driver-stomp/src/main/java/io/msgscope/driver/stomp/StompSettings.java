@@ -86,7 +86,7 @@ record StompSettings(BrokerUri uri, String vhost, String ack, int receipts, int 
         String destination = publisher && !spec.destination().isEmpty() ? spec.destination()
                 : destination(kind, spec.option("name", null), artemis);
         return new StompSettings(uri, vhost(raw), ack, receipts, maxInflight, kind, destination, durable, persistent,
-                prefetch, artemis, t == null ? null : new TlsClient.Settings(t.caFile(), t.verify()));
+                prefetch, artemis, t == null ? null : new TlsClient.Settings(t.ca(), t.verify()));
     }
 
     /** What RabbitMQ's destinations have and Artemis' do not: named, so that a user learns which option to drop. */
