@@ -56,7 +56,7 @@ record ArtemisSettings(BrokerUri uri, boolean multicast, String address, boolean
         String address = given != null ? given : publisher && !spec.destination().isEmpty() ? spec.destination()
                 : NAME_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong());
         return new ArtemisSettings(uri, multicast, address, durable, block, window,
-                TlsOptions.of(spec, uri.tls(), "ssl://"));
+                TlsOptions.of(spec, uri.tls(), "an ssl://"));
     }
 
     private static String oneOf(DriverSpec spec, String key, String dflt, List<String> allowed) {

@@ -28,7 +28,7 @@ record KafkaTls(TlsOptions options) {
 
     /** The options read strictly ({@link TlsOptions}): null for a plain URI, which refuses them. */
     static KafkaTls of(DriverSpec spec, boolean tls) {
-        TlsOptions o = TlsOptions.of(spec, tls, "kafka+ssl://");
+        TlsOptions o = TlsOptions.of(spec, tls, "a kafka+ssl://");
         return o == null ? null : new KafkaTls(o);
     }
 
